@@ -1,0 +1,156 @@
+//! Target architectures for taskmap: processing elements (PEs), distances between them,
+//! domains with a bipartition (for recursive mappers), and deterministic routes.
+//!
+//! Every architecture implements the object-safe [`Architecture`] trait. [`parse_arch`]
+//! reads a CLI spec (`torus:16x16`, `tree:4:8:6/1:10:100`, `graph:FILE`, ...) or a Scotch
+//! target file (`torus2D 16 16`, `tleaf 3 8 90 8 9 4 1`, ...).
+//!
+//! | kind | CLI spec | Scotch target |
+//! |---|---|---|
+//! | [`Complete`] | `complete:64` | `cmplt 64` |
+//! | [`WeightedComplete`] | `wcomplete:1,1,2,4` (one capacity per PE) | `cmpltw 4 1 1 2 4` |
+//! | [`Hypercube`] | `hypercube:6` | `hcub 6` |
+//! | [`Mesh`] | `mesh:8x8x8`, `mesh:16` | `mesh2D 8 8`, `mesh3D 8 8 8`, `meshXD 4 2 2 2 2` |
+//! | [`Torus`] | `torus:16x16` | `torus2D 16 16`, `torus3D ...`, `torusXD n d0 ...` |
+//! | [`Tree`] | `tree:4:8:6/1:10:100` (counts bottom-up, distance of the highest differing level) | `tleaf 3 6 90 8 9 4 1` (top-down, cumulative costs) |
+//! | [`ExplicitGraph`] | `graph:FILE` (METIS target graph) | none |
+//! | [`DistanceMatrix`] | `matrix:FILE` | none |
+//! | [`Subset`] | `sub:0-3,8-11:torus:8x8` (PE list, then the inner spec) | `sub 8 0 1 2 3 8 9 10 11` + inner target |
+//!
+//! A file name (or `tgt:FILE`) holding a Scotch target, and a Scotch target written inline
+//! (`"torus2D 8 8"`), are accepted too. See [`parse_arch`] for the details of every syntax.
+//!
+//! PE numbering is Scotch's everywhere: meshes and tori are row-major with dimension 0
+//! fastest (`pe = x0 + d0 * (x1 + d1 * (x2 + ...))`, Scotch's `t(x, y) = y * dX + x`),
+//! hypercube PEs are their binary labels, and tree leaves of one lowest group are
+//! consecutive.
+
+mod complete;
+mod domtree;
+mod error;
+mod explicit;
+mod hypercube;
+mod matrix;
+mod mesh;
+mod precomputed;
+mod spec;
+mod stats;
+mod subset;
+mod torus;
+mod tree;
+mod wcomplete;
+
+#[cfg(test)]
+mod tests;
+
+pub use complete::Complete;
+pub use error::ArchError;
+pub use explicit::{ExplicitGraph, FULL_MATRIX_MAX_PES};
+pub use hypercube::Hypercube;
+pub use matrix::DistanceMatrix;
+pub use mesh::Mesh;
+pub use precomputed::{Precomputed, PRECOMPUTED_MAX_PES};
+pub use spec::{parse_arch, write_scotch_target};
+pub use stats::{
+    diameter, explicit_graph_of, mean_distance, LinkGraph, EXACT_STATS_MAX_PES, STATS_SAMPLES,
+};
+pub use subset::{Subset, SUBSET_MAX_INNER_PES};
+pub use torus::Torus;
+pub use tree::{Tree, MAX_TREE_LEVELS};
+pub use wcomplete::WeightedComplete;
+
+use std::fmt::Debug;
+
+/// A processing element id, `0..pe_count()`.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct PeId(pub u32);
+
+impl PeId {
+    /// The id as an index.
+    #[inline]
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A directed link id of an architecture with routes, `0..link_count()`.
+pub type LinkId = u32;
+
+/// A set of PEs that a recursive mapper can split in two. A small `Copy` value that only
+/// the architecture that made it interprets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Domain {
+    /// Architecture-specific words (for example an index into a precomputed domain tree).
+    pub a: u32,
+    pub b: u32,
+    pub c: u32,
+}
+
+/// A target architecture, modelled on Scotch's target abstraction.
+pub trait Architecture: Debug + Send + Sync {
+    /// Number of PEs, `k`.
+    fn pe_count(&self) -> u32;
+    /// Distance (communication cost per unit of edge weight) between two PEs; 0 iff `a == b`.
+    fn distance(&self, a: PeId, b: PeId) -> u64;
+    /// Capacity (relative speed / load weight) of a PE. 1 unless the target says otherwise.
+    fn pe_capacity(&self, _pe: PeId) -> u64 {
+        1
+    }
+    /// The domain holding every PE.
+    fn root(&self) -> Domain;
+    /// Splits a domain in two non-empty halves; `None` for a single PE.
+    fn bipartition(&self, d: &Domain) -> Option<(Domain, Domain)>;
+    /// Distance between two domains (an average-like distance used by recursive mappers;
+    /// for single-PE domains it equals [`Architecture::distance`]).
+    fn domain_distance(&self, a: &Domain, b: &Domain) -> u64;
+    /// Number of PEs in a domain.
+    fn domain_size(&self, d: &Domain) -> u32;
+    /// Appends the PEs of a domain to `out`.
+    fn domain_pes(&self, d: &Domain, out: &mut Vec<PeId>);
+    /// Sum of the PE capacities of a domain.
+    fn domain_capacity(&self, d: &Domain) -> u64 {
+        let mut v = Vec::new();
+        self.domain_pes(d, &mut v);
+        v.iter().map(|&p| self.pe_capacity(p)).sum()
+    }
+    /// Number of directed links (for architectures with routes).
+    fn link_count(&self) -> u32 {
+        0
+    }
+    /// Appends the directed links of the deterministic route from `a` to `b` to `out`
+    /// (dimension-order / e-cube on meshes, tori and hypercubes). Returns `false` when the
+    /// architecture has no routes.
+    fn route(&self, _a: PeId, _b: PeId, _out: &mut Vec<LinkId>) -> bool {
+        false
+    }
+    /// The canonical CLI spec of this architecture; `parse_arch(spec)` gives it back.
+    fn spec(&self) -> String;
+
+    /// Short name of the architecture kind (`"mesh"`, `"torus"`, ...).
+    fn name(&self) -> &'static str {
+        "custom"
+    }
+    /// The largest distance between two PEs when a closed form is known.
+    fn known_diameter(&self) -> Option<u64> {
+        None
+    }
+    /// Whether every PE has the same capacity.
+    fn is_uniform(&self) -> bool {
+        (0..self.pe_count()).all(|p| self.pe_capacity(PeId(p)) == self.pe_capacity(PeId(0)))
+    }
+    /// The PEs a directed link goes from and to, for architectures with routes. Links that
+    /// exist as ids but not physically (the `+` link of a mesh PE on the upper boundary)
+    /// give `None`.
+    fn link_endpoints(&self, _link: LinkId) -> Option<(PeId, PeId)> {
+        None
+    }
+    /// The physical link graph, see [`explicit_graph_of`].
+    fn link_graph(&self) -> Option<LinkGraph> {
+        None
+    }
+    /// The Scotch target text, see [`write_scotch_target`].
+    fn scotch_target(&self) -> Option<String> {
+        None
+    }
+}

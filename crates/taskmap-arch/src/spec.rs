@@ -1,0 +1,441 @@
+//! The architecture spec parser (CLI specs and Scotch target files) and the Scotch writer.
+
+use std::str::FromStr;
+
+use crate::explicit::{lines, read_input, tokens};
+use crate::tree::MAX_TREE_LEVELS;
+use crate::{
+    ArchError, Architecture, Complete, DistanceMatrix, ExplicitGraph, Hypercube, Mesh, PeId,
+    Subset, Torus, Tree, WeightedComplete,
+};
+
+/// Most dimensions accepted for a mesh or torus.
+const MAX_DIMS: usize = 1024;
+
+/// Parses an architecture spec.
+///
+/// CLI specs (`kind:args`):
+///
+/// | spec | architecture |
+/// |---|---|
+/// | `complete:K` (or `cmplt:K`) | [`Complete`] on `K` PEs |
+/// | `wcomplete:W0,W1,...` (or `cmpltw:...`) | [`WeightedComplete`], one capacity per PE |
+/// | `hypercube:D` (or `hcub:D`) | [`Hypercube`] of dimension `D` |
+/// | `mesh:D0xD1x...` | [`Mesh`], any number of dimensions (`mesh:16` is 1-D) |
+/// | `torus:D0xD1x...` | [`Torus`] |
+/// | `tree:C0:C1:.../T0:T1:...` | [`Tree`], counts bottom-up, `Ti` the distance of PEs whose highest differing level is `i` |
+/// | `graph:FILE` | [`ExplicitGraph`] from a METIS graph (`n m [fmt [ncon]]`, edge weights = link costs, first vertex weight = capacity, gzip allowed) |
+/// | `matrix:FILE` | [`DistanceMatrix`] (see its format) |
+/// | `sub:LIST:INNER` | [`Subset`]: `LIST` = inner PE ids and ranges `a-b`, comma separated, `INNER` any spec: `sub:0-3,8-11:torus:8x8` |
+/// | `tgt:FILE` | a Scotch target file |
+///
+/// Otherwise, when `spec` names an existing file, it is read as a Scotch target file
+/// (gzip allowed); and a string whose first word is a Scotch target name is read as an
+/// inline Scotch target (`"torus2D 8 8"`, `"tleaf 3 8 90 8 9 4 1"`). Scotch targets:
+/// `cmplt k`, `cmpltw k w0 .. w(k-1)`, `hcub dim`, `mesh2D x y`, `mesh3D x y z`,
+/// `meshXD n d0 .. d(n-1)`, `torus2D`, `torus3D`, `torusXD` (same arguments), `tleaf L s0 c0
+/// .. s(L-1) c(L-1)` (levels top-down, cumulative distances, see [`Tree::from_tleaf`]),
+/// `sub n p0 .. p(n-1) INNER` (Scotch 6/7 layout; `sub INNER n p0 ..` is accepted too).
+/// Names are case-insensitive; `#` starts a comment.
+pub fn parse_arch(spec: &str) -> Result<Box<dyn Architecture>, ArchError> {
+    parse_nested(spec, 0)
+}
+
+/// Most nested `sub` levels accepted.
+const MAX_NESTING: u32 = 32;
+
+fn parse_nested(spec: &str, depth: u32) -> Result<Box<dyn Architecture>, ArchError> {
+    if depth > MAX_NESTING {
+        return Err(ArchError::spec(spec, "subsets nested too deeply"));
+    }
+    let s = spec.trim();
+    if s.is_empty() {
+        return Err(ArchError::spec(spec, "empty spec"));
+    }
+    if let Some((kind, rest)) = s.split_once(':') {
+        if let Some(r) = parse_cli(&kind.to_ascii_lowercase(), rest, spec, depth) {
+            return r;
+        }
+    }
+    if std::path::Path::new(s).is_file() {
+        return parse_scotch_file(s);
+    }
+    let first = s.split_ascii_whitespace().next().unwrap_or("");
+    if is_scotch_name(first) {
+        let toks: Vec<(u32, u32, &str)> = scotch_tokens(s.as_bytes())
+            .into_iter()
+            .map(|(l, c, t)| (l, c, std::str::from_utf8(t).unwrap_or("?")))
+            .collect();
+        return Toks {
+            toks,
+            pos: 0,
+            src: Src::Inline(spec),
+            depth,
+        }
+        .whole();
+    }
+    let kind = s.split(':').next().unwrap_or(s);
+    Err(ArchError::spec(
+        spec,
+        format!(
+            "unknown architecture kind \"{kind}\" and no such file (expected complete:K, \
+             wcomplete:W,.., hypercube:D, mesh:AxB, torus:AxB, tree:C:../D:.., graph:FILE, \
+             matrix:FILE, sub:LIST:SPEC, tgt:FILE or a Scotch target)"
+        ),
+    ))
+}
+
+/// The Scotch target text (one target, ending in a newline) of cmplt, cmpltw, hcub,
+/// mesh/torus (`mesh2D`/`mesh3D` for 2 and 3 dimensions, `meshXD` otherwise; note that
+/// Scotch builds accept at most 5 dimensions by default), tleaf (when the tree distances
+/// increase strictly upwards) and sub (when the inner target has one) architectures;
+/// `None` for the others.
+pub fn write_scotch_target(arch: &dyn Architecture) -> Option<String> {
+    arch.scotch_target().map(|s| s + "\n")
+}
+
+fn num<T: FromStr>(tok: &str, what: &str, spec: &str) -> Result<T, ArchError> {
+    let t = tok.trim();
+    if t.is_empty() || !t.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(ArchError::spec(
+            spec,
+            format!("{what} \"{t}\" is not a non-negative integer"),
+        ));
+    }
+    t.parse()
+        .map_err(|_| ArchError::spec(spec, format!("{what} \"{t}\" is too large")))
+}
+
+fn num_list<T: FromStr>(s: &str, sep: char, what: &str, spec: &str) -> Result<Vec<T>, ArchError> {
+    if s.trim().is_empty() {
+        return Err(ArchError::spec(spec, format!("missing {what}s")));
+    }
+    s.split(sep).map(|t| num(t, what, spec)).collect()
+}
+
+/// Parses `a,b-c,...` into PE ids.
+fn pe_list(s: &str, spec: &str) -> Result<Vec<PeId>, ArchError> {
+    let mut out = Vec::new();
+    if s.trim().is_empty() {
+        return Err(ArchError::spec(spec, "empty PE list"));
+    }
+    for item in s.split(',') {
+        match item.split_once('-') {
+            Some((a, b)) => {
+                let a: u32 = num(a, "PE", spec)?;
+                let b: u32 = num(b, "PE", spec)?;
+                if b < a {
+                    return Err(ArchError::spec(
+                        spec,
+                        format!("descending PE range {a}-{b}"),
+                    ));
+                }
+                if out.len() as u64 + u64::from(b - a) >= 1 << 26 {
+                    return Err(ArchError::spec(spec, "PE list too long"));
+                }
+                out.extend((a..=b).map(PeId));
+            }
+            None => out.push(PeId(num(item, "PE", spec)?)),
+        }
+    }
+    Ok(out)
+}
+
+fn parse_cli(
+    kind: &str,
+    rest: &str,
+    spec: &str,
+    depth: u32,
+) -> Option<Result<Box<dyn Architecture>, ArchError>> {
+    fn boxed<A: Architecture + 'static>(
+        r: Result<A, ArchError>,
+        spec: &str,
+    ) -> Result<Box<dyn Architecture>, ArchError> {
+        r.map(|a| Box::new(a) as Box<dyn Architecture>)
+            .map_err(|e| e.in_spec(spec))
+    }
+    let r = (|| match kind {
+        "complete" | "cmplt" => boxed(Complete::new(num(rest, "PE count", spec)?), spec),
+        "wcomplete" | "cmpltw" => boxed(
+            WeightedComplete::new(num_list(rest, ',', "capacity", spec)?),
+            spec,
+        ),
+        "hypercube" | "hcub" => boxed(Hypercube::new(num(rest, "dimension", spec)?), spec),
+        "mesh" | "torus" => {
+            let dims: Vec<u32> = num_list(&rest.to_ascii_lowercase(), 'x', "dimension", spec)?;
+            if dims.len() > MAX_DIMS {
+                return Err(ArchError::spec(spec, "too many dimensions"));
+            }
+            if kind == "mesh" {
+                boxed(Mesh::new(dims), spec)
+            } else {
+                boxed(Torus::new(dims), spec)
+            }
+        }
+        "tree" => {
+            let (c, d) = rest.split_once('/').ok_or_else(|| {
+                ArchError::spec(
+                    spec,
+                    "expected tree:COUNTS/DISTANCES, e.g. tree:4:8:6/1:10:100",
+                )
+            })?;
+            if c.split(':').count() > MAX_TREE_LEVELS {
+                return Err(ArchError::spec(spec, "too many tree levels"));
+            }
+            boxed(
+                Tree::new(
+                    num_list(c, ':', "count", spec)?,
+                    num_list(d, ':', "distance", spec)?,
+                ),
+                spec,
+            )
+        }
+        "graph" => {
+            if rest.is_empty() {
+                return Err(ArchError::spec(spec, "missing file name"));
+            }
+            ExplicitGraph::from_file(rest).map(|a| Box::new(a) as Box<dyn Architecture>)
+        }
+        "matrix" => {
+            if rest.is_empty() {
+                return Err(ArchError::spec(spec, "missing file name"));
+            }
+            DistanceMatrix::from_file(rest).map(|a| Box::new(a) as Box<dyn Architecture>)
+        }
+        "tgt" => {
+            if rest.is_empty() {
+                return Err(ArchError::spec(spec, "missing file name"));
+            }
+            parse_scotch_file(rest)
+        }
+        "sub" => {
+            let (list, inner) = rest.split_once(':').ok_or_else(|| {
+                ArchError::spec(
+                    spec,
+                    "expected sub:PE_LIST:INNER_SPEC, e.g. sub:0-3,8-11:torus:8x8",
+                )
+            })?;
+            let pes = pe_list(list, spec)?;
+            let inner = parse_nested(inner, depth + 1)?;
+            boxed(Subset::new(inner, pes), spec)
+        }
+        _ => Err(ArchError::spec(spec, "")),
+    })();
+    match r {
+        Err(ArchError::Spec { msg, .. }) if msg.is_empty() => None,
+        r => Some(r),
+    }
+}
+
+fn is_scotch_name(t: &str) -> bool {
+    matches!(
+        t.to_ascii_lowercase().as_str(),
+        "cmplt"
+            | "cmpltw"
+            | "hcub"
+            | "mesh2d"
+            | "mesh3d"
+            | "meshxd"
+            | "torus2d"
+            | "torus3d"
+            | "torusxd"
+            | "tleaf"
+            | "sub"
+    )
+}
+
+fn scotch_tokens(bytes: &[u8]) -> Vec<(u32, u32, &[u8])> {
+    let mut out = Vec::new();
+    for (l, line) in lines(bytes) {
+        for (c, t) in tokens(line) {
+            if t.starts_with(b"#") {
+                break;
+            }
+            out.push((l, c, t));
+        }
+    }
+    out
+}
+
+fn parse_scotch_file(path: &str) -> Result<Box<dyn Architecture>, ArchError> {
+    let bytes = read_input(path)?;
+    let raw = scotch_tokens(&bytes);
+    let mut toks = Vec::with_capacity(raw.len());
+    for (l, c, t) in raw {
+        match std::str::from_utf8(t) {
+            Ok(s) => toks.push((l, c, s)),
+            Err(_) => return Err(ArchError::file(path, l, c, "invalid UTF-8")),
+        }
+    }
+    Toks {
+        toks,
+        pos: 0,
+        src: Src::File(path),
+        depth: 0,
+    }
+    .whole()
+}
+
+enum Src<'a> {
+    File(&'a str),
+    Inline(&'a str),
+}
+
+struct Toks<'a> {
+    toks: Vec<(u32, u32, &'a str)>,
+    pos: usize,
+    src: Src<'a>,
+    /// Nesting depth of `sub` targets.
+    depth: u32,
+}
+
+impl<'a> Toks<'a> {
+    fn err_at(&self, i: usize, msg: impl Into<String>) -> ArchError {
+        let msg = msg.into();
+        match self.src {
+            Src::File(f) => {
+                let (l, c) = match self.toks.get(i) {
+                    Some(&(l, c, _)) => (l, c),
+                    None => self
+                        .toks
+                        .last()
+                        .map_or((1, 1), |&(l, c, t)| (l, c + t.len() as u32)),
+                };
+                ArchError::file(f, l, c, msg)
+            }
+            Src::Inline(s) => ArchError::spec(s, format!("word {}: {msg}", i + 1)),
+        }
+    }
+
+    fn whole(mut self) -> Result<Box<dyn Architecture>, ArchError> {
+        let a = self.arch()?;
+        if self.pos < self.toks.len() {
+            return Err(self.err_at(
+                self.pos,
+                format!("unexpected \"{}\" after the target", self.toks[self.pos].2),
+            ));
+        }
+        Ok(a)
+    }
+
+    fn word(&mut self, what: &str) -> Result<&'a str, ArchError> {
+        match self.toks.get(self.pos) {
+            Some(&(_, _, t)) => {
+                self.pos += 1;
+                Ok(t)
+            }
+            None => Err(self.err_at(self.pos, format!("missing {what} (unexpected end)"))),
+        }
+    }
+
+    fn num<T: FromStr>(&mut self, what: &str) -> Result<T, ArchError> {
+        let i = self.pos;
+        let t = self.word(what)?;
+        if !t.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(self.err_at(
+                i,
+                format!("{what}: expected a non-negative integer, found \"{t}\""),
+            ));
+        }
+        t.parse()
+            .map_err(|_| self.err_at(i, format!("{what}: number \"{t}\" is too large")))
+    }
+
+    fn arch(&mut self) -> Result<Box<dyn Architecture>, ArchError> {
+        let at = self.pos;
+        if self.depth > MAX_NESTING {
+            return Err(self.err_at(at, "subsets nested too deeply"));
+        }
+        let name = self.word("target name")?.to_ascii_lowercase();
+        fn boxed<A: Architecture + 'static>(
+            t: &Toks<'_>,
+            at: usize,
+            r: Result<A, ArchError>,
+        ) -> Result<Box<dyn Architecture>, ArchError> {
+            r.map(|a| Box::new(a) as Box<dyn Architecture>)
+                .map_err(|e| match e {
+                    ArchError::Invalid(m) => t.err_at(at, m),
+                    e => e,
+                })
+        }
+        match name.as_str() {
+            "cmplt" => {
+                let k = self.num("PE count")?;
+                boxed(self, at, Complete::new(k))
+            }
+            "cmpltw" => {
+                let k: u32 = self.num("PE count")?;
+                let mut w = Vec::new();
+                for _ in 0..k {
+                    w.push(self.num("PE weight")?);
+                }
+                boxed(self, at, WeightedComplete::new(w))
+            }
+            "hcub" => {
+                let d = self.num("dimension")?;
+                boxed(self, at, Hypercube::new(d))
+            }
+            "mesh2d" | "mesh3d" | "meshxd" | "torus2d" | "torus3d" | "torusxd" => {
+                let n = match &name[name.len() - 2..] {
+                    "2d" => 2,
+                    "3d" => 3,
+                    _ => {
+                        let i = self.pos;
+                        let n: usize = self.num("number of dimensions")?;
+                        if n == 0 || n > MAX_DIMS {
+                            return Err(self.err_at(i, format!("bad number of dimensions {n}")));
+                        }
+                        n
+                    }
+                };
+                let mut dims = Vec::new();
+                for _ in 0..n {
+                    dims.push(self.num("dimension size")?);
+                }
+                if name.starts_with("mesh") {
+                    boxed(self, at, Mesh::new(dims))
+                } else {
+                    boxed(self, at, Torus::new(dims))
+                }
+            }
+            "tleaf" => {
+                let i = self.pos;
+                let l: usize = self.num("number of levels")?;
+                if l == 0 || l > MAX_TREE_LEVELS {
+                    return Err(self.err_at(
+                        i,
+                        format!("bad number of levels {l} (1 to {MAX_TREE_LEVELS})"),
+                    ));
+                }
+                let (mut s, mut c) = (Vec::new(), Vec::new());
+                for _ in 0..l {
+                    s.push(self.num("level size")?);
+                    c.push(self.num("link cost")?);
+                }
+                boxed(self, at, Tree::from_tleaf(s, c))
+            }
+            "sub" => {
+                self.depth += 1;
+                let numeric = self
+                    .toks
+                    .get(self.pos)
+                    .is_some_and(|t| t.2.bytes().all(|c| c.is_ascii_digit()));
+                let inner_first = if numeric { None } else { Some(self.arch()?) };
+                let n: u32 = self.num("number of PEs")?;
+                let mut pes = Vec::new();
+                for _ in 0..n {
+                    pes.push(PeId(self.num("PE number")?));
+                }
+                let inner = match inner_first {
+                    Some(a) => a,
+                    None => self.arch()?,
+                };
+                boxed(self, at, Subset::new(inner, pes))
+            }
+            _ => Err(self.err_at(
+                at,
+                format!("unknown or unsupported Scotch target \"{name}\""),
+            )),
+        }
+    }
+}

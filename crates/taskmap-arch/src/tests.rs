@@ -1,0 +1,639 @@
+//! Property and unit tests of every architecture kind.
+
+use std::collections::BTreeSet;
+
+use proptest::prelude::*;
+
+use crate::*;
+
+fn fixture(name: &str) -> String {
+    format!("{}/../../fixtures/arch/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Checks the invariants every architecture must keep. `metric`: also the triangle
+/// inequality; `hops`: routes have `distance` links.
+fn check_arch(a: &dyn Architecture, metric: bool, hops: bool) {
+    let k = a.pe_count();
+    assert!(k >= 1);
+    let pes: Vec<PeId> = (0..k).map(PeId).collect();
+    // Distances.
+    for &x in &pes {
+        for &y in &pes {
+            let d = a.distance(x, y);
+            assert_eq!(d, a.distance(y, x), "{}: asymmetric {x:?} {y:?}", a.spec());
+            assert_eq!(d == 0, x == y, "{}: zero iff equal {x:?} {y:?}", a.spec());
+        }
+    }
+    if metric && k <= 64 {
+        for &x in &pes {
+            for &y in &pes {
+                for &z in &pes {
+                    assert!(a.distance(x, z) <= a.distance(x, y) + a.distance(y, z));
+                }
+            }
+        }
+    }
+    // Domains.
+    let mut leaves = Vec::new();
+    let mut stack = vec![a.root()];
+    let mut buf = Vec::new();
+    while let Some(d) = stack.pop() {
+        buf.clear();
+        a.domain_pes(&d, &mut buf);
+        assert_eq!(buf.len() as u32, a.domain_size(&d), "{}", a.spec());
+        assert_eq!(
+            buf.iter().map(|&p| a.pe_capacity(p)).sum::<u64>(),
+            a.domain_capacity(&d)
+        );
+        assert_eq!(a.domain_distance(&d, &d), 0);
+        let parent: BTreeSet<PeId> = buf.iter().copied().collect();
+        assert_eq!(parent.len(), buf.len(), "duplicate PEs in a domain");
+        match a.bipartition(&d) {
+            None => {
+                assert_eq!(
+                    buf.len(),
+                    1,
+                    "{}: unsplittable domain of {} PEs",
+                    a.spec(),
+                    buf.len()
+                );
+                leaves.push((buf[0], d));
+            }
+            Some((d0, d1)) => {
+                let (mut v0, mut v1) = (Vec::new(), Vec::new());
+                a.domain_pes(&d0, &mut v0);
+                a.domain_pes(&d1, &mut v1);
+                assert!(!v0.is_empty() && !v1.is_empty(), "{}: empty half", a.spec());
+                let s0: BTreeSet<PeId> = v0.iter().copied().collect();
+                let s1: BTreeSet<PeId> = v1.iter().copied().collect();
+                assert!(s0.is_disjoint(&s1));
+                let u: BTreeSet<PeId> = s0.union(&s1).copied().collect();
+                assert_eq!(u, parent, "{}: halves do not make the parent", a.spec());
+                stack.push(d0);
+                stack.push(d1);
+            }
+        }
+    }
+    leaves.sort_by_key(|l| l.0);
+    assert_eq!(leaves.iter().map(|l| l.0).collect::<Vec<_>>(), pes);
+    for (p, dp) in &leaves {
+        for (q, dq) in &leaves {
+            assert_eq!(
+                a.domain_distance(dp, dq),
+                a.distance(*p, *q),
+                "{}: domain distance {p:?} {q:?}",
+                a.spec()
+            );
+        }
+    }
+    // Link graph.
+    if let Some(g) = explicit_graph_of(a) {
+        for &x in &pes {
+            let sp = g.shortest_paths(x.0);
+            for &y in &pes {
+                assert_eq!(
+                    sp[y.idx()],
+                    g.scale * a.distance(x, y),
+                    "{}: shortest path {x:?} {y:?}",
+                    a.spec()
+                );
+            }
+        }
+    }
+    // Routes.
+    let mut r = Vec::new();
+    for &x in &pes {
+        for &y in &pes {
+            r.clear();
+            if !a.route(x, y, &mut r) {
+                continue;
+            }
+            if hops {
+                assert_eq!(
+                    r.len() as u64,
+                    a.distance(x, y),
+                    "{}: route length",
+                    a.spec()
+                );
+            }
+            let mut cur = x;
+            for &l in &r {
+                assert!(l < a.link_count());
+                let (s, t) = a.link_endpoints(l).expect("route uses a non-existent link");
+                assert_eq!(s, cur, "{}: links not consecutive", a.spec());
+                assert_eq!(a.distance(s, t), 1);
+                cur = t;
+            }
+            assert_eq!(cur, y);
+        }
+    }
+    // Spec round trip.
+    let spec = a.spec();
+    if !spec.contains("<memory>") {
+        let b = parse_arch(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_same(a, &*b);
+        assert_eq!(b.spec(), spec);
+    }
+    if let Some(t) = write_scotch_target(a) {
+        let b = parse_arch(&t).unwrap_or_else(|e| panic!("{t}: {e}"));
+        assert_same(a, &*b);
+    }
+}
+
+fn assert_same(a: &dyn Architecture, b: &dyn Architecture) {
+    assert_eq!(a.pe_count(), b.pe_count(), "{} vs {}", a.spec(), b.spec());
+    for x in 0..a.pe_count() {
+        assert_eq!(a.pe_capacity(PeId(x)), b.pe_capacity(PeId(x)));
+        for y in 0..a.pe_count() {
+            assert_eq!(
+                a.distance(PeId(x), PeId(y)),
+                b.distance(PeId(x), PeId(y)),
+                "{} vs {}",
+                a.spec(),
+                b.spec()
+            );
+        }
+    }
+}
+
+fn dims_strategy() -> impl Strategy<Value = Vec<u32>> {
+    prop::collection::vec(1u32..=5, 1..=4)
+        .prop_filter("small", |d| d.iter().product::<u32>() <= 150)
+}
+
+fn tree_strategy() -> impl Strategy<Value = (Vec<u32>, Vec<u64>)> {
+    (1usize..=3).prop_flat_map(|l| {
+        (
+            prop::collection::vec(1u32..=4, l),
+            prop::collection::vec(1u64..=20, l),
+        )
+            .prop_map(|(c, inc)| {
+                let mut acc = 0;
+                let d = inc.iter().map(|x| {
+                    acc += x;
+                    acc
+                });
+                (c, d.collect())
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mesh_invariants(dims in dims_strategy()) {
+        check_arch(&Mesh::new(dims).unwrap(), true, true);
+    }
+
+    #[test]
+    fn torus_invariants(dims in dims_strategy()) {
+        check_arch(&Torus::new(dims).unwrap(), true, true);
+    }
+
+    #[test]
+    fn hypercube_invariants(dim in 0u32..=6) {
+        check_arch(&Hypercube::new(dim).unwrap(), true, true);
+    }
+
+    #[test]
+    fn complete_invariants(k in 1u32..=20) {
+        check_arch(&Complete::new(k).unwrap(), true, false);
+    }
+
+    #[test]
+    fn wcomplete_invariants(caps in prop::collection::vec(1u64..=10, 1..=12)) {
+        let a = WeightedComplete::new(caps.clone()).unwrap();
+        check_arch(&a, true, false);
+        // LPT split: halves differ by at most the largest capacity.
+        if let Some((d0, d1)) = a.bipartition(&a.root()) {
+            let max = *caps.iter().max().unwrap();
+            prop_assert!(a.domain_capacity(&d0).abs_diff(a.domain_capacity(&d1)) <= max);
+        }
+    }
+
+    #[test]
+    fn tree_invariants((counts, dists) in tree_strategy()) {
+        let t = Tree::new(counts.clone(), dists.clone()).unwrap();
+        check_arch(&t, true, false);
+        // tleaf conversion round trip.
+        if let Some((s, c)) = t.tleaf_levels() {
+            let u = Tree::from_tleaf(s, c).unwrap();
+            assert_same(&t, &u);
+        }
+    }
+
+    #[test]
+    fn subset_invariants(dims in dims_strategy(), pick in prop::collection::vec(any::<prop::sample::Index>(), 1..12), torus in any::<bool>()) {
+        let k: u32 = dims.iter().product();
+        let mut pes: Vec<PeId> = pick.iter().map(|i| PeId(i.index(k as usize) as u32)).collect();
+        let mut seen = BTreeSet::new();
+        pes.retain(|p| seen.insert(*p));
+        let inner: Box<dyn Architecture> = if torus { Box::new(Torus::new(dims).unwrap()) } else { Box::new(Mesh::new(dims).unwrap()) };
+        let s = Subset::new(inner, pes.clone()).unwrap();
+        for (i, &p) in pes.iter().enumerate() {
+            for (j, &q) in pes.iter().enumerate() {
+                prop_assert_eq!(s.distance(PeId(i as u32), PeId(j as u32)), s.inner().distance(p, q));
+            }
+        }
+        check_arch(&s, true, false);
+    }
+
+    #[test]
+    fn explicit_graph_matches_link_graph(dims in dims_strategy(), w in prop::collection::vec(1u64..=9, 400)) {
+        // A mesh's links with random weights: distances must be Dijkstra distances.
+        let m = Mesh::new(dims).unwrap();
+        let g = explicit_graph_of(&m).unwrap();
+        let links: Vec<(u32, u32, u64)> = g.edges.iter().enumerate().map(|(i, &(a, b, _))| (a, b, w[i % w.len()])).collect();
+        let e = ExplicitGraph::new(m.pe_count(), links, Vec::new()).unwrap();
+        check_arch(&e, true, false);
+        let p = Precomputed::new(Box::new(e));
+        check_arch(&p, true, false);
+    }
+
+    #[test]
+    fn matrix_from_mesh(dims in dims_strategy()) {
+        let m = Torus::new(dims).unwrap();
+        let k = m.pe_count();
+        let v = (0..k).flat_map(|a| (0..k).map(move |b| (a, b))).map(|(a, b)| m.distance(PeId(a), PeId(b))).collect();
+        let x = DistanceMatrix::new(k, v).unwrap();
+        assert_same(&m, &x);
+        check_arch(&x, true, false);
+    }
+
+    #[test]
+    fn spec_strings_round_trip(dims in dims_strategy(), dim in 0u32..=5) {
+        let d: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
+        for spec in [format!("mesh:{}", d.join("x")), format!("torus:{}", d.join("x")), format!("hypercube:{dim}")] {
+            let a = parse_arch(&spec).unwrap();
+            prop_assert_eq!(a.spec(), spec.clone());
+            let b = parse_arch(&write_scotch_target(&*a).unwrap()).unwrap();
+            assert_same(&*a, &*b);
+        }
+    }
+}
+
+#[test]
+fn tleaf_equals_tree_doc_example() {
+    let t = parse_arch("tree:4:8:8/1:10:100").unwrap();
+    let s = parse_arch("tleaf 3 8 90 8 9 4 1").unwrap();
+    assert_same(&*t, &*s);
+    assert_eq!(t.pe_count(), 256);
+    assert_eq!(t.distance(PeId(0), PeId(3)), 1);
+    assert_eq!(t.distance(PeId(0), PeId(4)), 10);
+    assert_eq!(t.distance(PeId(0), PeId(31)), 10);
+    assert_eq!(t.distance(PeId(0), PeId(32)), 100);
+    assert_eq!(s.spec(), "tree:4:8:8/1:10:100");
+    assert_eq!(write_scotch_target(&*t).unwrap(), "tleaf 3 8 90 8 9 4 1\n");
+    let f = parse_arch(&fixture("tleaf3.tgt")).unwrap();
+    assert_same(&*t, &*f);
+    // 192 PEs example of the brief.
+    assert_eq!(parse_arch("tree:4:8:6/1:10:100").unwrap().pe_count(), 192);
+    // Not increasing: no tleaf form.
+    assert!(write_scotch_target(&*parse_arch("tree:2:2/5:3").unwrap()).is_none());
+}
+
+#[test]
+fn scotch_numbering() {
+    // Scotch mesh2D X Y: t(x, y) = y * X + x.
+    let m = parse_arch("mesh2D 4 3").unwrap();
+    let pe = |x: u32, y: u32| PeId(y * 4 + x);
+    assert_eq!(m.distance(pe(0, 0), pe(3, 2)), 5);
+    assert_eq!(m.distance(pe(1, 0), pe(1, 2)), 2);
+    assert_eq!(m.distance(PeId(3), PeId(4)), 4); // (3,0) to (0,1)
+    let t = parse_arch("torus3D 4 4 4").unwrap();
+    let pe3 = |x: u32, y: u32, z: u32| PeId(x + 4 * (y + 4 * z));
+    assert_eq!(t.distance(pe3(0, 0, 0), pe3(3, 3, 3)), 3);
+    assert_eq!(t.distance(pe3(0, 0, 0), pe3(2, 2, 2)), 6);
+    let x = parse_arch("meshXD 3 2 3 4").unwrap();
+    assert_same(&*x, &*parse_arch("mesh:2x3x4").unwrap());
+    assert_same(
+        &*parse_arch("torusXD 2 5 3").unwrap(),
+        &*parse_arch("torus2D 5 3").unwrap(),
+    );
+    assert_eq!(
+        write_scotch_target(&*parse_arch("mesh:2x3").unwrap()).unwrap(),
+        "mesh2D 2 3\n"
+    );
+    assert_eq!(
+        write_scotch_target(&*parse_arch("torus:16").unwrap()).unwrap(),
+        "torusXD 1 16\n"
+    );
+    assert_eq!(
+        write_scotch_target(&*parse_arch("mesh:2x2x2x2").unwrap()).unwrap(),
+        "meshXD 4 2 2 2 2\n"
+    );
+    // Hypercube labels.
+    let h = parse_arch("hcub 4").unwrap();
+    assert_eq!(h.distance(PeId(0b0101), PeId(0b1010)), 4);
+    assert_eq!(write_scotch_target(&*h).unwrap(), "hcub 4\n");
+    // Scotch's first mesh split: lower half in x (the larger dimension) gets ceil.
+    let (d0, d1) = m.bipartition(&m.root()).unwrap();
+    assert_eq!((m.domain_size(&d0), m.domain_size(&d1)), (6, 6));
+}
+
+#[test]
+fn complete_and_weighted() {
+    let c = parse_arch("cmplt 5").unwrap();
+    assert_same(&*c, &*parse_arch("complete:5").unwrap());
+    let w = parse_arch("wcomplete:1,1,2,4").unwrap();
+    assert_eq!(w.pe_capacity(PeId(3)), 4);
+    assert_eq!(w.domain_capacity(&w.root()), 8);
+    let (d0, d1) = w.bipartition(&w.root()).unwrap();
+    assert_eq!((w.domain_capacity(&d0), w.domain_capacity(&d1)), (4, 4));
+    assert_same(&*w, &*parse_arch("cmpltw 4 1 1 2 4").unwrap());
+    assert_eq!(write_scotch_target(&*w).unwrap(), "cmpltw 4 1 1 2 4\n");
+    assert!(!w.is_uniform());
+}
+
+#[test]
+fn torus_routes_and_links() {
+    let t = Torus::new(vec![4, 2, 1]).unwrap();
+    check_arch(&t, true, true);
+    // Tie (|dx| = d/2) goes towards +.
+    let mut r = Vec::new();
+    assert!(t.route(PeId(0), PeId(2), &mut r));
+    assert_eq!(r.len(), 2);
+    assert_eq!(t.link_endpoints(r[0]), Some((PeId(0), PeId(1))));
+    // Size-2 dimension: + and - reach the same neighbour through distinct links.
+    let plus = t
+        .link_endpoints(2) /* (pe 0, dim 1, +) */
+        .unwrap();
+    let minus = t
+        .link_endpoints(3) /* (pe 0, dim 1, -) */
+        .unwrap();
+    assert_eq!(plus, minus);
+    assert_eq!(t.link_count(), 8 * 3 * 2);
+    // Mesh boundary link ids exist but go nowhere.
+    let m = Mesh::new(vec![3]).unwrap();
+    assert_eq!(m.link_endpoints(2 * 2), None);
+    assert_eq!(m.link_endpoints(1), None);
+}
+
+#[test]
+fn domain_distances_on_boxes() {
+    let m = Mesh::new(vec![8, 8]).unwrap();
+    let (l, r) = m.bipartition(&m.root()).unwrap();
+    assert_eq!(m.domain_distance(&l, &r), 4);
+    let t = Torus::new(vec![8]).unwrap();
+    let (l, r) = t.bipartition(&t.root()).unwrap();
+    let (ll, lr) = t.bipartition(&l).unwrap();
+    let (_, rr) = t.bipartition(&r).unwrap();
+    assert_eq!(t.domain_distance(&l, &r), 4);
+    // Quarters [0,1] and [6,7] are neighbours around the ring: centres 0.5 and 6.5.
+    assert_eq!(t.domain_distance(&ll, &rr), 2);
+    assert_eq!(t.domain_distance(&ll, &lr), 2);
+    let h = Hypercube::new(3).unwrap();
+    let (a, b) = h.bipartition(&h.root()).unwrap();
+    assert_eq!(h.domain_distance(&a, &b), 1);
+}
+
+#[test]
+fn explicit_graph_file() {
+    let g = parse_arch(&format!("graph:{}", fixture("ring8w.graph"))).unwrap();
+    assert_eq!(g.pe_count(), 8);
+    // 1-2 (1), 2-3 (2): PEs 0 and 2 at distance 3; 0 to 4 through the chord (5) or the ring.
+    assert_eq!(g.distance(PeId(0), PeId(2)), 3);
+    assert_eq!(g.distance(PeId(0), PeId(4)), 5);
+    assert_eq!(g.distance(PeId(0), PeId(7)), 3);
+    check_arch(&*g, true, false);
+    let c = parse_arch(&format!("graph:{}", fixture("caps4.graph"))).unwrap();
+    assert_eq!(
+        (0..4).map(|p| c.pe_capacity(PeId(p))).collect::<Vec<_>>(),
+        vec![2, 1, 1, 4]
+    );
+    check_arch(&*c, true, false);
+    assert!(write_scotch_target(&*c).is_none());
+}
+
+#[test]
+fn gzip_files() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("taskmap-arch-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("ring.graph.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(&std::fs::read(fixture("ring8w.graph")).unwrap())
+        .unwrap();
+    std::fs::write(&p, e.finish().unwrap()).unwrap();
+    let g = parse_arch(&format!("graph:{}", p.display())).unwrap();
+    assert_eq!(g.distance(PeId(0), PeId(4)), 5);
+    let t = dir.join("t.tgt.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(b"torus2D 4 4\n").unwrap();
+    std::fs::write(&t, e.finish().unwrap()).unwrap();
+    assert_eq!(
+        parse_arch(&t.display().to_string()).unwrap().spec(),
+        "torus:4x4"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn large_explicit_graph_uses_row_cache() {
+    // A ring above the full-matrix limit.
+    let k = crate::explicit::FULL_MATRIX_MAX_PES + 10;
+    let links: Vec<(u32, u32, u64)> = (0..k).map(|i| (i, (i + 1) % k, 1)).collect();
+    let g = ExplicitGraph::new(k, links, Vec::new()).unwrap();
+    for (a, b) in [
+        (0, 1),
+        (0, k / 2),
+        (5, k - 5),
+        (100, 4000),
+        (k - 1, 0),
+        (7, 7),
+    ] {
+        let d = a.abs_diff(b);
+        assert_eq!(g.distance(PeId(a), PeId(b)), u64::from(d.min(k - d)));
+    }
+    // Every PE is a leaf exactly once, halves are non-empty.
+    let mut count = 0;
+    let mut stack = vec![g.root()];
+    while let Some(d) = stack.pop() {
+        match g.bipartition(&d) {
+            None => count += 1,
+            Some((a, b)) => {
+                assert!(g.domain_size(&a) > 0 && g.domain_size(&b) > 0);
+                stack.extend([a, b]);
+            }
+        }
+    }
+    assert_eq!(count, k);
+    let (a, b) = g.bipartition(&g.root()).unwrap();
+    assert!(g.domain_size(&a).abs_diff(g.domain_size(&b)) <= 2);
+}
+
+#[test]
+fn matrix_file() {
+    let m = parse_arch(&format!("matrix:{}", fixture("small.mat"))).unwrap();
+    assert_eq!(m.pe_count(), 4);
+    assert_eq!(m.distance(PeId(0), PeId(2)), 5);
+    let (a, b) = m.bipartition(&m.root()).unwrap();
+    let (mut va, mut vb) = (Vec::new(), Vec::new());
+    m.domain_pes(&a, &mut va);
+    m.domain_pes(&b, &mut vb);
+    va.sort();
+    vb.sort();
+    assert!(
+        va == vec![PeId(0), PeId(1)] && vb == vec![PeId(2), PeId(3)]
+            || vb == vec![PeId(0), PeId(1)] && va == vec![PeId(2), PeId(3)]
+    );
+    assert_eq!(m.domain_distance(&a, &b), 5);
+    check_arch(&*m, true, false);
+}
+
+#[test]
+fn scotch_sub_files() {
+    let s = parse_arch(&fixture("sub4.tgt")).unwrap();
+    assert_eq!(s.spec(), "sub:0-1,4-5:mesh:4x4");
+    assert_eq!(s.distance(PeId(1), PeId(2)), 2); // (1,0) to (0,1)
+    check_arch(&*s, true, false);
+    // Inner target first is accepted too.
+    let t = parse_arch("sub mesh2D 4 4 4 0 1 4 5").unwrap();
+    assert_same(&*s, &*t);
+    assert_eq!(
+        write_scotch_target(&*s).unwrap(),
+        "sub 4 0 1 4 5\nmesh2D 4 4\n"
+    );
+    let nested = parse_arch("sub:2,0:sub:0-1,4-5:mesh:4x4").unwrap();
+    assert_eq!(nested.distance(PeId(0), PeId(1)), 1);
+    check_arch(&*nested, true, false);
+    let f = parse_arch(&format!("tgt:{}", fixture("torus4x4.tgt"))).unwrap();
+    assert_eq!(f.spec(), "torus:4x4");
+}
+
+#[test]
+fn stats() {
+    let m = parse_arch("mesh:4x4").unwrap();
+    assert_eq!(diameter(&*m), 6);
+    let c = parse_arch("complete:7").unwrap();
+    assert_eq!(mean_distance(&*c), 1.0);
+    assert_eq!(mean_distance(&*parse_arch("complete:1").unwrap()), 0.0);
+    // Ring of 4: distances 1,2,1 from each PE.
+    let t = parse_arch("torus:4").unwrap();
+    assert!((mean_distance(&*t) - 4.0 / 3.0).abs() < 1e-12);
+    let g = parse_arch(&format!("graph:{}", fixture("ring8w.graph"))).unwrap();
+    let mut max = 0;
+    for a in 0..8 {
+        for b in 0..8 {
+            max = max.max(g.distance(PeId(a), PeId(b)));
+        }
+    }
+    assert_eq!(diameter(&*g), max);
+    // Sampled regime is deterministic.
+    let big = parse_arch("torus:128x64").unwrap();
+    let (x, y) = (mean_distance(&*big), mean_distance(&*big));
+    assert_eq!(x, y);
+    assert!((x - 48.0).abs() < 0.5, "{x}");
+}
+
+#[test]
+fn precomputed_forwards() {
+    let p = Precomputed::new(parse_arch("tree:2:3/1:7").unwrap());
+    assert!(p.is_cached());
+    check_arch(&p, true, false);
+    assert_eq!(p.spec(), "tree:2:3/1:7");
+}
+
+#[test]
+fn bad_specs() {
+    for s in [
+        "",
+        "torus:8xx8",
+        "mesh:0x4",
+        "mesh:",
+        "mesh:4x-1",
+        "complete:0",
+        "complete:abc",
+        "complete:99999999999999",
+        "hypercube:32",
+        "mesh:65536x65536x2",
+        "tree:4:8/1",
+        "tree:4:8:6",
+        "tree:4:0/1:2",
+        "tree:4:4/0:2",
+        "tree:65536:65536:2/1:2:3",
+        "wcomplete:1,0",
+        "wcomplete:",
+        "sub:0-3",
+        "sub:3-1:mesh:4",
+        "sub:0,0:mesh:4",
+        "sub:9:mesh:4",
+        "nosuchkind:3",
+        "graph:/no/such/file",
+        "matrix:",
+        "tleaf 3 8 90 8",
+        "tleaf 99999999999 2 1",
+        "tleaf 1 0 1",
+        "tleaf 2 65536 1 65536 1",
+        "cmpltw 3 1 1",
+        "cmpltw 4000000000",
+        "meshXD 0",
+        "meshXD 99999999 2",
+        "torus2D 4",
+        "mesh2D 4 4 extra",
+        "hcub x",
+        "sub 2 0 1",
+        "sub 2 0 0 mesh2D 2 2",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([
+        "sub:0:".repeat(100) + "complete:1",
+        "sub 1 0 ".repeat(100) + "cmplt 1",
+        "sub ".repeat(100) + "cmplt 1",
+    ]) {
+        let s = s.as_str();
+        let e = parse_arch(s);
+        assert!(e.is_err(), "{s:?} should fail");
+        let msg = e.unwrap_err().to_string();
+        assert!(!msg.is_empty());
+    }
+    // Big tori must not overflow.
+    let t = Torus::new(vec![3_000_000_000]).unwrap();
+    assert_eq!(t.distance(PeId(0), PeId(2_999_999_999)), 1);
+    let (a, b) = t.bipartition(&t.root()).unwrap();
+    assert_eq!(t.domain_distance(&a, &b), 1_500_000_000);
+    let mut r = Vec::new();
+    assert!(!t.route(PeId(0), PeId(1), &mut r));
+    let e = parse_arch("torus:8xx8").unwrap_err().to_string();
+    assert!(e.starts_with("bad architecture spec \"torus:8xx8\""), "{e}");
+}
+
+#[test]
+fn bad_files() {
+    let expect = |name: &str, prefix: &str, line: u32, col: u32| {
+        let path = fixture(&format!("bad/{name}"));
+        let spec = format!("{prefix}{path}");
+        let e = parse_arch(&spec)
+            .err()
+            .unwrap_or_else(|| panic!("{name} should fail"));
+        match &e {
+            ArchError::File {
+                line: l,
+                column: c,
+                file,
+                ..
+            } => {
+                assert_eq!((*l, *c), (line, col), "{name}: {e}");
+                assert_eq!(file, &path);
+            }
+            ArchError::FileContent { .. } if line == 0 => {}
+            _ => panic!("{name}: unexpected error {e}"),
+        }
+        assert!(e.to_string().contains(name), "{e}");
+    };
+    expect("disconnected.graph", "graph:", 0, 0);
+    expect("asymmetric.graph", "graph:", 2, 1);
+    expect("neighbour_range.graph", "graph:", 4, 3);
+    expect("not_a_number.graph", "graph:", 4, 3);
+    expect("asymmetric.mat", "matrix:", 4, 3);
+    expect("diagonal.mat", "matrix:", 2, 1);
+    expect("short.mat", "matrix:", 4, 1);
+    expect("truncated_tleaf.tgt", "", 1, 15);
+    expect("zero_mesh.tgt", "", 1, 1);
+    expect("unknown_kind.tgt", "tgt:", 1, 1);
+    expect("not_a_number.tgt", "", 1, 11);
+    let e = parse_arch(&format!("graph:{}", fixture("bad/disconnected.graph"))).unwrap_err();
+    assert!(e.to_string().contains("disconnected"), "{e}");
+}

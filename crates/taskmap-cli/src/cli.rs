@@ -1,0 +1,524 @@
+//! Argument parsing and the subcommands. No algorithm lives here.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use taskmap::report::{render_evaluation, render_map_report, MapReport};
+use taskmap::{
+    evaluate, AlgorithmSpec, Architecture, Capacities, EvalOptions, Mapping, MappingFormat, PeId,
+    Problem, RunContext, TaskGraph,
+};
+use taskmap_graph::{gen, GraphFormat};
+
+/// The example mapped by `taskmap map` with no input: DIMACS-10 delaunay_n10 (1,024 tasks,
+/// 3,056 edges; MIT, from the Mt-KaHyPar test instances).
+const EXAMPLE_GRAPH: &[u8] = include_bytes!("../../../fixtures/delaunay_n10.graph");
+const EXAMPLE_NAME: &str = "delaunay_n10 (embedded example)";
+const EXAMPLE_ARCH: &str = "torus:4x4";
+
+#[derive(Parser)]
+#[command(
+    name = "taskmap",
+    version,
+    about = "Static task mapping: place communicating tasks on the PEs of a parallel machine",
+    long_about = "Static task mapping: place communicating tasks on the PEs of a parallel machine.\n\nExit codes: 0 success, 1 the run finished but a constraint (epsilon, capacity) is violated, 2 error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Map a task graph onto a target (with no --graph: an embedded example).
+    Map(MapArgs),
+    /// Score a mapping on a target (the target may differ from the one it was made for).
+    Eval(EvalArgs),
+    /// Show a target architecture: PE count, diameter, mean distance, distances.
+    Arch(ArchArgs),
+    /// Generate a task graph.
+    Gen(GenArgs),
+    /// Convert a graph between file formats.
+    Convert(ConvertArgs),
+    /// Load a graph and print its size and weights (checks the file).
+    Info(InfoArgs),
+    /// List the registered mapping algorithms.
+    Algorithms,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum OutputFormat {
+    Human,
+    Json,
+}
+
+#[derive(Args)]
+struct GraphInput {
+    /// Task graph file (METIS/Chaco .graph, Scotch .grf, Matrix Market .mtx, edge list
+    /// .edges/.el/.txt, ISCAS .bench; optionally .gz).
+    #[arg(short, long)]
+    graph: Option<PathBuf>,
+    /// Graph file format, when the extension does not tell.
+    #[arg(long, value_name = "FORMAT")]
+    graph_format: Option<String>,
+}
+
+#[derive(Args)]
+struct Constraints {
+    /// Allowed imbalance: load(p) <= ceil((1+eps) * capacity share of p).
+    #[arg(short, long, value_name = "EPS")]
+    epsilon: Option<f64>,
+    /// Hard capacity of every PE (one value per vertex weight, comma-separated).
+    #[arg(long, value_name = "C[,C...]", conflicts_with = "capacities")]
+    capacity: Option<String>,
+    /// File of hard PE capacities: one line per PE (or one line for all), ncon values each.
+    #[arg(long, value_name = "FILE")]
+    capacities: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct MapArgs {
+    #[command(flatten)]
+    input: GraphInput,
+    /// Target architecture: a spec (torus:16x16, mesh:8x8x8, hypercube:6, complete:64,
+    /// tree:4:8:6/1:10:100, graph:FILE, matrix:FILE, ...) or a Scotch target file.
+    #[arg(short, long, value_name = "SPEC")]
+    arch: Option<String>,
+    /// Mapping algorithm (see `taskmap algorithms`).
+    #[arg(short = 'A', long, default_value = "block")]
+    algorithm: String,
+    /// Seed of every random choice.
+    #[arg(short, long, default_value_t = 0)]
+    seed: u64,
+    /// Threads for parallel phases.
+    #[arg(short, long, default_value_t = 1)]
+    threads: usize,
+    #[command(flatten)]
+    constraints: Constraints,
+    /// Write the mapping here (.map: Scotch format; otherwise one PE per line).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Report format.
+    #[arg(short, long, value_enum, default_value = "human")]
+    format: OutputFormat,
+}
+
+#[derive(Args)]
+struct EvalArgs {
+    #[command(flatten)]
+    input: GraphInput,
+    /// Target architecture spec or Scotch target file.
+    #[arg(short, long, value_name = "SPEC")]
+    arch: String,
+    /// Mapping file (Scotch .map or one PE per line).
+    #[arg(short, long, value_name = "FILE")]
+    mapping: PathBuf,
+    #[command(flatten)]
+    constraints: Constraints,
+    /// Report format.
+    #[arg(short, long, value_enum, default_value = "human")]
+    format: OutputFormat,
+}
+
+#[derive(Args)]
+struct ArchArgs {
+    /// Target architecture spec or Scotch target file.
+    spec: String,
+    /// Print the distance between these two PEs.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    distance: Option<Vec<u32>>,
+    /// Print the Scotch target description (for gmap) and nothing else.
+    #[arg(long)]
+    scotch: bool,
+    /// Report format.
+    #[arg(short, long, value_enum, default_value = "human")]
+    format: OutputFormat,
+}
+
+#[derive(Args)]
+struct GenArgs {
+    /// What to generate: grid, torus, stencil9, stencil27, ring, tree, butterfly,
+    /// hypercube, rgg (random geometric), random.
+    kind: String,
+    /// Size: dimensions like 100x100 or 100x100x100 (grid, torus, stencils), a task count
+    /// (ring, tree, rgg, random), stages (butterfly) or dimension (hypercube).
+    size: String,
+    /// Mean degree for rgg and random.
+    #[arg(long, default_value_t = 6.0)]
+    degree: f64,
+    /// Seed for rgg and random.
+    #[arg(short, long, default_value_t = 0)]
+    seed: u64,
+    /// Output file; the extension chooses the format (.graph, .grf, .edges, ...; .gz compresses).
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+    /// Output format, when the extension does not tell.
+    #[arg(long, value_name = "FORMAT")]
+    to: Option<String>,
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    /// Input graph file.
+    input: PathBuf,
+    /// Output graph file (.graph METIS, .grf Scotch, .edges edge list; .gz compresses).
+    output: PathBuf,
+    /// Input format, when the extension does not tell.
+    #[arg(long, value_name = "FORMAT")]
+    from: Option<String>,
+    /// Output format, when the extension does not tell.
+    #[arg(long, value_name = "FORMAT")]
+    to: Option<String>,
+}
+
+#[derive(Args)]
+struct InfoArgs {
+    /// Graph file.
+    graph: PathBuf,
+    /// Graph file format, when the extension does not tell.
+    #[arg(long, value_name = "FORMAT")]
+    graph_format: Option<String>,
+    /// Report format.
+    #[arg(short, long, value_enum, default_value = "human")]
+    format: OutputFormat,
+}
+
+/// Parses the arguments and runs the subcommand. Returns the exit code.
+pub fn run() -> Result<u8> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Map(a) => cmd_map(a),
+        Command::Eval(a) => cmd_eval(a),
+        Command::Arch(a) => cmd_arch(a),
+        Command::Gen(a) => cmd_gen(a),
+        Command::Convert(a) => cmd_convert(a),
+        Command::Info(a) => cmd_info(a),
+        Command::Algorithms => {
+            for (name, help) in AlgorithmSpec::ALL {
+                println!("{:<14} {}", name, help);
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn parse_format(s: &str) -> Result<GraphFormat> {
+    s.parse::<GraphFormat>()
+        .map_err(|e| anyhow!("bad graph format \"{}\": {}", s, e))
+}
+
+fn read_graph(path: &Path, format: Option<&str>) -> Result<TaskGraph> {
+    let format = format.map(parse_format).transpose()?;
+    Ok(taskmap_graph::read_graph(path, format)?)
+}
+
+fn load_graph(input: &GraphInput) -> Result<(TaskGraph, String)> {
+    match &input.graph {
+        Some(p) => Ok((
+            read_graph(p, input.graph_format.as_deref())?,
+            p.display().to_string(),
+        )),
+        None => Ok((
+            taskmap_graph::read_graph_from_bytes(
+                EXAMPLE_GRAPH,
+                "delaunay_n10.graph",
+                Some(GraphFormat::Metis),
+            )?,
+            EXAMPLE_NAME.to_string(),
+        )),
+    }
+}
+
+fn load_arch(spec: &str) -> Result<Box<dyn Architecture>> {
+    Ok(taskmap::parse_arch(spec)?)
+}
+
+fn load_capacities(c: &Constraints, k: u32, ncon: usize) -> Result<Option<Capacities>> {
+    if let Some(path) = &c.capacities {
+        return Ok(Some(Capacities::read(path, k, ncon)?));
+    }
+    if let Some(s) = &c.capacity {
+        let vals: Vec<u64> = s
+            .split(',')
+            .map(|t| {
+                t.trim().parse::<u64>().map_err(|_| {
+                    anyhow!("bad --capacity \"{}\": expected non-negative integers", s)
+                })
+            })
+            .collect::<Result<_>>()?;
+        if vals.len() != ncon {
+            bail!(
+                "--capacity gives {} values but the graph has {} vertex weights",
+                vals.len(),
+                ncon
+            );
+        }
+        return Ok(Some(Capacities::uniform(k, &vals)));
+    }
+    Ok(None)
+}
+
+fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+fn cmd_map(a: MapArgs) -> Result<u8> {
+    let (graph, graph_name) = load_graph(&a.input)?;
+    let spec = match (&a.arch, &a.input.graph) {
+        (Some(s), _) => s.clone(),
+        (None, None) => EXAMPLE_ARCH.to_string(),
+        (None, Some(_)) => bail!("--arch is required with --graph (e.g. --arch torus:8x8)"),
+    };
+    let arch = load_arch(&spec)?;
+    let algorithm: AlgorithmSpec = a.algorithm.parse()?;
+    let k = arch.pe_count();
+    let capacities = load_capacities(&a.constraints, k, graph.ncon())?;
+    let mut problem = Problem::new(graph, arch);
+    if let Some(eps) = a.constraints.epsilon {
+        problem.epsilon = eps;
+    }
+    problem.capacities = capacities.clone();
+    problem.check()?;
+    let mut ctx = RunContext::new(a.seed).with_threads(a.threads)?;
+    let mapper = algorithm.build();
+    let t0 = Instant::now();
+    let mapping = mapper.map(&problem, &mut ctx)?;
+    let map_time = t0.elapsed();
+    let opts = EvalOptions {
+        epsilon: Some(problem.epsilon),
+        capacities,
+    };
+    let evaluation = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
+    if let Some(out) = &a.output {
+        mapping
+            .write(out, MappingFormat::from_path(out))
+            .context("writing the mapping")?;
+    }
+    let feasible = evaluation.feasible();
+    let report = MapReport {
+        graph: graph_name,
+        target: problem.arch.spec(),
+        algorithm: algorithm.name().to_string(),
+        seed: a.seed,
+        threads: a.threads,
+        timings_ms: ctx
+            .timings
+            .iter()
+            .map(|(p, d)| (p.clone(), d.as_secs_f64() * 1e3))
+            .collect(),
+        map_time_ms: map_time.as_secs_f64() * 1e3,
+        evaluation,
+    };
+    match a.format {
+        OutputFormat::Human => print!("{}", render_map_report(&report)),
+        OutputFormat::Json => print_json(&report)?,
+    }
+    Ok(if feasible { 0 } else { 1 })
+}
+
+fn cmd_eval(a: EvalArgs) -> Result<u8> {
+    let (graph, _) = match &a.input.graph {
+        Some(_) => load_graph(&a.input)?,
+        None => bail!("--graph is required"),
+    };
+    let arch = load_arch(&a.arch)?;
+    let mapping = Mapping::read(&a.mapping)?;
+    let capacities = load_capacities(&a.constraints, arch.pe_count(), graph.ncon())?;
+    let opts = EvalOptions {
+        epsilon: a.constraints.epsilon,
+        capacities,
+    };
+    let e = evaluate(&graph, arch.as_ref(), &mapping, &opts)
+        .with_context(|| format!("evaluating {}", a.mapping.display()))?;
+    match a.format {
+        OutputFormat::Human => print!("{}", render_evaluation(&e)),
+        OutputFormat::Json => print_json(&e)?,
+    }
+    Ok(if e.feasible() { 0 } else { 1 })
+}
+
+#[derive(serde::Serialize)]
+struct ArchReport {
+    spec: String,
+    pes: u32,
+    total_capacity: u64,
+    diameter: u64,
+    mean_distance: f64,
+    links: u32,
+    distance: Option<(u32, u32, u64)>,
+}
+
+fn cmd_arch(a: ArchArgs) -> Result<u8> {
+    let arch = load_arch(&a.spec)?;
+    if a.scotch {
+        let t = taskmap_arch::write_scotch_target(arch.as_ref())
+            .ok_or_else(|| anyhow!("{} has no Scotch target description", arch.spec()))?;
+        println!("{}", t.trim_end());
+        return Ok(0);
+    }
+    let k = arch.pe_count();
+    let distance = match &a.distance {
+        Some(v) => {
+            for &p in v {
+                if p >= k {
+                    bail!("PE {} out of range 0..{}", p, k);
+                }
+            }
+            Some((v[0], v[1], arch.distance(PeId(v[0]), PeId(v[1]))))
+        }
+        None => None,
+    };
+    let r = ArchReport {
+        spec: arch.spec(),
+        pes: k,
+        total_capacity: (0..k).map(|p| arch.pe_capacity(PeId(p))).sum(),
+        diameter: taskmap_arch::diameter(arch.as_ref()),
+        mean_distance: taskmap_arch::mean_distance(arch.as_ref()),
+        links: arch.link_count(),
+        distance,
+    };
+    match a.format {
+        OutputFormat::Json => print_json(&r)?,
+        OutputFormat::Human => {
+            println!("target          {}", r.spec);
+            println!("PEs             {}", r.pes);
+            println!("total capacity  {}", r.total_capacity);
+            println!("diameter        {}", r.diameter);
+            println!("mean distance   {:.4}", r.mean_distance);
+            if r.links > 0 {
+                println!("directed links  {}", r.links);
+            }
+            if let Some((x, y, d)) = r.distance {
+                println!("distance({}, {}) = {}", x, y, d);
+            }
+        }
+    }
+    Ok(0)
+}
+
+fn parse_dims(s: &str) -> Result<Vec<u32>> {
+    s.split('x')
+        .map(|t| {
+            t.parse::<u32>().ok().filter(|&d| d > 0).ok_or_else(|| {
+                anyhow!(
+                    "bad size \"{}\": expected positive integers like 100x100",
+                    s
+                )
+            })
+        })
+        .collect()
+}
+
+fn parse_count(s: &str) -> Result<u32> {
+    s.parse::<u32>()
+        .ok()
+        .filter(|&d| d > 0)
+        .ok_or_else(|| anyhow!("bad size \"{}\": expected a positive integer", s))
+}
+
+fn output_format(path: &Path, to: Option<&str>) -> Result<GraphFormat> {
+    match to {
+        Some(f) => parse_format(f),
+        None => GraphFormat::from_path(path).ok_or_else(|| {
+            anyhow!(
+                "cannot tell the graph format of {} from its extension; use --to",
+                path.display()
+            )
+        }),
+    }
+}
+
+fn cmd_gen(a: GenArgs) -> Result<u8> {
+    let format = output_format(&a.output, a.to.as_deref())?;
+    let g = match a.kind.as_str() {
+        "grid" | "mesh" => gen::grid(&parse_dims(&a.size)?, false),
+        "torus" => gen::grid(&parse_dims(&a.size)?, true),
+        "stencil9" => {
+            let d = parse_dims(&a.size)?;
+            if d.len() != 2 {
+                bail!("stencil9 takes two dimensions, like 100x100");
+            }
+            gen::stencil_2d_9pt(d[0], d[1])
+        }
+        "stencil27" => {
+            let d = parse_dims(&a.size)?;
+            if d.len() != 3 {
+                bail!("stencil27 takes three dimensions, like 20x20x20");
+            }
+            gen::stencil_3d_27pt(d[0], d[1], d[2])
+        }
+        "ring" => gen::ring(parse_count(&a.size)?),
+        "tree" => gen::binary_tree(parse_count(&a.size)?),
+        "butterfly" => gen::butterfly(parse_count(&a.size)?),
+        "hypercube" => gen::hypercube_pattern(parse_count(&a.size)?),
+        "rgg" => gen::random_geometric(parse_count(&a.size)?, a.degree, a.seed),
+        "random" => gen::random_graph(parse_count(&a.size)?, a.degree, a.seed),
+        other => bail!(
+            "unknown generator \"{}\"; known: grid, torus, stencil9, stencil27, ring, tree, butterfly, hypercube, rgg, random",
+            other
+        ),
+    };
+    taskmap_graph::write_graph_file(&a.output, &g, format)?;
+    eprintln!(
+        "wrote {}: {} tasks, {} edges",
+        a.output.display(),
+        g.num_tasks(),
+        g.num_edges()
+    );
+    Ok(0)
+}
+
+fn cmd_convert(a: ConvertArgs) -> Result<u8> {
+    let g = read_graph(&a.input, a.from.as_deref())?;
+    let format = output_format(&a.output, a.to.as_deref())?;
+    taskmap_graph::write_graph_file(&a.output, &g, format)?;
+    eprintln!(
+        "wrote {}: {} tasks, {} edges",
+        a.output.display(),
+        g.num_tasks(),
+        g.num_edges()
+    );
+    Ok(0)
+}
+
+#[derive(serde::Serialize)]
+struct GraphInfo {
+    tasks: usize,
+    edges: usize,
+    ncon: usize,
+    total_vertex_weight: Vec<u64>,
+    total_edge_weight: u64,
+    max_degree: usize,
+}
+
+fn cmd_info(a: InfoArgs) -> Result<u8> {
+    let g = read_graph(&a.graph, a.graph_format.as_deref())?;
+    let info = GraphInfo {
+        tasks: g.num_tasks(),
+        edges: g.num_edges(),
+        ncon: g.ncon(),
+        total_vertex_weight: (0..g.ncon()).map(|c| g.total_vertex_weight(c)).collect(),
+        total_edge_weight: g.total_edge_weight(),
+        max_degree: (0..g.num_tasks() as u32)
+            .map(|u| g.degree(u))
+            .max()
+            .unwrap_or(0),
+    };
+    match a.format {
+        OutputFormat::Json => print_json(&info)?,
+        OutputFormat::Human => {
+            println!("tasks               {}", info.tasks);
+            println!("edges               {}", info.edges);
+            println!(
+                "vertex weights      {} per task, totals {:?}",
+                info.ncon, info.total_vertex_weight
+            );
+            println!("total edge weight   {}", info.total_edge_weight);
+            println!("max degree          {}", info.max_degree);
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,245 @@
+//! End-to-end tests of the `taskmap` binary: exit codes, errors, outputs.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn taskmap(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_taskmap"))
+        .args(args)
+        .output()
+        .expect("run taskmap")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{}: {}", e, stdout(o)))
+}
+
+#[test]
+fn map_without_input_maps_the_embedded_example() {
+    let o = taskmap(&["map"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("delaunay_n10"), "{}", s);
+    assert!(s.contains("comm cost f_C"), "{}", s);
+}
+
+#[test]
+fn map_then_eval_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = fixture("delaunay_n10.graph");
+    for (name, alg) in [("a.map", "random"), ("b.pes", "block")] {
+        let out = dir.path().join(name).display().to_string();
+        let o = taskmap(&[
+            "map",
+            "-g",
+            &g,
+            "-a",
+            "torus:4x4",
+            "-A",
+            alg,
+            "-o",
+            &out,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let report = json(&o);
+        let o = taskmap(&[
+            "eval",
+            "-g",
+            &g,
+            "-a",
+            "torus:4x4",
+            "-m",
+            &out,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let e = json(&o);
+        assert_eq!(report["evaluation"]["comm_cost"], e["comm_cost"]);
+        assert_eq!(report["evaluation"]["edge_cut"], e["edge_cut"]);
+        assert_eq!(e["tasks"], 1024);
+        // The same mapping scored on a mesh costs at least as much as on the torus.
+        let o = taskmap(&[
+            "eval", "-g", &g, "-a", "mesh:4x4", "-m", &out, "--format", "json",
+        ]);
+        let m = json(&o);
+        assert!(m["comm_cost"].as_u64().unwrap() >= e["comm_cost"].as_u64().unwrap());
+    }
+}
+
+#[test]
+fn eval_exits_1_when_balance_or_capacity_is_violated() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("ring.graph").display().to_string();
+    let o = taskmap(&["gen", "ring", "10", "-o", &g]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let m = dir.path().join("m.pes");
+    std::fs::write(&m, "0\n0\n0\n0\n0\n0\n0\n1\n1\n1\n").unwrap();
+    let m = m.display().to_string();
+    let ok = taskmap(&["eval", "-g", &g, "-a", "complete:2", "-m", &m]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+    let bad = taskmap(&[
+        "eval",
+        "-g",
+        &g,
+        "-a",
+        "complete:2",
+        "-m",
+        &m,
+        "--epsilon",
+        "0.1",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stdout(&bad).contains("VIOLATED"));
+    let cap = taskmap(&[
+        "eval",
+        "-g",
+        &g,
+        "-a",
+        "complete:2",
+        "-m",
+        &m,
+        "--capacity",
+        "6",
+    ]);
+    assert_eq!(cap.status.code(), Some(1));
+    let cap = taskmap(&[
+        "eval",
+        "-g",
+        &g,
+        "-a",
+        "complete:2",
+        "-m",
+        &m,
+        "--capacity",
+        "7",
+    ]);
+    assert_eq!(cap.status.code(), Some(0));
+}
+
+#[test]
+fn bad_inputs_exit_2_with_the_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.graph");
+    std::fs::write(&bad, "3 2\n2\n1 3\n9\n").unwrap();
+    let o = taskmap(&["map", "-g", bad.to_str().unwrap(), "-a", "torus:2x2"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("bad.graph:4:1"), "{}", e);
+    let o = taskmap(&[
+        "map",
+        "-g",
+        &fixture("delaunay_n10.graph"),
+        "-a",
+        "torus:4xx4",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("torus:4xx4"), "{}", stderr(&o));
+    let m = dir.path().join("m.map");
+    std::fs::write(&m, "2\n0 1\n1 x\n").unwrap();
+    let o = taskmap(&[
+        "eval",
+        "-g",
+        &fixture("delaunay_n10.graph"),
+        "-a",
+        "torus:4x4",
+        "-m",
+        m.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("m.map:3:3"), "{}", stderr(&o));
+    let o = taskmap(&["map", "-g", "/nonexistent/x.graph", "-a", "torus:4x4"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/x.graph"));
+    let o = taskmap(&["map", "-A", "nosuch"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown algorithm"));
+}
+
+#[test]
+fn a_failed_write_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("missing-dir").join("out.map");
+    let o = taskmap(&["map", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!out.exists());
+    // Nothing half-written is left beside a good output either.
+    let good = dir.path().join("out.map");
+    let o = taskmap(&["map", "-o", good.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        names.iter().filter(|n| n.ends_with(".tmp")).count(),
+        0,
+        "{:?}",
+        names
+    );
+}
+
+#[test]
+fn gen_and_convert_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("g.graph").display().to_string();
+    let b = dir.path().join("g.grf").display().to_string();
+    let c = dir.path().join("g2.graph.gz").display().to_string();
+    assert_eq!(
+        taskmap(&["gen", "torus", "6x5", "-o", &a]).status.code(),
+        Some(0)
+    );
+    let o = taskmap(&["convert", &a, &b]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = taskmap(&["convert", &b, &c]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The block mapping gives the same score whatever format the graph came from.
+    let score = |g: &str| {
+        let o = taskmap(&["map", "-g", g, "-a", "mesh:2x3", "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        json(&o)["evaluation"]["comm_cost"].as_u64().unwrap()
+    };
+    assert_eq!(score(&a), score(&b));
+    assert_eq!(score(&a), score(&c));
+}
+
+#[test]
+fn arch_reports_distances() {
+    let o = taskmap(&[
+        "arch",
+        "torus:4x4",
+        "--distance",
+        "0",
+        "10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(r["pes"], 16);
+    assert_eq!(r["diameter"], 4);
+    // PE 10 = (2, 2): two hops each way.
+    assert_eq!(r["distance"][2], 4);
+    let o = taskmap(&["arch", "torus:4x4", "--distance", "0", "16"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = taskmap(&["arch", "tree:4:8:8/1:10:100", "--scotch"]);
+    assert_eq!(stdout(&o).trim(), "tleaf 3 8 90 8 9 4 1");
+}

@@ -1,0 +1,139 @@
+//! Plain edge lists (`.edges`, `.el`, `.txt`).
+
+use std::io::Write;
+use std::path::Path;
+
+use super::text::{decompress, push_u64, Cursor};
+use crate::builder::{DuplicateEdges, GraphBuilder};
+use crate::error::GraphError;
+use crate::graph::TaskGraph;
+
+/// Reads an edge list (gzip-compressed or plain, detected by the magic bytes).
+///
+/// Rules:
+/// * One undirected edge per line: `u v` or `u v w`. Separators are spaces, tabs and commas
+///   (any mix, repeated). Lines whose first non-blank character is `#` or `%` are comments;
+///   blank lines are skipped. CRLF line ends and a missing final newline are fine.
+/// * Task ids are 0-BASED; the number of tasks is the largest id plus one (tasks that appear
+///   in no edge and lie above the largest id cannot be expressed). Ids must be below
+///   `2^32 - 1`.
+/// * The weight defaults to 1 and must be an integer `>= 1`.
+/// * A self-loop `u u` is an error.
+/// * A pair may appear twice only as `u v w` and `v u w` (both directions, same weight); the
+///   two lines become one edge of weight `w`. Any other repetition (same direction twice,
+///   different weights, three times) is an error naming both lines.
+/// * All vertex weights are 1.
+pub fn read_edge_list(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> {
+    let data = decompress(bytes, name)?;
+    parse(&data, name)
+}
+
+fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
+    let mut c = Cursor::new(b, path);
+    c.comma = true;
+    let mut tail: Vec<u32> = Vec::new();
+    let mut head: Vec<u32> = Vec::new();
+    let mut weight: Vec<u64> = Vec::new();
+    let mut line_off: Vec<usize> = Vec::new();
+    let mut max_id: Option<u32> = None;
+    let mut more = !b.is_empty();
+    while more {
+        let start = c.pos;
+        c.skip_ws();
+        if c.at_eol() || matches!(c.peek(), Some(b'#') | Some(b'%')) {
+            more = c.next_line();
+            continue;
+        }
+        let mut id = |c: &mut Cursor<'_>, what: &str| -> Result<u32, GraphError> {
+            let p = c.pos;
+            let v = c.uint(what)?;
+            if v >= u32::MAX as u64 {
+                return Err(c.err(p, format!("{what} {v} does not fit in 32 bits")));
+            }
+            c.skip_ws();
+            let v = v as u32;
+            max_id = Some(max_id.map_or(v, |m| m.max(v)));
+            Ok(v)
+        };
+        let u = id(&mut c, "task id")?;
+        let v_pos = c.pos;
+        let v = id(&mut c, "second task id")?;
+        let w = if c.at_eol() {
+            1
+        } else {
+            let w = c.uint_min("edge weight", 1)?;
+            c.skip_ws();
+            w
+        };
+        if !c.at_eol() {
+            return Err(c.err(
+                c.pos,
+                format!("unexpected `{}` after `u v [w]`", c.token_text(c.pos)),
+            ));
+        }
+        if u == v {
+            return Err(c.err(v_pos, format!("self-loop {u}-{u}")));
+        }
+        tail.push(u);
+        head.push(v);
+        weight.push(w);
+        line_off.push(start);
+        more = c.next_line();
+    }
+    let n = max_id.map_or(0, |m| m as usize + 1);
+    let mut g = GraphBuilder::new(n, 1).with_duplicates(DuplicateEdges::MergeReverse);
+    g.reserve_edges(tail.len());
+    for i in 0..tail.len() {
+        g.add_edge(tail[i], head[i], weight[i]);
+    }
+    g.try_build().map_err(|k| {
+        let (i, j) = (k.first, k.second);
+        let src = c.src();
+        let li = src.line(line_off[i]);
+        let msg = if tail[i] == tail[j] {
+            format!(
+                "edge {}-{} is listed again (first on line {li}); list a pair once, or once in each direction",
+                tail[j], head[j]
+            )
+        } else if weight[i] != weight[j] {
+            format!(
+                "edge {}-{} has weight {} but {}-{} on line {li} has weight {}",
+                tail[j], head[j], weight[j], tail[i], head[i], weight[i]
+            )
+        } else {
+            format!(
+                "edge {}-{} is listed more than twice (also on line {li})",
+                tail[j], head[j]
+            )
+        };
+        src.err(line_off[j], msg)
+    })
+}
+
+/// Writes `g` as an edge list: a `#` comment with n and m, then one line `u v` (or `u v w`
+/// when some edge weight is not 1) per undirected edge with `u < v`, 0-based. Vertex weights
+/// and tasks above the largest id that have no edge are not representable.
+pub fn write_edge_list(g: &TaskGraph, out: &mut impl Write) -> std::io::Result<()> {
+    let ew_on = g.has_edge_weights();
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    buf.extend_from_slice(b"# ");
+    push_u64(&mut buf, g.num_tasks() as u64);
+    buf.extend_from_slice(b" tasks, ");
+    push_u64(&mut buf, g.num_edges() as u64);
+    buf.extend_from_slice(b" edges, 0-based ids\n");
+    for (u, v, w) in g.edges() {
+        push_u64(&mut buf, u as u64);
+        buf.push(b' ');
+        push_u64(&mut buf, v as u64);
+        if ew_on {
+            buf.push(b' ');
+            push_u64(&mut buf, w);
+        }
+        buf.push(b'\n');
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)
+}

@@ -1,0 +1,255 @@
+//! Graph file formats: one module per format, plus format selection and file helpers.
+
+mod bench;
+mod edgelist;
+mod metis;
+mod mtx;
+mod scotch;
+mod text;
+
+use std::fmt;
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+pub use bench::{read_bench, read_bench_with_names};
+pub use edgelist::{read_edge_list, write_edge_list};
+pub use metis::{read_metis, write_metis};
+pub use mtx::{read_matrix_market, write_matrix_market};
+pub use scotch::{read_scotch, write_scotch};
+
+use crate::error::GraphError;
+use crate::graph::TaskGraph;
+
+/// A graph file format. The one registry of names, extensions and help texts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GraphFormat {
+    /// METIS / Chaco adjacency lists, 1-based (`.graph`, `.metis`, `.chaco`).
+    Metis,
+    /// Scotch source graph (`.grf`, `.src`).
+    Scotch,
+    /// Matrix Market coordinate matrix (`.mtx`).
+    MatrixMarket,
+    /// One edge `u v [w]` per line, 0-based (`.edges`, `.el`, `.txt`).
+    EdgeList,
+    /// ISCAS-89 netlist (`.bench`); read only.
+    Bench,
+}
+
+impl GraphFormat {
+    /// Every format, in the order of the documentation table.
+    pub const ALL: [GraphFormat; 5] = [
+        GraphFormat::Metis,
+        GraphFormat::Scotch,
+        GraphFormat::MatrixMarket,
+        GraphFormat::EdgeList,
+        GraphFormat::Bench,
+    ];
+
+    /// The canonical name, as accepted by `--format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GraphFormat::Metis => "metis",
+            GraphFormat::Scotch => "scotch",
+            GraphFormat::MatrixMarket => "mtx",
+            GraphFormat::EdgeList => "edges",
+            GraphFormat::Bench => "bench",
+        }
+    }
+
+    /// Other names accepted by [`FromStr`] (case-insensitive).
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            GraphFormat::Metis => &["chaco", "graph"],
+            GraphFormat::Scotch => &["grf", "src"],
+            GraphFormat::MatrixMarket => &["matrix-market", "matrixmarket", "mm"],
+            GraphFormat::EdgeList => &["edge-list", "edgelist", "el", "txt"],
+            GraphFormat::Bench => &["iscas", "iscas89"],
+        }
+    }
+
+    /// File extensions (without the dot, and without a trailing `.gz`).
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            GraphFormat::Metis => &["graph", "metis", "chaco"],
+            GraphFormat::Scotch => &["grf", "src"],
+            GraphFormat::MatrixMarket => &["mtx"],
+            GraphFormat::EdgeList => &["edges", "el", "txt"],
+            GraphFormat::Bench => &["bench"],
+        }
+    }
+
+    /// One line of help.
+    pub fn help(self) -> &'static str {
+        match self {
+            GraphFormat::Metis => "METIS/Chaco adjacency lists, 1-based (.graph .metis .chaco)",
+            GraphFormat::Scotch => "Scotch source graph (.grf .src)",
+            GraphFormat::MatrixMarket => "Matrix Market coordinate matrix (.mtx)",
+            GraphFormat::EdgeList => "edge list `u v [w]`, 0-based (.edges .el .txt)",
+            GraphFormat::Bench => "ISCAS-89 netlist, one task per gate and flip-flop (.bench)",
+        }
+    }
+
+    /// Whether [`write_graph`] can write this format.
+    pub fn can_write(self) -> bool {
+        self != GraphFormat::Bench
+    }
+
+    /// Guesses the format from the extension of `path`, ignoring a trailing `.gz`
+    /// (case-insensitive). `None` if the extension is unknown.
+    pub fn from_path(path: &Path) -> Option<GraphFormat> {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        let ext = Path::new(name).extension()?.to_str()?;
+        GraphFormat::ALL
+            .into_iter()
+            .find(|f| f.extensions().contains(&ext))
+    }
+
+    /// Reads a graph of this format from bytes (gzip or plain); `name` is used in errors.
+    pub fn read(self, bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> {
+        match self {
+            GraphFormat::Metis => read_metis(bytes, name),
+            GraphFormat::Scotch => read_scotch(bytes, name),
+            GraphFormat::MatrixMarket => read_matrix_market(bytes, name),
+            GraphFormat::EdgeList => read_edge_list(bytes, name),
+            GraphFormat::Bench => read_bench(bytes, name),
+        }
+    }
+}
+
+impl fmt::Display for GraphFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for GraphFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.to_ascii_lowercase();
+        GraphFormat::ALL
+            .into_iter()
+            .find(|f| f.name() == s || f.aliases().contains(&s.as_str()))
+            .ok_or_else(|| {
+                let names: Vec<&str> = GraphFormat::ALL.iter().map(|f| f.name()).collect();
+                format!(
+                    "unknown graph format `{s}` (expected one of {})",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// Reads a graph file. The format is `format`, or else guessed from the extension with
+/// [`GraphFormat::from_path`]. Gzip-compressed files are recognised by their magic bytes.
+pub fn read_graph(path: &Path, format: Option<GraphFormat>) -> Result<TaskGraph, GraphError> {
+    let format = resolve(path, format)?;
+    let bytes = fs::read(path).map_err(|source| GraphError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    format.read(&bytes, path)
+}
+
+/// Reads a graph from bytes (gzip or plain). `name_for_errors` stands for the file in error
+/// messages and, when `format` is `None`, gives the extension to guess the format from.
+pub fn read_graph_from_bytes(
+    bytes: &[u8],
+    name_for_errors: &str,
+    format: Option<GraphFormat>,
+) -> Result<TaskGraph, GraphError> {
+    let name = Path::new(name_for_errors);
+    resolve(name, format)?.read(bytes, name)
+}
+
+fn resolve(path: &Path, format: Option<GraphFormat>) -> Result<GraphFormat, GraphError> {
+    match format.or_else(|| GraphFormat::from_path(path)) {
+        Some(f) => Ok(f),
+        None => {
+            let exts: Vec<String> = GraphFormat::ALL
+                .iter()
+                .flat_map(|f| f.extensions().iter().map(|e| format!(".{e}")))
+                .collect();
+            Err(GraphError::Invalid {
+                path: Some(path.to_path_buf()),
+                message: format!(
+                    "cannot tell the graph format from the file name (known extensions: {}, optionally followed by .gz); name the format explicitly",
+                    exts.join(" ")
+                ),
+            })
+        }
+    }
+}
+
+/// Writes `g` in `format` to `out`. `.bench` cannot be written.
+pub fn write_graph(
+    g: &TaskGraph,
+    format: GraphFormat,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    match format {
+        GraphFormat::Metis => write_metis(g, out),
+        GraphFormat::Scotch => write_scotch(g, out),
+        GraphFormat::MatrixMarket => write_matrix_market(g, out),
+        GraphFormat::EdgeList => write_edge_list(g, out),
+        GraphFormat::Bench => Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "the .bench format can be read but not written",
+        )),
+    }
+}
+
+/// Writes `g` to `path` in `format`, gzip-compressed (fast level) if the path ends in `.gz`.
+///
+/// The data go to a temporary file in the same directory that is renamed onto `path` only
+/// after everything was written and synced, so `path` never holds a half-written graph; on
+/// error the temporary file is removed.
+pub fn write_graph_file(path: &Path, g: &TaskGraph, format: GraphFormat) -> Result<(), GraphError> {
+    let io_err = |source: std::io::Error| GraphError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if !format.can_write() {
+        return Err(GraphError::Invalid {
+            path: Some(path.to_path_buf()),
+            message: format!("the {format} format can be read but not written"),
+        });
+    }
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| io_err(std::io::Error::other("the output path has no file name")))?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(file_name);
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let gz = path
+        .to_str()
+        .is_some_and(|s| s.to_ascii_lowercase().ends_with(".gz"));
+    let result = (|| -> std::io::Result<()> {
+        let file = fs::File::create(&tmp)?;
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        if gz {
+            let mut enc = flate2::write::GzEncoder::new(&mut w, flate2::Compression::fast());
+            write_graph(g, format, &mut enc)?;
+            enc.finish()?;
+        } else {
+            write_graph(g, format, &mut w)?;
+        }
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err(e));
+    }
+    Ok(())
+}

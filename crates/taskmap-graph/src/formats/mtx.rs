@@ -1,0 +1,256 @@
+//! Matrix Market coordinate files (`.mtx`).
+
+use std::path::Path;
+
+use super::text::{decompress, Cursor};
+use crate::builder::GraphBuilder;
+use crate::error::GraphError;
+use crate::graph::TaskGraph;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Pattern,
+    Integer,
+    Real,
+}
+
+/// Reads a Matrix Market coordinate matrix as a task graph (gzip-compressed or plain,
+/// detected by the magic bytes). Task `i` is row/column `i` (1-based in the file, 0-based
+/// in the graph).
+///
+/// Rules:
+/// * Line 1: `%%MatrixMarket matrix coordinate <field> <symmetry>` (keywords
+///   case-insensitive). `field` is `pattern`, `integer` or `real` (`complex` and the `array`
+///   format are errors). `symmetry` is `general`, `symmetric`, `skew-symmetric` or
+///   `hermitian`; the last three are treated alike: each stored entry `(i, j)` stands for
+///   the pair `{i, j}`.
+/// * `%` comment lines and blank lines may follow; then the size line `rows cols nnz`.
+///   `rows` must equal `cols`.
+/// * Then exactly `nnz` entries `i j [value]`, one per line, ids in `1..=rows`; fewer or
+///   more entries are errors.
+/// * Weight of an entry: `pattern` -> 1; `integer` -> `|value|`; `real` ->
+///   `max(1, round(|value|))`. Entries whose value is zero (integer or real) are dropped, and
+///   so are diagonal entries `(i, i)`. NaN and infinite values are errors.
+/// * The weight of the undirected edge `{i, j}` is the sum of the weights of all entries
+///   `(i, j)` and `(j, i)`: for a general matrix `w(a_ij) + w(a_ji)`, for a symmetric one
+///   the weight of the single stored entry; repeated entries are summed too.
+/// * All vertex weights are 1.
+pub fn read_matrix_market(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> {
+    let data = decompress(bytes, name)?;
+    parse(&data, name)
+}
+
+fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
+    let mut c = Cursor::new(b, path);
+    let line_end = b.iter().position(|&x| x == b'\n').unwrap_or(b.len());
+    let header = String::from_utf8_lossy(&b[..line_end]);
+    let words: Vec<String> = header
+        .split_whitespace()
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    if words.first().map(String::as_str) != Some("%%matrixmarket") {
+        return Err(c.err(
+            0,
+            "expected the banner `%%MatrixMarket matrix coordinate <field> <symmetry>`",
+        ));
+    }
+    let col_of = |k: usize| {
+        // Byte offset of the k-th word of the banner.
+        c.nth_token(0, k)
+    };
+    if words.len() != 5 {
+        return Err(c.err(
+            0,
+            format!(
+                "the banner must have 5 words (`%%MatrixMarket matrix coordinate <field> <symmetry>`), found {}",
+                words.len()
+            ),
+        ));
+    }
+    if words[1] != "matrix" {
+        return Err(c.err(
+            col_of(1),
+            format!("object `{}` is not supported (expected `matrix`)", words[1]),
+        ));
+    }
+    if words[2] != "coordinate" {
+        return Err(c.err(
+            col_of(2),
+            format!(
+                "format `{}` is not supported (expected `coordinate`)",
+                words[2]
+            ),
+        ));
+    }
+    let field = match words[3].as_str() {
+        "pattern" => Field::Pattern,
+        "integer" => Field::Integer,
+        "real" | "double" => Field::Real,
+        other => {
+            return Err(c.err(
+                col_of(3),
+                format!("field `{other}` is not supported (expected pattern, integer or real)"),
+            ))
+        }
+    };
+    match words[4].as_str() {
+        "general" | "symmetric" | "skew-symmetric" | "hermitian" => {}
+        other => {
+            return Err(c.err(
+                col_of(4),
+                format!("unknown symmetry `{other}` (expected general, symmetric, skew-symmetric or hermitian)"),
+            ))
+        }
+    }
+    c.pos = line_end;
+    let mut more = c.next_line();
+    // Skips comment and blank lines; returns false at the end of the file.
+    fn next_data_line(c: &mut Cursor<'_>, more: &mut bool) -> bool {
+        loop {
+            if !*more {
+                return false;
+            }
+            c.skip_ws();
+            if c.at_eol() || c.peek() == Some(b'%') {
+                *more = c.next_line();
+                continue;
+            }
+            return true;
+        }
+    }
+    if !next_data_line(&mut c, &mut more) {
+        return Err(c.err(c.pos, "missing size line `rows cols nnz`"));
+    }
+    let size_pos = c.pos;
+    let rows = c.uint("number of rows")?;
+    c.skip_ws();
+    let cols_pos = c.pos;
+    let cols = c.uint("number of columns")?;
+    c.skip_ws();
+    let nnz = c.uint("number of entries")?;
+    c.skip_ws();
+    if !c.at_eol() {
+        return Err(c.err(c.pos, "unexpected data after `rows cols nnz`"));
+    }
+    if rows != cols {
+        return Err(c.err(
+            cols_pos,
+            format!("the matrix is {rows} x {cols}; a task graph needs a square matrix"),
+        ));
+    }
+    if rows > u32::MAX as u64 {
+        return Err(c.err(size_pos, format!("{rows} rows do not fit in 32-bit ids")));
+    }
+    let n = rows as usize;
+    let mut g = GraphBuilder::new(n, 1);
+    g.reserve_edges((nnz as usize).min(b.len() / 4 + 1));
+    more = c.next_line();
+    let mut k: u64 = 0;
+    while k < nnz {
+        if !next_data_line(&mut c, &mut more) {
+            return Err(c.err(
+                size_pos,
+                format!("expected {nnz} entries, file ended after {k}"),
+            ));
+        }
+        let id = |c: &mut Cursor<'_>, what: &str| -> Result<u32, GraphError> {
+            let p = c.pos;
+            let v = c.uint(what)?;
+            if v == 0 || v > rows {
+                return Err(c.err(p, format!("{what} {v} out of range 1..={rows}")));
+            }
+            c.skip_ws();
+            Ok((v - 1) as u32)
+        };
+        let i = id(&mut c, "row index")?;
+        let j = id(&mut c, "column index")?;
+        let w = match field {
+            Field::Pattern => 1,
+            Field::Integer => {
+                if matches!(c.peek(), Some(b'-') | Some(b'+')) {
+                    c.pos += 1;
+                }
+                c.uint("integer value")?
+            }
+            Field::Real => {
+                let p = c.pos;
+                let end = c.token_end(p);
+                let tok = std::str::from_utf8(&b[p..end]).ok();
+                let x: f64 = match tok.and_then(|t| t.parse().ok()) {
+                    Some(x) => x,
+                    None if p == end => {
+                        return Err(c.err(p, "expected a real value, found end of line"))
+                    }
+                    None => {
+                        return Err(c.err(
+                            p,
+                            format!("expected a real value, found `{}`", c.token_text(p)),
+                        ))
+                    }
+                };
+                if !x.is_finite() {
+                    return Err(c.err(p, format!("value {x} is not finite")));
+                }
+                c.pos = end;
+                if x == 0.0 {
+                    0
+                } else {
+                    // `as` saturates at u64::MAX.
+                    (x.abs().round() as u64).max(1)
+                }
+            }
+        };
+        c.skip_ws();
+        if !c.at_eol() {
+            return Err(c.err(
+                c.pos,
+                format!("unexpected `{}` after the entry", c.token_text(c.pos)),
+            ));
+        }
+        if w != 0 && i != j {
+            g.add_edge(i, j, w);
+        }
+        k += 1;
+        more = c.next_line();
+    }
+    if next_data_line(&mut c, &mut more) {
+        return Err(c.err(
+            c.pos,
+            format!("more entries than the {nnz} announced in the size line"),
+        ));
+    }
+    Ok(g.build())
+}
+
+/// Writes `g` as a symmetric Matrix Market matrix: field `pattern` when all edge weights are
+/// 1, else `integer`; one entry per undirected edge in the lower triangle (`row > col`,
+/// 1-based). Vertex weights are not representable. [`read_matrix_market`] reads it back.
+pub fn write_matrix_market(g: &TaskGraph, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    use super::text::push_u64;
+    let ew_on = g.has_edge_weights();
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    buf.extend_from_slice(b"%%MatrixMarket matrix coordinate ");
+    buf.extend_from_slice(if ew_on { b"integer" } else { b"pattern" });
+    buf.extend_from_slice(b" symmetric\n");
+    for x in [g.num_tasks(), g.num_tasks(), g.num_edges()] {
+        push_u64(&mut buf, x as u64);
+        buf.push(b' ');
+    }
+    buf.pop();
+    buf.push(b'\n');
+    for (u, v, w) in g.edges() {
+        push_u64(&mut buf, v as u64 + 1);
+        buf.push(b' ');
+        push_u64(&mut buf, u as u64 + 1);
+        if ew_on {
+            buf.push(b' ');
+            push_u64(&mut buf, w);
+        }
+        buf.push(b'\n');
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)
+}

@@ -1,0 +1,433 @@
+//! Shared pieces of the readers: gzip detection, a byte cursor with cheap error
+//! positions, fast integer output, and the structural check of parsed CSR arrays.
+
+use std::borrow::Cow;
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::GraphError;
+
+/// Returns the bytes, decompressed if they start with the gzip magic `1f 8b`.
+pub(crate) fn decompress<'a>(bytes: &'a [u8], path: &Path) -> Result<Cow<'a, [u8]>, GraphError> {
+    if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
+        let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
+        flate2::read::MultiGzDecoder::new(bytes)
+            .read_to_end(&mut out)
+            .map_err(|source| GraphError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Cow::Owned(out))
+    } else {
+        Ok(Cow::Borrowed(bytes))
+    }
+}
+
+/// 1-based line and column (in bytes) of byte offset `off`. O(off); used on errors only.
+pub(crate) fn line_col(b: &[u8], off: usize) -> (usize, usize) {
+    let off = off.min(b.len());
+    let before = &b[..off];
+    let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    (line, off - start + 1)
+}
+
+/// A position in a text file, for error messages.
+pub(crate) struct Source<'a> {
+    pub b: &'a [u8],
+    pub path: &'a Path,
+}
+
+impl Source<'_> {
+    /// A parse error at byte offset `off`.
+    #[cold]
+    pub fn err(&self, off: usize, message: impl Into<String>) -> GraphError {
+        let (line, column) = line_col(self.b, off);
+        GraphError::Parse {
+            path: self.path.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    /// The 1-based line of byte offset `off`.
+    pub fn line(&self, off: usize) -> usize {
+        line_col(self.b, off).0
+    }
+}
+
+/// A cursor over the bytes of a text file. Separators are space, tab and `\r` (plus `,` when
+/// `comma` is set); `\n` ends a line.
+pub(crate) struct Cursor<'a> {
+    pub b: &'a [u8],
+    pub pos: usize,
+    pub path: &'a Path,
+    pub comma: bool,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(b: &'a [u8], path: &'a Path) -> Self {
+        Self {
+            b,
+            pos: 0,
+            path,
+            comma: false,
+        }
+    }
+
+    pub fn src(&self) -> Source<'a> {
+        Source {
+            b: self.b,
+            path: self.path,
+        }
+    }
+
+    #[cold]
+    pub fn err(&self, off: usize, message: impl Into<String>) -> GraphError {
+        self.src().err(off, message)
+    }
+
+    #[inline]
+    pub fn is_sep(&self, c: u8) -> bool {
+        c == b' ' || c == b'\t' || c == b'\r' || (self.comma && c == b',')
+    }
+
+    /// Skips separators on the current line.
+    #[inline]
+    pub fn skip_ws(&mut self) {
+        while self.pos < self.b.len() && self.is_sep(self.b[self.pos]) {
+            self.pos += 1;
+        }
+    }
+
+    /// Skips separators and line ends.
+    #[inline]
+    pub fn skip_ws_nl(&mut self) {
+        while self.pos < self.b.len()
+            && (self.is_sep(self.b[self.pos]) || self.b[self.pos] == b'\n')
+        {
+            self.pos += 1;
+        }
+    }
+
+    #[inline]
+    pub fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    #[inline]
+    pub fn at_eof(&self) -> bool {
+        self.pos >= self.b.len()
+    }
+
+    /// At a `\n` or at the end of the file.
+    #[inline]
+    pub fn at_eol(&self) -> bool {
+        self.pos >= self.b.len() || self.b[self.pos] == b'\n'
+    }
+
+    /// Moves past the next `\n`. Returns whether one was found, i.e. whether another line
+    /// (possibly empty) follows.
+    #[inline]
+    pub fn next_line(&mut self) -> bool {
+        match self.b[self.pos.min(self.b.len())..]
+            .iter()
+            .position(|&c| c == b'\n')
+        {
+            Some(p) => {
+                self.pos += p + 1;
+                true
+            }
+            None => {
+                self.pos = self.b.len();
+                false
+            }
+        }
+    }
+
+    /// End of the token starting at `from` (first separator or line end).
+    pub fn token_end(&self, from: usize) -> usize {
+        let mut i = from;
+        while i < self.b.len() && !self.is_sep(self.b[i]) && self.b[i] != b'\n' {
+            i += 1;
+        }
+        i
+    }
+
+    /// The token starting at `from`, for messages.
+    pub fn token_text(&self, from: usize) -> String {
+        let end = self.token_end(from).min(from + 40);
+        String::from_utf8_lossy(&self.b[from.min(end)..end]).into_owned()
+    }
+
+    /// Reads a non-negative integer at the cursor. `what` names it in errors.
+    #[inline]
+    pub fn uint(&mut self, what: &str) -> Result<u64, GraphError> {
+        let b = self.b;
+        let start = self.pos;
+        let mut i = start;
+        let mut v: u64 = 0;
+        while i < b.len() {
+            let d = b[i].wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = match v.checked_mul(10).and_then(|x| x.checked_add(d as u64)) {
+                Some(x) => x,
+                None => return Err(self.number_error(start, what, 0)),
+            };
+            i += 1;
+        }
+        if i == start || (i < b.len() && !self.is_sep(b[i]) && b[i] != b'\n') {
+            return Err(self.number_error(start, what, 0));
+        }
+        self.pos = i;
+        Ok(v)
+    }
+
+    /// Reads an integer that must be at least `min`.
+    #[inline]
+    pub fn uint_min(&mut self, what: &str, min: u64) -> Result<u64, GraphError> {
+        let start = self.pos;
+        match self.uint(what) {
+            Ok(v) if v >= min => Ok(v),
+            Ok(v) => Err(self.err(start, format!("{what} must be at least {min}, found {v}"))),
+            Err(_) => Err(self.number_error(start, what, min)),
+        }
+    }
+
+    /// The error for a token at `start` that is not a valid non-negative integer.
+    #[cold]
+    pub fn number_error(&self, start: usize, what: &str, min: u64) -> GraphError {
+        if start >= self.b.len() {
+            return self.err(start, format!("expected {what}, found end of file"));
+        }
+        if self.b[start] == b'\n' {
+            return self.err(start, format!("expected {what}, found end of line"));
+        }
+        let tok = self.token_text(start);
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+        let msg = if let Some(rest) = tok.strip_prefix('-').filter(|r| digits(r)) {
+            let _ = rest;
+            if min > 0 {
+                format!("{what} must be at least {min}, found {tok}")
+            } else {
+                format!("{what} must not be negative, found {tok}")
+            }
+        } else if digits(&tok) {
+            format!("{what} {tok} is too large")
+        } else {
+            format!("expected {what} (an integer), found '{tok}'")
+        };
+        self.err(start, msg)
+    }
+
+    /// Byte offset of the `idx`-th token (0-based) at or after `from`, crossing line ends.
+    /// Used to place errors after parsing.
+    pub fn nth_token(&self, from: usize, idx: usize) -> usize {
+        let mut c = Cursor {
+            b: self.b,
+            pos: from,
+            path: self.path,
+            comma: self.comma,
+        };
+        c.skip_ws_nl();
+        for _ in 0..idx {
+            c.pos = c.token_end(c.pos);
+            c.skip_ws_nl();
+        }
+        c.pos
+    }
+}
+
+/// Appends the decimal form of `v`.
+#[inline]
+pub(crate) fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&tmp[i..]);
+}
+
+/// A defect of parsed CSR arrays. `e` and friends are indices into `adjncy`.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Defect {
+    /// Row `u` lists `u` itself at entry `e`.
+    SelfLoop { e: usize },
+    /// Entry `e` repeats the neighbour of entry `first` in the same row.
+    Duplicate { first: usize, e: usize },
+    /// Entry `e` (u -> v) has no reverse entry v -> u.
+    NoReverse { e: usize },
+    /// Entry `e` (u -> v) and its reverse `rev` (v -> u) have different weights.
+    WeightMismatch { e: usize, rev: usize },
+}
+
+/// The row that holds entry `e`.
+pub(crate) fn row_of(xadj: &[usize], e: usize) -> usize {
+    xadj.partition_point(|&s| s <= e) - 1
+}
+
+/// Checks rows for self-loops and repeated neighbours, and symmetry with equal weights, in
+/// O(n + m) time and O(n + m) extra space (4 bytes per entry, 12 if weights differ). Ids
+/// must already be in range. Reports the first defect in row order.
+pub(crate) fn check_structure(xadj: &[usize], adjncy: &[u32], ew: &[u64]) -> Result<(), Defect> {
+    let n = xadj.len() - 1;
+    let weighted = ew.windows(2).any(|p| p[0] != p[1]);
+    // Transpose: for each head v, the tails u of the entries u -> v, in increasing u.
+    let mut tstart = vec![0usize; n + 1];
+    for &v in adjncy {
+        tstart[v as usize + 1] += 1;
+    }
+    for v in 0..n {
+        tstart[v + 1] += tstart[v];
+    }
+    let mut fill = tstart.clone();
+    let mut tsrc = vec![0u32; adjncy.len()];
+    let mut tw = if weighted {
+        vec![0u64; adjncy.len()]
+    } else {
+        Vec::new()
+    };
+    for u in 0..n {
+        for e in xadj[u]..xadj[u + 1] {
+            let v = adjncy[e] as usize;
+            tsrc[fill[v]] = u as u32;
+            if weighted {
+                tw[fill[v]] = ew[e];
+            }
+            fill[v] += 1;
+        }
+    }
+    drop(fill);
+    // The entry u -> v (exists when called).
+    let find = |u: usize, v: usize| {
+        (xadj[u]..xadj[u + 1])
+            .find(|&e| adjncy[e] as usize == v)
+            .expect("transposed entry exists")
+    };
+    // mark[w] = entry index of w in the current row (valid if >= the row start).
+    let mut mark = vec![usize::MAX; n];
+    let mut stamp = vec![u32::MAX; n];
+    for v in 0..n {
+        let (s, t) = (xadj[v], xadj[v + 1]);
+        for f in s..t {
+            let w = adjncy[f] as usize;
+            if w == v {
+                return Err(Defect::SelfLoop { e: f });
+            }
+            let p = mark[w];
+            if p != usize::MAX && p >= s {
+                return Err(Defect::Duplicate { first: p, e: f });
+            }
+            mark[w] = f;
+        }
+        for k in tstart[v]..tstart[v + 1] {
+            let u = tsrc[k] as usize;
+            let r = mark[u];
+            if r == usize::MAX || r < s {
+                return Err(Defect::NoReverse { e: find(u, v) });
+            }
+            if weighted && ew[r] != tw[k] {
+                // Report at the entry that comes first in the file.
+                let e = find(u, v);
+                let (e, rev) = if r < e { (r, e) } else { (e, r) };
+                return Err(Defect::WeightMismatch { e, rev });
+            }
+            stamp[u] = v as u32;
+        }
+        if tstart[v + 1] - tstart[v] != t - s {
+            for f in s..t {
+                if stamp[adjncy[f] as usize] != v as u32 {
+                    return Err(Defect::NoReverse { e: f });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Turns a [`Defect`] into a message. `place(e)` gives the byte offset of entry `e` in the
+/// file (where its neighbour id is written); `id(x)` is how task `x` is named in the file.
+pub(crate) fn defect_error(
+    src: &Source<'_>,
+    d: Defect,
+    xadj: &[usize],
+    adjncy: &[u32],
+    ew: &[u64],
+    id: &dyn Fn(usize) -> u64,
+    place: &dyn Fn(usize) -> usize,
+) -> GraphError {
+    match d {
+        Defect::SelfLoop { e } => {
+            let u = row_of(xadj, e);
+            src.err(
+                place(e),
+                format!("vertex {} lists itself (self-loop)", id(u)),
+            )
+        }
+        Defect::Duplicate { first, e } => {
+            let u = row_of(xadj, e);
+            let v = adjncy[e] as usize;
+            let (l, c) = line_col(src.b, place(first));
+            src.err(
+                place(e),
+                format!(
+                    "vertex {} lists neighbour {} twice (first at {l}:{c})",
+                    id(u),
+                    id(v)
+                ),
+            )
+        }
+        Defect::NoReverse { e } => {
+            let u = row_of(xadj, e);
+            let v = adjncy[e] as usize;
+            let vinfo = if xadj[v] == xadj[v + 1] {
+                format!("vertex {} has no neighbours", id(v))
+            } else {
+                format!(
+                    "the neighbours of {} start on line {}",
+                    id(v),
+                    src.line(place(xadj[v]))
+                )
+            };
+            src.err(
+                place(e),
+                format!(
+                    "edge {}-{} has no reverse edge {}-{} ({vinfo})",
+                    id(u),
+                    id(v),
+                    id(v),
+                    id(u)
+                ),
+            )
+        }
+        Defect::WeightMismatch { e, rev } => {
+            let u = row_of(xadj, e);
+            let v = adjncy[e] as usize;
+            let (lu, lv) = (src.line(place(e)), src.line(place(rev)));
+            src.err(
+                place(e),
+                format!(
+                    "edge {}-{} has weight {} (line {lu}) but {}-{} has weight {} (line {lv})",
+                    id(u),
+                    id(v),
+                    ew[e],
+                    id(v),
+                    id(u),
+                    ew[rev]
+                ),
+            )
+        }
+    }
+}

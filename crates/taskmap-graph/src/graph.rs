@@ -1,0 +1,336 @@
+//! The task graph: a symmetric CSR graph with `u32` task ids, `u64` edge weights and
+//! `ncon >= 1` vertex weights per task.
+
+use crate::error::GraphError;
+
+/// A task id. `#[repr(transparent)]` so that slices of ids can be reinterpreted cheaply.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct TaskId(pub u32);
+
+impl TaskId {
+    /// The id as an index.
+    #[inline]
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// An undirected task interaction graph in compressed sparse row form.
+///
+/// Every undirected edge `{u, v}` is stored twice, once in the row of `u` and once in the
+/// row of `v`, with the same weight. There are no self-loops and no duplicate edges.
+/// Vertex weights are stored row-major: the `ncon` weights of task `u` are
+/// `vertex_weight[u * ncon .. (u + 1) * ncon]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskGraph {
+    xadj: Vec<usize>,
+    adjncy: Vec<u32>,
+    edge_weight: Vec<u64>,
+    vertex_weight: Vec<u64>,
+    ncon: usize,
+}
+
+impl TaskGraph {
+    /// Builds a graph from CSR arrays and checks it: `xadj` monotone with `xadj[0] == 0`,
+    /// ids in range, no self-loops, no duplicate edges, symmetric adjacency with equal
+    /// weights both ways, `vertex_weight.len() == n * ncon`, `ncon >= 1`.
+    pub fn from_csr(
+        xadj: Vec<usize>,
+        adjncy: Vec<u32>,
+        edge_weight: Vec<u64>,
+        vertex_weight: Vec<u64>,
+        ncon: usize,
+    ) -> Result<Self, GraphError> {
+        let g = Self::from_csr_unchecked(xadj, adjncy, edge_weight, vertex_weight, ncon);
+        g.validate()?;
+        Ok(g)
+    }
+
+    /// Builds a graph from CSR arrays without checking them. The caller guarantees the
+    /// invariants listed at [`TaskGraph::from_csr`]; generators use this.
+    pub fn from_csr_unchecked(
+        xadj: Vec<usize>,
+        adjncy: Vec<u32>,
+        edge_weight: Vec<u64>,
+        vertex_weight: Vec<u64>,
+        ncon: usize,
+    ) -> Self {
+        debug_assert_eq!(adjncy.len(), edge_weight.len());
+        debug_assert_eq!(xadj.last().copied().unwrap_or(0), adjncy.len());
+        Self {
+            xadj,
+            adjncy,
+            edge_weight,
+            vertex_weight,
+            ncon,
+        }
+    }
+
+    /// Checks every invariant of the CSR form. Errors name the task (1-based, as in the
+    /// files) that breaks it.
+    pub fn validate(&self) -> Result<(), GraphError> {
+        let n = self.xadj.len().saturating_sub(1);
+        if self.xadj.is_empty() || self.xadj[0] != 0 {
+            return Err(GraphError::invalid("xadj must start with 0"));
+        }
+        if self.ncon == 0 {
+            return Err(GraphError::invalid("ncon must be at least 1"));
+        }
+        if self.vertex_weight.len() != n * self.ncon {
+            return Err(GraphError::invalid(format!(
+                "expected {} vertex weights ({} tasks x ncon {}), found {}",
+                n * self.ncon,
+                n,
+                self.ncon,
+                self.vertex_weight.len()
+            )));
+        }
+        if *self.xadj.last().unwrap() != self.adjncy.len()
+            || self.adjncy.len() != self.edge_weight.len()
+        {
+            return Err(GraphError::invalid(
+                "xadj, adjncy and edge_weight lengths disagree",
+            ));
+        }
+        if n > u32::MAX as usize {
+            return Err(GraphError::invalid("more than 2^32-1 tasks"));
+        }
+        // Position marker: last row in which each neighbour was seen.
+        let mut seen = vec![u32::MAX; n];
+        for u in 0..n {
+            if self.xadj[u + 1] < self.xadj[u] {
+                return Err(GraphError::invalid(format!(
+                    "xadj decreases at task {}",
+                    u + 1
+                )));
+            }
+            for e in self.xadj[u]..self.xadj[u + 1] {
+                let v = self.adjncy[e] as usize;
+                if v >= n {
+                    return Err(GraphError::invalid(format!(
+                        "task {} has neighbour {} out of range 1..={}",
+                        u + 1,
+                        v + 1,
+                        n
+                    )));
+                }
+                if v == u {
+                    return Err(GraphError::invalid(format!(
+                        "task {} has a self-loop",
+                        u + 1
+                    )));
+                }
+                if seen[v] == u as u32 {
+                    return Err(GraphError::invalid(format!(
+                        "task {} lists neighbour {} twice",
+                        u + 1,
+                        v + 1
+                    )));
+                }
+                seen[v] = u as u32;
+            }
+        }
+        // Symmetry in O(m): bucket every directed edge u->v by its head v (the transpose),
+        // then compare row v with the transposed row v using a marker array.
+        let mut tcount = vec![0usize; n + 1];
+        for &v in &self.adjncy {
+            tcount[v as usize + 1] += 1;
+        }
+        for v in 0..n {
+            tcount[v + 1] += tcount[v];
+        }
+        let mut tfill = tcount.clone();
+        let mut tsrc = vec![0u32; self.adjncy.len()];
+        let mut tw = vec![0u64; self.adjncy.len()];
+        for u in 0..n {
+            for e in self.xadj[u]..self.xadj[u + 1] {
+                let v = self.adjncy[e] as usize;
+                tsrc[tfill[v]] = u as u32;
+                tw[tfill[v]] = self.edge_weight[e];
+                tfill[v] += 1;
+            }
+        }
+        let mut mark: Vec<Option<u64>> = vec![None; n];
+        for v in 0..n {
+            for e in self.xadj[v]..self.xadj[v + 1] {
+                mark[self.adjncy[e] as usize] = Some(self.edge_weight[e]);
+            }
+            for t in tcount[v]..tcount[v + 1] {
+                let u = tsrc[t] as usize;
+                match mark[u] {
+                    None => {
+                        return Err(GraphError::invalid(format!(
+                            "edge {}-{} has no reverse edge {}-{}",
+                            u + 1,
+                            v + 1,
+                            v + 1,
+                            u + 1
+                        )))
+                    }
+                    Some(w) if w != tw[t] => {
+                        return Err(GraphError::invalid(format!(
+                            "edge {}-{} has weight {} but {}-{} has weight {}",
+                            u + 1,
+                            v + 1,
+                            tw[t],
+                            v + 1,
+                            u + 1,
+                            w
+                        )))
+                    }
+                    _ => {}
+                }
+            }
+            if tcount[v + 1] - tcount[v] != self.xadj[v + 1] - self.xadj[v] {
+                // Row v has a neighbour u that does not list v.
+                for t in tcount[v]..tcount[v + 1] {
+                    mark[tsrc[t] as usize] = None;
+                }
+                for e in self.xadj[v]..self.xadj[v + 1] {
+                    let u = self.adjncy[e] as usize;
+                    if mark[u].is_some() {
+                        return Err(GraphError::invalid(format!(
+                            "edge {}-{} has no reverse edge {}-{}",
+                            v + 1,
+                            u + 1,
+                            u + 1,
+                            v + 1
+                        )));
+                    }
+                }
+            }
+            for e in self.xadj[v]..self.xadj[v + 1] {
+                mark[self.adjncy[e] as usize] = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of tasks.
+    #[inline]
+    pub fn num_tasks(&self) -> usize {
+        self.xadj.len() - 1
+    }
+
+    /// Number of undirected edges.
+    #[inline]
+    pub fn num_edges(&self) -> usize {
+        self.adjncy.len() / 2
+    }
+
+    /// Number of vertex weights per task.
+    #[inline]
+    pub fn ncon(&self) -> usize {
+        self.ncon
+    }
+
+    /// Neighbours of task `u`.
+    #[inline]
+    pub fn neighbors(&self, u: u32) -> &[u32] {
+        let u = u as usize;
+        &self.adjncy[self.xadj[u]..self.xadj[u + 1]]
+    }
+
+    /// Weights of the edges of task `u`, parallel to [`TaskGraph::neighbors`].
+    #[inline]
+    pub fn edge_weights(&self, u: u32) -> &[u64] {
+        let u = u as usize;
+        &self.edge_weight[self.xadj[u]..self.xadj[u + 1]]
+    }
+
+    /// Degree of task `u`.
+    #[inline]
+    pub fn degree(&self, u: u32) -> usize {
+        let u = u as usize;
+        self.xadj[u + 1] - self.xadj[u]
+    }
+
+    /// The `ncon` vertex weights of task `u`.
+    #[inline]
+    pub fn vertex_weights(&self, u: u32) -> &[u64] {
+        let u = u as usize;
+        &self.vertex_weight[u * self.ncon..(u + 1) * self.ncon]
+    }
+
+    /// Vertex weight `c` of task `u`.
+    #[inline]
+    pub fn vertex_weight(&self, u: u32, c: usize) -> u64 {
+        self.vertex_weight[u as usize * self.ncon + c]
+    }
+
+    /// Sum of vertex weight `c` over all tasks.
+    pub fn total_vertex_weight(&self, c: usize) -> u64 {
+        self.vertex_weight.iter().skip(c).step_by(self.ncon).sum()
+    }
+
+    /// Sum of the weights of all undirected edges (each edge once).
+    pub fn total_edge_weight(&self) -> u64 {
+        self.edge_weight.iter().sum::<u64>() / 2
+    }
+
+    /// Whether any edge weight differs from 1.
+    pub fn has_edge_weights(&self) -> bool {
+        self.edge_weight.iter().any(|&w| w != 1)
+    }
+
+    /// Whether any vertex weight differs from 1 (or ncon > 1).
+    pub fn has_vertex_weights(&self) -> bool {
+        self.ncon > 1 || self.vertex_weight.iter().any(|&w| w != 1)
+    }
+
+    /// The raw CSR arrays `(xadj, adjncy, edge_weight, vertex_weight)`.
+    pub fn csr(&self) -> (&[usize], &[u32], &[u64], &[u64]) {
+        (
+            &self.xadj,
+            &self.adjncy,
+            &self.edge_weight,
+            &self.vertex_weight,
+        )
+    }
+
+    /// Returns the same graph with every row sorted by neighbour id (weights follow their
+    /// neighbours). Two graphs with the same edges compare equal after this. O(m log d).
+    pub fn with_sorted_neighbors(mut self) -> Self {
+        let mut row: Vec<(u32, u64)> = Vec::new();
+        for u in 0..self.num_tasks() {
+            let (s, t) = (self.xadj[u], self.xadj[u + 1]);
+            row.clear();
+            row.extend(
+                self.adjncy[s..t]
+                    .iter()
+                    .copied()
+                    .zip(self.edge_weight[s..t].iter().copied()),
+            );
+            row.sort_unstable();
+            for (k, &(v, w)) in row.iter().enumerate() {
+                self.adjncy[s + k] = v;
+                self.edge_weight[s + k] = w;
+            }
+        }
+        self
+    }
+
+    /// Consumes the graph and returns its CSR arrays
+    /// `(xadj, adjncy, edge_weight, vertex_weight, ncon)`.
+    pub fn into_csr(self) -> (Vec<usize>, Vec<u32>, Vec<u64>, Vec<u64>, usize) {
+        (
+            self.xadj,
+            self.adjncy,
+            self.edge_weight,
+            self.vertex_weight,
+            self.ncon,
+        )
+    }
+
+    /// Iterates over every undirected edge once as `(u, v, w)` with `u < v`.
+    pub fn edges(&self) -> impl Iterator<Item = (u32, u32, u64)> + '_ {
+        (0..self.num_tasks() as u32).flat_map(move |u| {
+            self.neighbors(u)
+                .iter()
+                .zip(self.edge_weights(u))
+                .filter(move |(&v, _)| u < v)
+                .map(move |(&v, &w)| (u, v, w))
+        })
+    }
+}

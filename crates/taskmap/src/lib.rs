@@ -1,0 +1,39 @@
+//! taskmap: static mapping of communicating tasks onto the processing elements (PEs) of a
+//! parallel machine.
+//!
+//! The library reads a [`TaskGraph`] (tasks, their loads and their communication volumes)
+//! and an [`Architecture`] (PEs, their capacities and the distance between any two), finds
+//! a [`Mapping`] task → PE with a [`Mapper`], and scores it with [`evaluate`]: the
+//! communication cost `f_C = Σ_{e={u,v}} w(e) · dist(τ(u), τ(v))` and Scotch's other metrics.
+//!
+//! ```
+//! use taskmap::{evaluate, EvalOptions, AlgorithmSpec, Problem, RunContext};
+//! use taskmap_graph::gen;
+//!
+//! let graph = gen::grid(&[16, 16], false);
+//! let arch = taskmap_arch::parse_arch("torus:4x4").unwrap();
+//! let problem = Problem::new(graph, arch);
+//! let mapper = AlgorithmSpec::Block.build();
+//! let mut ctx = RunContext::new(42);
+//! let mapping = mapper.map(&problem, &mut ctx).unwrap();
+//! let eval = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &EvalOptions::default()).unwrap();
+//! assert_eq!(eval.pes_used, 16);
+//! assert!(eval.comm_cost > 0);
+//! ```
+
+pub mod error;
+pub mod mapper;
+pub mod mappers;
+pub mod mapping;
+pub mod metrics;
+pub mod multilevel;
+pub mod problem;
+pub mod report;
+
+pub use error::Error;
+pub use mapper::{AlgorithmSpec, Mapper, RunContext};
+pub use mapping::{Mapping, MappingFormat};
+pub use metrics::{evaluate, EvalOptions, Evaluation};
+pub use problem::{Capacities, Problem};
+pub use taskmap_arch::{parse_arch, Architecture, PeId};
+pub use taskmap_graph::{TaskGraph, TaskId};

@@ -1,0 +1,174 @@
+//! The mapper role, the run context, and the registry of algorithms.
+//!
+//! Adding an algorithm is one file in `mappers/`, one variant of [`AlgorithmSpec`], one row
+//! of [`AlgorithmSpec::ALL`] and one arm of [`AlgorithmSpec::build`].
+
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::mapping::Mapping;
+use crate::problem::Problem;
+
+/// A mapping algorithm.
+pub trait Mapper: Send + Sync {
+    /// The registry name.
+    fn name(&self) -> &'static str;
+    /// Maps every task of `problem` to a PE.
+    fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error>;
+}
+
+/// What a run carries: the seeded generator, the thread pool, a deadline and the timings of
+/// its phases.
+pub struct RunContext {
+    /// The seed the generator started from.
+    pub seed: u64,
+    /// Every random choice draws from this generator.
+    pub rng: Xoshiro256PlusPlus,
+    /// The pool parallel phases run in (`pool.install`); `None` runs on the caller's thread.
+    pub pool: Option<rayon::ThreadPool>,
+    /// Stop improving after this instant.
+    pub deadline: Option<Instant>,
+    /// Phase timings, in order.
+    pub timings: Vec<(String, Duration)>,
+}
+
+impl RunContext {
+    /// A context seeded with `seed`, one thread, no deadline.
+    pub fn new(seed: u64) -> Self {
+        Self {
+            seed,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            pool: None,
+            deadline: None,
+            timings: Vec::new(),
+        }
+    }
+
+    /// Uses a pool of `threads` threads for parallel phases.
+    pub fn with_threads(mut self, threads: usize) -> Result<Self, Error> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| Error::Config(format!("cannot start {} threads: {}", threads, e)))?;
+        self.pool = Some(pool);
+        Ok(self)
+    }
+
+    /// Runs `f` and records its wall time under `phase`.
+    pub fn timed<T>(&mut self, phase: &str, f: impl FnOnce(&mut Self) -> T) -> T {
+        let t0 = Instant::now();
+        let r = f(self);
+        self.timings.push((phase.to_string(), t0.elapsed()));
+        r
+    }
+}
+
+/// The registered algorithms, parseable from `name` or `name,key=value,...`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "algorithm", rename_all = "kebab-case")]
+pub enum AlgorithmSpec {
+    /// Contiguous blocks of tasks in id order, sized by PE capacity (identity when n = k).
+    Block,
+    /// Task i on PE i mod k.
+    RoundRobin,
+    /// A random permutation of the tasks, then blocks: balanced and random.
+    Random,
+    /// Dual recursive bipartitioning (Scotch's method) on the original graph.
+    Drb(crate::mappers::drb::DrbSpec),
+    /// Multilevel: coarsening, DRB on the coarsest graph, k-way f_C refinement per level.
+    Multilevel(crate::mappers::multilevel::MultilevelSpec),
+}
+
+impl AlgorithmSpec {
+    /// Every algorithm: name and one line of help. The CLI's list comes from here.
+    pub const ALL: &'static [(&'static str, &'static str)] = &[
+        (
+            "block",
+            "contiguous blocks of tasks in id order, sized by PE capacity (identity when n = k)",
+        ),
+        ("round-robin", "task i on PE i mod k"),
+        (
+            "random",
+            "random permutation of the tasks, then blocks (balanced, seeded)",
+        ),
+        (
+            "drb",
+            "dual recursive bipartitioning of tasks and target (Scotch's method); params tries, fm, refine",
+        ),
+        (
+            "multilevel",
+            "multilevel: coarsen, DRB on the coarsest graph, k-way f_C refinement; params preset=fast|default|strong, coarsening=lp|hem, runs, tries, fm, lp, swaps, per_pe",
+        ),
+    ];
+
+    /// The registry name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AlgorithmSpec::Block => "block",
+            AlgorithmSpec::RoundRobin => "round-robin",
+            AlgorithmSpec::Random => "random",
+            AlgorithmSpec::Drb(_) => "drb",
+            AlgorithmSpec::Multilevel(_) => "multilevel",
+        }
+    }
+
+    /// Builds the mapper.
+    pub fn build(&self) -> Box<dyn Mapper> {
+        use crate::mappers;
+        match self {
+            AlgorithmSpec::Block => Box::new(mappers::block::BlockMapper),
+            AlgorithmSpec::RoundRobin => Box::new(mappers::round_robin::RoundRobinMapper),
+            AlgorithmSpec::Random => Box::new(mappers::random::RandomMapper),
+            AlgorithmSpec::Drb(s) => Box::new(s.to_mapper()),
+            AlgorithmSpec::Multilevel(s) => Box::new(s.to_mapper()),
+        }
+    }
+}
+
+impl FromStr for AlgorithmSpec {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let mut parts = s.split(',');
+        let name = parts.next().unwrap_or("").trim();
+        let spec = match name {
+            "block" | "identity" => AlgorithmSpec::Block,
+            "round-robin" | "rr" => AlgorithmSpec::RoundRobin,
+            "random" => AlgorithmSpec::Random,
+            "drb" => {
+                let mut spec = crate::mappers::drb::DrbSpec::default();
+                for p in parts.by_ref() {
+                    spec.set(p)?;
+                }
+                AlgorithmSpec::Drb(spec)
+            }
+            "multilevel" | "ml" => {
+                let mut spec = crate::mappers::multilevel::MultilevelSpec::default();
+                for p in parts.by_ref() {
+                    spec.set(p)?;
+                }
+                AlgorithmSpec::Multilevel(spec)
+            }
+            _ => {
+                let names: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
+                return Err(Error::Config(format!(
+                    "unknown algorithm \"{}\"; known: {}",
+                    name,
+                    names.join(", ")
+                )));
+            }
+        };
+        if let Some(extra) = parts.find(|p| !p.trim().is_empty()) {
+            return Err(Error::Config(format!(
+                "algorithm \"{}\" takes no parameter, got \"{}\"",
+                name, extra
+            )));
+        }
+        Ok(spec)
+    }
+}

@@ -1,0 +1,55 @@
+//! Block mapping: tasks in id order fill the PEs in id order, each PE receiving a share of
+//! the total load (vertex weight 0) proportional to its capacity. With as many unit tasks
+//! as PEs of equal capacity this is the identity. O(n log k).
+
+use taskmap_arch::PeId;
+
+use crate::error::Error;
+use crate::mapper::{Mapper, RunContext};
+use crate::mapping::Mapping;
+use crate::problem::Problem;
+
+/// The block (identity) mapper. No parameters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BlockMapper;
+
+impl Mapper for BlockMapper {
+    fn name(&self) -> &'static str {
+        "block"
+    }
+
+    fn map(&self, problem: &Problem, _ctx: &mut RunContext) -> Result<Mapping, Error> {
+        problem.check()?;
+        let order: Vec<u32> = (0..problem.graph.num_tasks() as u32).collect();
+        Ok(block_in_order(problem, &order))
+    }
+}
+
+/// Assigns the tasks in `order` to PEs in id order so that the cumulative load follows the
+/// cumulative capacity: a task goes to the PE whose capacity interval holds the midpoint of
+/// the task's load interval (unit-weight tasks use their rank).
+pub(crate) fn block_in_order(problem: &Problem, order: &[u32]) -> Mapping {
+    let g = &problem.graph;
+    let arch = problem.arch.as_ref();
+    let k = arch.pe_count();
+    let mut cum_cap = Vec::with_capacity(k as usize);
+    let mut acc = 0u64;
+    for p in 0..k {
+        acc += arch.pe_capacity(PeId(p)).max(1);
+        cum_cap.push(acc);
+    }
+    let cap_sum = acc as f64;
+    // Zero-weight tasks count as weight 1 so that they spread too.
+    let weight = |t: u32| g.vertex_weight(t, 0).max(1);
+    let total: f64 = order.iter().map(|&t| weight(t) as f64).sum();
+    let mut pes = vec![PeId(0); g.num_tasks()];
+    let mut before = 0.0;
+    for &t in order {
+        let w = weight(t) as f64;
+        let x = (before + w / 2.0) / total * cap_sum;
+        let p = cum_cap.partition_point(|&c| (c as f64) <= x);
+        pes[t as usize] = PeId((p as u32).min(k - 1));
+        before += w;
+    }
+    Mapping::new(pes)
+}

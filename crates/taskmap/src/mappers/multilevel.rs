@@ -1,0 +1,368 @@
+//! The multilevel mapper: `uncoarsen(initial(coarsen(graph)))`, minimising `f_C` on every
+//! level.
+//!
+//! 1. **Coarsen** with size-constrained label propagation or heavy-edge matching until the
+//!    graph has at most `max(coarsest_per_pe · k, min_coarsest)` tasks (or stops shrinking);
+//!    the largest cluster weighs about `cluster_weight_factor · total / that size`.
+//! 2. **Initial mapping** of the coarsest graph by dual recursive bipartitioning
+//!    ([`crate::mappers::drb`]), `initial_runs` independent runs with their own seeds (run in
+//!    parallel on the context's pool; the best after refinement is kept, so the result does
+//!    not depend on the thread count).
+//! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
+//!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps) on every level.
+//!
+//! Presets are functions that edit the default configuration: [`MultilevelMapper::fast`],
+//! [`MultilevelMapper::default`], [`MultilevelMapper::strong`].
+//!
+//! Complexity: O((n + m)·(levels·(rounds + passes·log n))) plus the initial DRB on the
+//! coarsest graph, O(k² ) for the distance table (k ≤ 4096).
+//! References: Walshaw & Cross, "Multilevel mesh partitioning for heterogeneous
+//! communication networks", 2001; Pellegrini, Scotch; Sanders & Schulz, KaFFPa, 2011.
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use taskmap_arch::PeId;
+use taskmap_graph::TaskGraph;
+
+use crate::error::Error;
+use crate::mapper::{Mapper, RunContext};
+use crate::mappers::drb::drb;
+use crate::mapping::Mapping;
+use crate::multilevel::bipart::Bipartitioner;
+use crate::multilevel::coarsen::{
+    contract, heavy_edge_matching, label_propagation_clusters, Coarsening,
+};
+use crate::multilevel::refine::{rebalance, KwayRefiner, KwayState};
+use crate::multilevel::{load_bounds, DistTable};
+use crate::problem::Problem;
+
+/// The multilevel mapper's configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MultilevelMapper {
+    /// How tasks are grouped on each level.
+    pub coarsening: Coarsening,
+    /// Label-propagation rounds per coarsening level.
+    pub cluster_rounds: usize,
+    /// Stop coarsening at `coarsest_per_pe · k` tasks ...
+    pub coarsest_per_pe: usize,
+    /// ... but not below this many tasks.
+    pub min_coarsest: usize,
+    /// At most this many coarse levels.
+    pub max_levels: usize,
+    /// Largest cluster weight, relative to the mean weight of a coarsest-graph task.
+    pub cluster_weight_factor: f64,
+    /// Independent initial mappings of the coarsest graph (each DRB + refinement).
+    pub initial_runs: usize,
+    /// The bipartitioner of the initial DRB.
+    pub bipartitioner: Bipartitioner,
+    /// The refiner used on every level.
+    pub refiner: KwayRefiner,
+}
+
+impl Default for MultilevelMapper {
+    fn default() -> Self {
+        Self {
+            coarsening: Coarsening::LabelPropagation,
+            cluster_rounds: 3,
+            coarsest_per_pe: 64,
+            min_coarsest: 1024,
+            max_levels: 40,
+            cluster_weight_factor: 1.5,
+            initial_runs: 2,
+            bipartitioner: Bipartitioner::default(),
+            refiner: KwayRefiner::default(),
+        }
+    }
+}
+
+impl MultilevelMapper {
+    /// Preset `fast`: one initial run, fewer tries and passes.
+    #[allow(clippy::field_reassign_with_default)] // presets edit the default, by design
+    pub fn fast() -> Self {
+        let mut c = Self::default();
+        c.initial_runs = 1;
+        c.coarsest_per_pe = 16;
+        c.bipartitioner.tries = 2;
+        c.bipartitioner.fm_passes = 3;
+        c.refiner.lp_rounds = 4;
+        c.refiner.fm_passes = 1;
+        c.refiner.fm_stall = 100;
+        c
+    }
+
+    /// Preset `strong`: more initial runs and tries, longer FM, swaps.
+    #[allow(clippy::field_reassign_with_default)] // presets edit the default, by design
+    pub fn strong() -> Self {
+        let mut c = Self::default();
+        c.initial_runs = 8;
+        c.bipartitioner.tries = 8;
+        c.bipartitioner.fm_passes = 10;
+        c.bipartitioner.fm_passes = 10;
+        c.bipartitioner.fm_stall = 200;
+        c.refiner.fm_passes = 8;
+        c.refiner.fm_stall = 1000;
+        c.refiner.swap_rounds = 3;
+        c
+    }
+
+    /// The preset of that name (`fast`, `default`, `strong`).
+    pub fn preset(name: &str) -> Option<Self> {
+        match name {
+            "fast" => Some(Self::fast()),
+            "default" => Some(Self::default()),
+            "strong" => Some(Self::strong()),
+            _ => None,
+        }
+    }
+}
+
+/// The registry form of the multilevel mapper: a preset and optional overrides, parsed from
+/// `multilevel,preset=strong,runs=4,...`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MultilevelSpec {
+    /// `fast`, `default` or `strong`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// `lp` (label propagation) or `hem` (heavy-edge matching).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coarsening: Option<String>,
+    /// Initial DRB runs on the coarsest graph.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<usize>,
+    /// Bipartitioning tries per split.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tries: Option<usize>,
+    /// FM passes of the k-way refiner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fm: Option<usize>,
+    /// Label-propagation rounds of the k-way refiner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lp: Option<usize>,
+    /// Swap rounds of the k-way refiner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swaps: Option<usize>,
+    /// Coarsest graph size per PE.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_pe: Option<usize>,
+}
+
+/// Parses `key=value` parameters, giving a [`Error::Config`] that names the algorithm.
+pub(crate) fn parse_usize(alg: &str, key: &str, value: &str) -> Result<usize, Error> {
+    value.trim().parse().map_err(|_| {
+        Error::Config(format!(
+            "{}: parameter \"{}\" expects a non-negative integer, got \"{}\"",
+            alg, key, value
+        ))
+    })
+}
+
+impl MultilevelSpec {
+    /// Applies one `key=value` parameter.
+    pub fn set(&mut self, param: &str) -> Result<(), Error> {
+        let param = param.trim();
+        if param.is_empty() {
+            return Ok(());
+        }
+        let (key, value) = param.split_once('=').ok_or_else(|| {
+            Error::Config(format!("multilevel: expected key=value, got \"{}\"", param))
+        })?;
+        let (key, value) = (key.trim(), value.trim());
+        match key {
+            "preset" => {
+                if MultilevelMapper::preset(value).is_none() {
+                    return Err(Error::Config(format!(
+                        "multilevel: unknown preset \"{}\"; known: fast, default, strong",
+                        value
+                    )));
+                }
+                self.preset = Some(value.to_string());
+            }
+            "coarsening" => {
+                if value != "lp" && value != "hem" {
+                    return Err(Error::Config(format!(
+                        "multilevel: coarsening must be lp or hem, got \"{}\"",
+                        value
+                    )));
+                }
+                self.coarsening = Some(value.to_string());
+            }
+            "runs" => self.runs = Some(parse_usize("multilevel", key, value)?),
+            "tries" => self.tries = Some(parse_usize("multilevel", key, value)?),
+            "fm" => self.fm = Some(parse_usize("multilevel", key, value)?),
+            "lp" => self.lp = Some(parse_usize("multilevel", key, value)?),
+            "swaps" => self.swaps = Some(parse_usize("multilevel", key, value)?),
+            "per_pe" | "per-pe" => self.per_pe = Some(parse_usize("multilevel", key, value)?),
+            _ => {
+                return Err(Error::Config(format!(
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, runs, tries, fm, lp, swaps, per_pe",
+                    key
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// The configuration: the preset, then the overrides.
+    pub fn to_mapper(&self) -> MultilevelMapper {
+        let mut m = self
+            .preset
+            .as_deref()
+            .and_then(MultilevelMapper::preset)
+            .unwrap_or_default();
+        if let Some(c) = &self.coarsening {
+            m.coarsening = if c == "hem" {
+                Coarsening::HeavyEdgeMatching
+            } else {
+                Coarsening::LabelPropagation
+            };
+        }
+        if let Some(v) = self.runs {
+            m.initial_runs = v.max(1);
+        }
+        if let Some(v) = self.tries {
+            m.bipartitioner.tries = v.max(1);
+        }
+        if let Some(v) = self.fm {
+            m.refiner.fm_passes = v;
+        }
+        if let Some(v) = self.lp {
+            m.refiner.lp_rounds = v;
+        }
+        if let Some(v) = self.swaps {
+            m.refiner.swap_rounds = v;
+        }
+        if let Some(v) = self.per_pe {
+            m.coarsest_per_pe = v.max(1);
+        }
+        m
+    }
+}
+
+impl Mapper for MultilevelMapper {
+    fn name(&self) -> &'static str {
+        "multilevel"
+    }
+
+    fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
+        problem.check()?;
+        let part = multilevel_map(self, problem, ctx);
+        Ok(Mapping::new(part.into_iter().map(PeId).collect()))
+    }
+}
+
+/// One level of the hierarchy: a coarse graph and the cluster of every finer task.
+struct Level {
+    graph: TaskGraph,
+    cluster: Vec<u32>,
+}
+
+fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContext) -> Vec<u32> {
+    let arch = problem.arch.as_ref();
+    let k = arch.pe_count() as usize;
+    let bound = load_bounds(problem);
+    let dist = ctx.timed("distance-table", |_| DistTable::new(arch));
+    let graph = &problem.graph;
+    let ncon = graph.ncon();
+
+    // Coarsening.
+    let levels = ctx.timed("coarsen", |ctx| {
+        let target = (cfg.coarsest_per_pe * k).max(cfg.min_coarsest);
+        let mut mcw = vec![0u64; ncon];
+        for c in 0..ncon {
+            let total = graph.total_vertex_weight(c);
+            let maxvw = (0..graph.num_tasks() as u32)
+                .map(|v| graph.vertex_weight(v, c))
+                .max()
+                .unwrap_or(0);
+            let min_bound = (0..k)
+                .map(|p| bound[p * ncon + c])
+                .filter(|&b| b > 0)
+                .min()
+                .unwrap_or(1);
+            let w = (cfg.cluster_weight_factor * total as f64 / target as f64).ceil() as u64;
+            mcw[c] = w.min(min_bound / 2).max(maxvw).max(1);
+        }
+        let mut levels: Vec<Level> = Vec::new();
+        loop {
+            let cur = levels.last().map_or(graph, |l| &l.graph);
+            let n = cur.num_tasks();
+            if n <= target || levels.len() >= cfg.max_levels {
+                break;
+            }
+            let (cluster, nc) = match cfg.coarsening {
+                Coarsening::LabelPropagation => {
+                    label_propagation_clusters(cur, &mcw, cfg.cluster_rounds, &mut ctx.rng)
+                }
+                Coarsening::HeavyEdgeMatching => heavy_edge_matching(cur, &mcw, &mut ctx.rng),
+            };
+            if nc as f64 > 0.95 * n as f64 {
+                break;
+            }
+            let coarse = contract(cur, &cluster, nc);
+            levels.push(Level {
+                graph: coarse,
+                cluster,
+            });
+        }
+        levels
+    });
+
+    // Initial mapping of the coarsest graph: independent runs, best kept.
+    let coarsest = levels.last().map_or(graph, |l| &l.graph);
+    let seeds: Vec<u64> = (0..cfg.initial_runs.max(1))
+        .map(|_| ctx.rng.gen())
+        .collect();
+    let epsilon = problem.epsilon;
+    let mut part = ctx.timed("initial", |ctx| {
+        let run = |seed: u64| -> (bool, u64, Vec<u32>) {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let p = drb(
+                coarsest,
+                arch,
+                &bound,
+                epsilon,
+                &cfg.bipartitioner,
+                &mut rng,
+            );
+            let mut st = KwayState::new(coarsest, &dist, &bound, p);
+            let ok = rebalance(&mut st);
+            cfg.refiner.refine(&mut st, &mut rng);
+            (ok, st.comm_cost(), st.part)
+        };
+        let results: Vec<(bool, u64, Vec<u32>)> = match &ctx.pool {
+            Some(pool) => pool.install(|| seeds.par_iter().map(|&s| run(s)).collect()),
+            None => seeds.iter().map(|&s| run(s)).collect(),
+        };
+        results
+            .into_iter()
+            .min_by_key(|r| (!r.0, r.1))
+            .map(|r| r.2)
+            .expect("at least one initial run")
+    });
+
+    // Uncoarsening with refinement on every level.
+    ctx.timed("refine", |ctx| {
+        for i in (0..levels.len()).rev() {
+            let fine = if i == 0 { graph } else { &levels[i - 1].graph };
+            let cl = &levels[i].cluster;
+            let projected: Vec<u32> = cl.iter().map(|&c| part[c as usize]).collect();
+            let mut st = KwayState::new(fine, &dist, &bound, projected);
+            if !st.is_balanced() {
+                rebalance(&mut st);
+            }
+            cfg.refiner.refine(&mut st, &mut ctx.rng);
+            part = st.part;
+        }
+        if levels.is_empty() {
+            // The initial run already refined the input graph.
+        }
+        let mut st = KwayState::new(graph, &dist, &bound, std::mem::take(&mut part));
+        if !st.is_balanced() {
+            rebalance(&mut st);
+        }
+        part = st.part;
+    });
+    part
+}

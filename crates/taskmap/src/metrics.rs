@@ -1,0 +1,395 @@
+//! Evaluation of a mapping: Scotch's metrics (`gmtst`) and more.
+//!
+//! For a task graph S, a target T and a mapping τ (see `docs/cost-models.md`):
+//! * `f_C = Σ_{e={u,v}} w(e) · dist(τ(u), τ(v))`, each undirected edge once; `J = 2·f_C`
+//!   (KaHIP, VieM, SharedMap); Berger et al.'s objective sums ordered pairs, `2·f_C` for a
+//!   symmetric bandwidth.
+//! * dilation `dist(τ(u), τ(v))`, `μ_dil = Σ_e dil(e) / |E|`, `μ_exp = f_C / Σ_e w(e)`,
+//!   `δ_exp = μ_exp / μ_dil`.
+//! * per vertex-weight constraint: loads per PE, `μ_map = Σ_v w_S(v) / Σ_p w_T(p)`,
+//!   `δ_map = Σ_p |load(p)/w_T(p) − μ_map| / Σ_v w_S(v)`, and the imbalance
+//!   `max_p load(p)/cap_share(p) − 1` with `cap_share(p) = w_T(p)/Σ w_T · Σ w_S`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use taskmap_arch::{Architecture, PeId};
+use taskmap_graph::TaskGraph;
+
+use crate::error::Error;
+use crate::mapping::Mapping;
+use crate::problem::{max_loads, Capacities};
+
+/// What to check besides computing the metrics.
+#[derive(Clone, Debug, Default)]
+pub struct EvalOptions {
+    /// Check balance for this ε (load(p) ≤ ⌈(1+ε)·cap_share(p)⌉ for every PE).
+    pub epsilon: Option<f64>,
+    /// Check these hard capacities.
+    pub capacities: Option<Capacities>,
+}
+
+/// Load statistics of one vertex-weight constraint.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LoadStats {
+    /// The constraint (vertex weight index).
+    pub constraint: usize,
+    /// Σ_v w_S(v).
+    pub total: u64,
+    /// Smallest and largest load of a PE, and the mean over all PEs.
+    pub min: u64,
+    pub max: u64,
+    pub avg: f64,
+    /// Smallest and largest of load(p) / cap_share(p).
+    pub min_normalised: f64,
+    pub max_normalised: f64,
+    /// max_p load(p)/cap_share(p) − 1.
+    pub imbalance: f64,
+    /// μ_map = Σ_v w_S(v) / Σ_p w_T(p).
+    pub mu_map: f64,
+    /// δ_map = Σ_p |load(p)/w_T(p) − μ_map| / Σ_v w_S(v).
+    pub delta_map: f64,
+    /// Number of PEs with a load above the ε bound (when ε was given).
+    pub overloaded_pes: Option<u32>,
+    /// Number of PEs above their hard capacity (when capacities were given).
+    pub over_capacity_pes: Option<u32>,
+    /// The largest excess over a hard capacity.
+    pub max_capacity_excess: Option<u64>,
+}
+
+/// Communication weight by distance: how much traffic travels how far.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct DistanceBin {
+    /// The distance between the two PEs.
+    pub distance: u64,
+    /// Number of edges at that distance.
+    pub edges: u64,
+    /// Their total weight.
+    pub weight: u64,
+}
+
+/// Every metric of a mapping.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Evaluation {
+    pub tasks: usize,
+    pub edges: usize,
+    pub pes: u32,
+    /// f_C, the communication cost (each undirected edge once).
+    pub comm_cost: u64,
+    /// J = 2·f_C, as KaHIP, VieM and SharedMap report it.
+    pub comm_cost_j: u64,
+    /// Berger et al.'s objective Σ_t Σ_t' q_tt'·d: 2·f_C with q symmetric.
+    pub berger_objective: u64,
+    /// Total weight of the edges between different PEs.
+    pub edge_cut: u64,
+    /// Number of edges between different PEs.
+    pub cut_edges: u64,
+    /// Σ_e w(e).
+    pub total_edge_weight: u64,
+    /// μ_dil: mean dilation over edges (unweighted).
+    pub dilation_mean: f64,
+    /// Largest dilation of an edge.
+    pub dilation_max: u64,
+    /// μ_exp = f_C / Σ_e w(e).
+    pub expansion_mean: f64,
+    /// δ_exp = μ_exp / μ_dil.
+    pub expansion_ratio: f64,
+    /// Load statistics per constraint.
+    pub loads: Vec<LoadStats>,
+    /// PEs with at least one task.
+    pub pes_used: u32,
+    /// Neighbour PEs per PE (distinct PEs it communicates with): min, max, mean, sum.
+    pub neighbours_min: u32,
+    pub neighbours_max: u32,
+    pub neighbours_avg: f64,
+    pub neighbours_sum: u64,
+    /// Communication weight by distance, by increasing distance.
+    pub distance_histogram: Vec<DistanceBin>,
+    /// The ε checked, if any, and whether every PE and constraint satisfies it.
+    pub epsilon: Option<f64>,
+    pub balanced: Option<bool>,
+    /// Whether every hard capacity holds (when capacities were given).
+    pub capacities_respected: Option<bool>,
+}
+
+impl Evaluation {
+    /// Whether every requested check (ε, capacities) holds.
+    pub fn feasible(&self) -> bool {
+        self.balanced.unwrap_or(true) && self.capacities_respected.unwrap_or(true)
+    }
+}
+
+/// The set of PE pairs joined by at least one edge: a k×k bit matrix when it is at most
+/// 8 MiB, otherwise a list sorted at the end.
+enum PePairs {
+    Bits { k: usize, bits: Vec<u64> },
+    List { k: usize, pairs: Vec<(u32, u32)> },
+}
+
+impl PePairs {
+    fn new(k: u32) -> Self {
+        let k = k as usize;
+        if k * k <= 64 << 20 {
+            PePairs::Bits {
+                k,
+                bits: vec![0; (k * k).div_ceil(64)],
+            }
+        } else {
+            PePairs::List {
+                k,
+                pairs: Vec::new(),
+            }
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, a: u32, b: u32) {
+        let (a, b) = (a.min(b), a.max(b));
+        match self {
+            PePairs::Bits { k, bits } => {
+                let i = a as usize * *k + b as usize;
+                bits[i / 64] |= 1 << (i % 64);
+            }
+            PePairs::List { pairs, .. } => pairs.push((a, b)),
+        }
+    }
+
+    /// For every PE, the number of distinct other PEs it is paired with.
+    fn neighbour_counts(self) -> Vec<u32> {
+        match self {
+            PePairs::Bits { k, bits } => {
+                let mut nbrs = vec![0u32; k];
+                for (w, &word) in bits.iter().enumerate() {
+                    let mut x = word;
+                    while x != 0 {
+                        let i = w * 64 + x.trailing_zeros() as usize;
+                        x &= x - 1;
+                        nbrs[i / k] += 1;
+                        nbrs[i % k] += 1;
+                    }
+                }
+                nbrs
+            }
+            PePairs::List { k, mut pairs } => {
+                pairs.sort_unstable();
+                pairs.dedup();
+                let mut nbrs = vec![0u32; k];
+                for (a, b) in pairs {
+                    nbrs[a as usize] += 1;
+                    nbrs[b as usize] += 1;
+                }
+                nbrs
+            }
+        }
+    }
+}
+
+/// The communication cost f_C alone.
+pub fn comm_cost(graph: &TaskGraph, arch: &dyn Architecture, mapping: &[PeId]) -> u64 {
+    let mut total = 0u64;
+    for u in 0..graph.num_tasks() as u32 {
+        let pu = mapping[u as usize];
+        for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
+            if u < v {
+                let pv = mapping[v as usize];
+                if pu != pv {
+                    total += w * arch.distance(pu, pv);
+                }
+            }
+        }
+    }
+    total
+}
+
+/// Computes every metric of `mapping`. Errors when the mapping does not fit the graph or
+/// the target, or the capacities do not fit them.
+pub fn evaluate(
+    graph: &TaskGraph,
+    arch: &dyn Architecture,
+    mapping: &Mapping,
+    opts: &EvalOptions,
+) -> Result<Evaluation, Error> {
+    let n = graph.num_tasks();
+    mapping.check(n, arch)?;
+    let k = arch.pe_count();
+    if let Some(c) = &opts.capacities {
+        if c.pe_count() != k as usize || c.ncon() != graph.ncon() {
+            return Err(Error::Mismatch(format!(
+                "capacities are given for {} PEs x {} constraints but the target has {} PEs and the graph {} vertex weights",
+                c.pe_count(),
+                c.ncon(),
+                k,
+                graph.ncon()
+            )));
+        }
+    }
+    let map = mapping.as_slice();
+
+    // Edges: f_C, cut, dilation, histogram, PE adjacency pairs.
+    let mut comm = 0u64;
+    let mut cut_w = 0u64;
+    let mut cut_n = 0u64;
+    let mut dil_sum = 0u64;
+    let mut dil_max = 0u64;
+    let mut hist: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+    let mut pe_pairs = PePairs::new(k);
+    for u in 0..n as u32 {
+        let pu = map[u as usize];
+        for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
+            if u >= v {
+                continue;
+            }
+            let pv = map[v as usize];
+            let d = if pu == pv { 0 } else { arch.distance(pu, pv) };
+            if pu != pv {
+                cut_w += w;
+                cut_n += 1;
+                pe_pairs.insert(pu.0, pv.0);
+            }
+            comm += w * d;
+            dil_sum += d;
+            dil_max = dil_max.max(d);
+            let bin = hist.entry(d).or_insert((0, 0));
+            bin.0 += 1;
+            bin.1 += w;
+        }
+    }
+    let m = graph.num_edges();
+    let total_w = graph.total_edge_weight();
+    let dilation_mean = if m > 0 {
+        dil_sum as f64 / m as f64
+    } else {
+        0.0
+    };
+    let expansion_mean = if total_w > 0 {
+        comm as f64 / total_w as f64
+    } else {
+        0.0
+    };
+    let expansion_ratio = if dilation_mean > 0.0 {
+        expansion_mean / dilation_mean
+    } else {
+        0.0
+    };
+
+    let nbrs = pe_pairs.neighbour_counts();
+    let neighbours_sum: u64 = nbrs.iter().map(|&x| x as u64).sum();
+
+    // Loads.
+    let ncon = graph.ncon();
+    let mut load = vec![0u64; k as usize * ncon];
+    for u in 0..n as u32 {
+        let p = map[u as usize].idx();
+        for (c, &w) in graph.vertex_weights(u).iter().enumerate() {
+            load[p * ncon + c] += w;
+        }
+    }
+    let mut used = vec![false; k as usize];
+    for p in map {
+        used[p.idx()] = true;
+    }
+    let pes_used = used.iter().filter(|&&b| b).count() as u32;
+    let caps: Vec<u64> = (0..k).map(|p| arch.pe_capacity(PeId(p))).collect();
+    let cap_sum: u64 = caps.iter().sum();
+    let mut loads = Vec::with_capacity(ncon);
+    let mut balanced = true;
+    let mut respected = true;
+    for c in 0..ncon {
+        let total = graph.total_vertex_weight(c);
+        let lc = |p: usize| load[p * ncon + c];
+        let min = (0..k as usize).map(lc).min().unwrap_or(0);
+        let max = (0..k as usize).map(lc).max().unwrap_or(0);
+        let avg = total as f64 / k as f64;
+        let mu_map = total as f64 / cap_sum.max(1) as f64;
+        let mut delta = 0.0;
+        let mut min_norm = f64::INFINITY;
+        let mut max_norm: f64 = 0.0;
+        for p in 0..k as usize {
+            delta += (lc(p) as f64 / caps[p].max(1) as f64 - mu_map).abs();
+            let share = caps[p] as f64 / cap_sum.max(1) as f64 * total as f64;
+            let norm = if share > 0.0 {
+                lc(p) as f64 / share
+            } else if lc(p) == 0 {
+                0.0
+            } else {
+                f64::INFINITY
+            };
+            min_norm = min_norm.min(norm);
+            max_norm = max_norm.max(norm);
+        }
+        let delta_map = if total > 0 { delta / total as f64 } else { 0.0 };
+        let overloaded_pes = opts.epsilon.map(|eps| {
+            let bound = max_loads(graph, arch, eps, None, c);
+            (0..k as usize).filter(|&p| lc(p) > bound[p]).count() as u32
+        });
+        if overloaded_pes.unwrap_or(0) > 0 {
+            balanced = false;
+        }
+        let (over_capacity_pes, max_capacity_excess) = match &opts.capacities {
+            Some(cap) => {
+                let mut over = 0;
+                let mut excess = 0;
+                for p in 0..k {
+                    let cp = cap.get(PeId(p), c);
+                    if lc(p as usize) > cp {
+                        over += 1;
+                        excess = excess.max(lc(p as usize) - cp);
+                    }
+                }
+                if over > 0 {
+                    respected = false;
+                }
+                (Some(over), Some(excess))
+            }
+            None => (None, None),
+        };
+        loads.push(LoadStats {
+            constraint: c,
+            total,
+            min,
+            max,
+            avg,
+            min_normalised: if min_norm.is_finite() { min_norm } else { 0.0 },
+            max_normalised: max_norm,
+            imbalance: max_norm - 1.0,
+            mu_map,
+            delta_map,
+            overloaded_pes,
+            over_capacity_pes,
+            max_capacity_excess,
+        });
+    }
+
+    Ok(Evaluation {
+        tasks: n,
+        edges: m,
+        pes: k,
+        comm_cost: comm,
+        comm_cost_j: 2 * comm,
+        berger_objective: 2 * comm,
+        edge_cut: cut_w,
+        cut_edges: cut_n,
+        total_edge_weight: total_w,
+        dilation_mean,
+        dilation_max: dil_max,
+        expansion_mean,
+        expansion_ratio,
+        loads,
+        pes_used,
+        neighbours_min: nbrs.iter().copied().min().unwrap_or(0),
+        neighbours_max: nbrs.iter().copied().max().unwrap_or(0),
+        neighbours_avg: neighbours_sum as f64 / k.max(1) as f64,
+        neighbours_sum,
+        distance_histogram: hist
+            .into_iter()
+            .map(|(distance, (edges, weight))| DistanceBin {
+                distance,
+                edges,
+                weight,
+            })
+            .collect(),
+        epsilon: opts.epsilon,
+        balanced: opts.epsilon.map(|_| balanced),
+        capacities_respected: opts.capacities.as_ref().map(|_| respected),
+    })
+}

@@ -1,0 +1,210 @@
+//! Coarsening: group tasks into clusters of bounded weight and contract them.
+//!
+//! * [`label_propagation_clusters`]: size-constrained label propagation (Meyerhenke,
+//!   Sanders & Schulz 2014; KaMinPar): every task joins the neighbouring cluster it is most
+//!   strongly connected to, if the cluster stays under the weight limit. O(rounds · m).
+//! * [`heavy_edge_matching`]: tasks visited in random order are matched with the unmatched
+//!   neighbour of largest `w(uv)² / (c(u)·c(v))` (Karypis & Kumar 1998; the rating of
+//!   Holtgrewe, Sanders & Schulz 2010). O(m).
+//! * [`contract`]: builds the coarse graph (weights summed, parallel edges merged,
+//!   internal edges dropped). O(n + m).
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+use taskmap_graph::TaskGraph;
+
+/// How to group tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coarsening {
+    /// Size-constrained label propagation clustering.
+    LabelPropagation,
+    /// Heavy-edge matching (at most two tasks per cluster per level).
+    HeavyEdgeMatching,
+}
+
+fn fits(graph: &TaskGraph, cw: &[u64], cluster: usize, v: u32, max: &[u64]) -> bool {
+    let ncon = graph.ncon();
+    graph
+        .vertex_weights(v)
+        .iter()
+        .enumerate()
+        .all(|(c, &w)| cw[cluster * ncon + c] + w <= max[c])
+}
+
+/// Clusters by size-constrained label propagation; returns `(cluster of each task,
+/// number of clusters)`, clusters numbered `0..nc` in order of first appearance.
+pub fn label_propagation_clusters(
+    graph: &TaskGraph,
+    max_weight: &[u64],
+    rounds: usize,
+    rng: &mut impl Rng,
+) -> (Vec<u32>, usize) {
+    let n = graph.num_tasks();
+    let ncon = graph.ncon();
+    let mut cluster: Vec<u32> = (0..n as u32).collect();
+    let mut cw: Vec<u64> = graph.csr().3.to_vec();
+    let mut rating = vec![0u64; n];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.shuffle(rng);
+    for _ in 0..rounds {
+        let mut moved = 0usize;
+        for &v in &order {
+            let own = cluster[v as usize];
+            for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
+                let c = cluster[u as usize];
+                if rating[c as usize] == 0 {
+                    touched.push(c);
+                }
+                rating[c as usize] += w.max(1);
+            }
+            let mut best = own;
+            let mut best_r = rating[own as usize];
+            for &c in &touched {
+                let r = rating[c as usize];
+                if c != own && r > best_r && fits(graph, &cw, c as usize, v, max_weight) {
+                    best = c;
+                    best_r = r;
+                }
+            }
+            for &c in &touched {
+                rating[c as usize] = 0;
+            }
+            touched.clear();
+            if best != own {
+                for (c, &w) in graph.vertex_weights(v).iter().enumerate() {
+                    cw[own as usize * ncon + c] -= w;
+                    cw[best as usize * ncon + c] += w;
+                }
+                cluster[v as usize] = best;
+                moved += 1;
+            }
+        }
+        if moved < n / 100 + 1 {
+            break;
+        }
+    }
+    compact(&mut cluster)
+}
+
+/// Heavy-edge matching; returns `(cluster of each task, number of clusters)`.
+pub fn heavy_edge_matching(
+    graph: &TaskGraph,
+    max_weight: &[u64],
+    rng: &mut impl Rng,
+) -> (Vec<u32>, usize) {
+    let n = graph.num_tasks();
+    let ncon = graph.ncon();
+    const NONE: u32 = u32::MAX;
+    let mut mate = vec![NONE; n];
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.shuffle(rng);
+    let total_w = |v: u32| graph.vertex_weights(v).iter().sum::<u64>().max(1) as f64;
+    for &v in &order {
+        if mate[v as usize] != NONE {
+            continue;
+        }
+        let mut best = NONE;
+        let mut best_r = -1.0f64;
+        for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
+            if mate[u as usize] != NONE || u == v {
+                continue;
+            }
+            let ok = (0..ncon)
+                .all(|c| graph.vertex_weight(v, c) + graph.vertex_weight(u, c) <= max_weight[c]);
+            if !ok {
+                continue;
+            }
+            let wf = w.max(1) as f64;
+            let r = wf * wf / (total_w(v) * total_w(u));
+            if r > best_r {
+                best_r = r;
+                best = u;
+            }
+        }
+        if best != NONE {
+            mate[v as usize] = best;
+            mate[best as usize] = v;
+        } else {
+            mate[v as usize] = v;
+        }
+    }
+    let mut cluster = vec![0u32; n];
+    let mut nc = 0u32;
+    let mut id = vec![NONE; n];
+    for v in 0..n {
+        let rep = v.min(mate[v] as usize);
+        if id[rep] == NONE {
+            id[rep] = nc;
+            nc += 1;
+        }
+        cluster[v] = id[rep];
+    }
+    (cluster, nc as usize)
+}
+
+/// Renumbers cluster ids to `0..nc` in order of first appearance.
+fn compact(cluster: &mut [u32]) -> (Vec<u32>, usize) {
+    let n = cluster.len();
+    let mut id = vec![u32::MAX; n];
+    let mut nc = 0u32;
+    for c in cluster.iter_mut() {
+        if id[*c as usize] == u32::MAX {
+            id[*c as usize] = nc;
+            nc += 1;
+        }
+        *c = id[*c as usize];
+    }
+    (cluster.to_vec(), nc as usize)
+}
+
+/// Contracts the clusters into a coarse graph.
+pub fn contract(graph: &TaskGraph, cluster: &[u32], nc: usize) -> TaskGraph {
+    let n = graph.num_tasks();
+    let ncon = graph.ncon();
+    // Members of each cluster, by counting sort.
+    let mut start = vec![0usize; nc + 1];
+    for &c in cluster {
+        start[c as usize + 1] += 1;
+    }
+    for i in 0..nc {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut members = vec![0u32; n];
+    for v in 0..n {
+        let c = cluster[v] as usize;
+        members[fill[c]] = v as u32;
+        fill[c] += 1;
+    }
+    let mut xadj = Vec::with_capacity(nc + 1);
+    xadj.push(0usize);
+    let mut adjncy: Vec<u32> = Vec::with_capacity(graph.num_edges());
+    let mut ew: Vec<u64> = Vec::with_capacity(graph.num_edges());
+    let mut vw = vec![0u64; nc * ncon];
+    let mut pos = vec![usize::MAX; nc];
+    for cv in 0..nc {
+        let first = adjncy.len();
+        for &v in &members[start[cv]..start[cv + 1]] {
+            for (c, &w) in graph.vertex_weights(v).iter().enumerate() {
+                vw[cv * ncon + c] += w;
+            }
+            for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
+                let cu = cluster[u as usize] as usize;
+                if cu == cv {
+                    continue;
+                }
+                let p = pos[cu];
+                if p != usize::MAX && p >= first {
+                    ew[p] += w;
+                } else {
+                    pos[cu] = adjncy.len();
+                    adjncy.push(cu as u32);
+                    ew.push(w);
+                }
+            }
+        }
+        xadj.push(adjncy.len());
+    }
+    TaskGraph::from_csr_unchecked(xadj, adjncy, ew, vw, ncon)
+}

@@ -1,0 +1,73 @@
+//! A local distance table: for `k <= 4096` PEs the `k × k` distances are read once through
+//! the [`Architecture`] trait into a `u32` table, so hot loops make no virtual call. Larger
+//! targets (or distances above `u32::MAX`) fall back to the trait.
+
+use taskmap_arch::{Architecture, PeId};
+
+/// Largest `k` for which a table is built (4096² · 4 bytes = 64 MiB).
+pub const MAX_TABLE_PES: u32 = 4096;
+
+/// Distances between PEs, as a table when small enough.
+#[derive(Debug)]
+pub struct DistTable<'a> {
+    k: u32,
+    table: Vec<u32>,
+    arch: &'a dyn Architecture,
+}
+
+impl<'a> DistTable<'a> {
+    /// Builds the table (O(k²) distance calls) when `k <= MAX_TABLE_PES`.
+    pub fn new(arch: &'a dyn Architecture) -> Self {
+        let k = arch.pe_count();
+        let mut table = Vec::new();
+        if k <= MAX_TABLE_PES {
+            table.reserve(k as usize * k as usize);
+            'outer: for a in 0..k {
+                for b in 0..k {
+                    let d = arch.distance(PeId(a), PeId(b));
+                    if d > u32::MAX as u64 {
+                        table = Vec::new();
+                        break 'outer;
+                    }
+                    table.push(d as u32);
+                }
+            }
+        }
+        Self { k, table, arch }
+    }
+
+    /// Number of PEs.
+    #[inline]
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// The architecture behind the table.
+    pub fn arch(&self) -> &'a dyn Architecture {
+        self.arch
+    }
+
+    /// Distance between PEs `a` and `b`.
+    #[inline]
+    pub fn get(&self, a: u32, b: u32) -> u64 {
+        if self.table.is_empty() {
+            self.arch.distance(PeId(a), PeId(b))
+        } else {
+            self.table[a as usize * self.k as usize + b as usize] as u64
+        }
+    }
+
+    /// `f_C` of a mapping given as PE numbers.
+    pub fn comm_cost(&self, graph: &taskmap_graph::TaskGraph, part: &[u32]) -> u64 {
+        let mut total = 0u64;
+        for u in 0..graph.num_tasks() as u32 {
+            let pu = part[u as usize];
+            for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
+                if u < v {
+                    total += w * self.get(pu, part[v as usize]);
+                }
+            }
+        }
+        total
+    }
+}

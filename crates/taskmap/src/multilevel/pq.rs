@@ -1,0 +1,165 @@
+//! An addressable binary max-heap over items `0..n` with `i64` keys. Ties pop in a
+//! deterministic order (they depend only on the sequence of operations).
+
+const NONE: u32 = u32::MAX;
+
+/// Addressable max-heap: push, change key, remove and pop in O(log n).
+#[derive(Clone, Debug, Default)]
+pub struct IndexedHeap {
+    heap: Vec<(i64, u32)>,
+    pos: Vec<u32>,
+}
+
+impl IndexedHeap {
+    /// An empty heap for items `0..n`.
+    pub fn new(n: usize) -> Self {
+        Self {
+            heap: Vec::new(),
+            pos: vec![NONE; n],
+        }
+    }
+
+    /// Grows the item range to at least `n` and empties the heap.
+    pub fn reset(&mut self, n: usize) {
+        self.clear();
+        if self.pos.len() < n {
+            self.pos.resize(n, NONE);
+        }
+    }
+
+    /// Removes every item, O(len).
+    pub fn clear(&mut self) {
+        for &(_, it) in &self.heap {
+            self.pos[it as usize] = NONE;
+        }
+        self.heap.clear();
+    }
+
+    /// Number of items held.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Whether the heap is empty.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    /// Whether `it` is held.
+    #[inline]
+    pub fn contains(&self, it: u32) -> bool {
+        self.pos[it as usize] != NONE
+    }
+
+    /// The largest key and its item.
+    pub fn peek(&self) -> Option<(u32, i64)> {
+        self.heap.first().map(|&(k, it)| (it, k))
+    }
+
+    /// Inserts `it` with `key`, or changes its key when held.
+    pub fn set(&mut self, it: u32, key: i64) {
+        let p = self.pos[it as usize];
+        if p == NONE {
+            self.heap.push((key, it));
+            let i = self.heap.len() - 1;
+            self.pos[it as usize] = i as u32;
+            self.sift_up(i);
+        } else {
+            let i = p as usize;
+            let old = self.heap[i].0;
+            self.heap[i].0 = key;
+            if key > old {
+                self.sift_up(i);
+            } else {
+                self.sift_down(i);
+            }
+        }
+    }
+
+    /// Removes `it` if held.
+    pub fn remove(&mut self, it: u32) {
+        let p = self.pos[it as usize];
+        if p == NONE {
+            return;
+        }
+        let i = p as usize;
+        let last = self.heap.len() - 1;
+        self.swap(i, last);
+        self.heap.pop();
+        self.pos[it as usize] = NONE;
+        if i < self.heap.len() {
+            self.sift_up(i);
+            self.sift_down(i);
+        }
+    }
+
+    /// Removes and returns the item with the largest key.
+    pub fn pop(&mut self) -> Option<(u32, i64)> {
+        let (it, k) = self.peek()?;
+        self.remove(it);
+        Some((it, k))
+    }
+
+    #[inline]
+    fn swap(&mut self, i: usize, j: usize) {
+        self.heap.swap(i, j);
+        self.pos[self.heap[i].1 as usize] = i as u32;
+        self.pos[self.heap[j].1 as usize] = j as u32;
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.heap[parent].0 >= self.heap[i].0 {
+                break;
+            }
+            self.swap(i, parent);
+            i = parent;
+        }
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.heap.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && self.heap[r].0 > self.heap[l].0 {
+                r
+            } else {
+                l
+            };
+            if self.heap[i].0 >= self.heap[c].0 {
+                break;
+            }
+            self.swap(i, c);
+            i = c;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pops_in_key_order_after_updates() {
+        let mut h = IndexedHeap::new(10);
+        for i in 0..10u32 {
+            h.set(i, (i as i64 * 7) % 10);
+        }
+        h.set(3, 100);
+        h.set(9, -5);
+        h.remove(0);
+        let mut prev = i64::MAX;
+        let mut count = 0;
+        while let Some((_, k)) = h.pop() {
+            assert!(k <= prev);
+            prev = k;
+            count += 1;
+        }
+        assert_eq!(count, 9);
+    }
+}

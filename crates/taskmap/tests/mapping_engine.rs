@@ -1,0 +1,359 @@
+//! Tests of the mapping engine: the k-way f_C refiner, DRB and the multilevel mapper.
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use taskmap::mappers::drb::{DrbMapper, DrbSpec};
+use taskmap::mappers::multilevel::MultilevelMapper;
+use taskmap::metrics::comm_cost;
+use taskmap::multilevel::refine::{fm_pass, lp_pass, rebalance, swap_pass};
+use taskmap::multilevel::{load_bounds, pq::IndexedHeap, DistTable, KwayRefiner, KwayState};
+use taskmap::{evaluate, AlgorithmSpec, EvalOptions, Mapper, PeId, Problem, RunContext};
+use taskmap_graph::{gen, TaskGraph};
+
+const TARGETS: &[&str] = &[
+    "torus:8x8",
+    "mesh:4x4x4",
+    "hypercube:6",
+    "tree:4:8:6/1:10:100",
+    "complete:16",
+    "wcomplete:1,2,3,4,1,2,3,4",
+];
+
+fn arch(spec: &str) -> Box<dyn taskmap::Architecture> {
+    taskmap_arch::parse_arch(spec).expect("valid spec")
+}
+
+fn pes(part: &[u32]) -> Vec<PeId> {
+    part.iter().map(|&p| PeId(p)).collect()
+}
+
+/// A graph with random edge and vertex weights, from a random graph's structure.
+fn weighted(g: &TaskGraph, seed: u64, ncon: usize) -> TaskGraph {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (xadj, adjncy, _, _) = g.csr();
+    let n = g.num_tasks();
+    // Symmetric edge weights: weight of {u,v} from a hash of the pair.
+    let mut ew = Vec::with_capacity(adjncy.len());
+    for u in 0..n {
+        for &v in &adjncy[xadj[u]..xadj[u + 1]] {
+            let (a, b) = ((u as u64).min(v as u64), (u as u64).max(v as u64));
+            ew.push(1 + (a.wrapping_mul(2654435761) ^ b.wrapping_mul(40503) ^ seed) % 7);
+        }
+    }
+    let vw: Vec<u64> = (0..n * ncon).map(|_| rng.gen_range(1..5)).collect();
+    TaskGraph::from_csr_unchecked(xadj.to_vec(), adjncy.to_vec(), ew, vw, ncon)
+}
+
+/// A balanced random start mapping: DRB output with random perturbation kept balanced.
+fn random_balanced_start(state: &mut KwayState<'_>, rng: &mut impl Rng) {
+    let n = state.graph.num_tasks() as u32;
+    let k = state.dist.k();
+    for _ in 0..n * 2 {
+        let v = rng.gen_range(0..n);
+        let q = rng.gen_range(0..k);
+        if state.fits(v, q) {
+            state.apply(v, q);
+        }
+    }
+}
+
+#[test]
+fn refiner_gain_equals_recomputed_cost_difference() {
+    for (i, spec) in TARGETS.iter().enumerate() {
+        let a = arch(spec);
+        let g = weighted(&gen::random_graph(300, 6.0, i as u64), i as u64, 1);
+        let problem = Problem::new(g, a);
+        let bound = load_bounds(&problem);
+        let dist = DistTable::new(problem.arch.as_ref());
+        let k = dist.k();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7 + i as u64);
+        let part: Vec<u32> = (0..problem.graph.num_tasks())
+            .map(|_| rng.gen_range(0..k))
+            .collect();
+        let mut st = KwayState::new(&problem.graph, &dist, &bound, part);
+        for _ in 0..200 {
+            let v = rng.gen_range(0..problem.graph.num_tasks() as u32);
+            let q = rng.gen_range(0..k);
+            let before = comm_cost(&problem.graph, problem.arch.as_ref(), &pes(&st.part));
+            let g = st.move_gain(v, q);
+            st.apply(v, q);
+            let after = comm_cost(&problem.graph, problem.arch.as_ref(), &pes(&st.part));
+            assert_eq!(g, before as i64 - after as i64, "{spec}: move {v} -> {q}");
+            assert_eq!(st.comm_cost(), after);
+        }
+    }
+}
+
+#[test]
+fn refiner_never_increases_cost_and_keeps_balance() {
+    for (i, spec) in TARGETS.iter().enumerate() {
+        for (j, ncon) in [1usize, 2].into_iter().enumerate() {
+            let seed = (i * 10 + j) as u64;
+            let base = if seed.is_multiple_of(2) {
+                gen::random_graph(2000, 5.0, seed)
+            } else {
+                gen::random_geometric(2000, 6.0, seed)
+            };
+            let g = weighted(&base, seed, ncon);
+            let mut problem = Problem::new(g, arch(spec));
+            problem.epsilon = 0.05;
+            let bound = load_bounds(&problem);
+            let dist = DistTable::new(problem.arch.as_ref());
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut order: Vec<u32> = (0..problem.graph.num_tasks() as u32).collect();
+            order.shuffle(&mut rng);
+            // Balanced start: DRB, then random feasible moves.
+            let start = taskmap::mappers::drb::drb(
+                &problem.graph,
+                problem.arch.as_ref(),
+                &bound,
+                problem.epsilon,
+                &Default::default(),
+                &mut rng,
+            );
+            let mut st = KwayState::new(&problem.graph, &dist, &bound, start);
+            assert!(rebalance(&mut st), "{spec}: rebalance failed");
+            random_balanced_start(&mut st, &mut rng);
+            assert!(st.is_balanced());
+            let c0 = st.comm_cost() as i64;
+            let g1 = lp_pass(&mut st, 3, &mut rng);
+            let c1 = st.comm_cost() as i64;
+            assert_eq!(c0 - c1, g1, "{spec}: LP gain");
+            assert!(st.is_balanced(), "{spec}: LP broke balance");
+            let mut heap = IndexedHeap::new(problem.graph.num_tasks());
+            let g2 = fm_pass(&mut st, 50, &mut heap, &mut rng);
+            let c2 = st.comm_cost() as i64;
+            assert_eq!(c1 - c2, g2, "{spec}: FM gain");
+            assert!(g2 >= 0);
+            assert!(st.is_balanced(), "{spec}: FM broke balance");
+            let g3 = swap_pass(&mut st, &mut rng);
+            let c3 = st.comm_cost() as i64;
+            assert_eq!(c2 - c3, g3, "{spec}: swap gain");
+            assert!(st.is_balanced(), "{spec}: swaps broke balance");
+            let refiner = KwayRefiner {
+                swap_rounds: 2,
+                ..KwayRefiner::default()
+            };
+            let g4 = refiner.refine(&mut st, &mut rng);
+            let c4 = st.comm_cost() as i64;
+            assert_eq!(c3 - c4, g4);
+            assert!(g4 >= 0 && st.is_balanced());
+            let eval = evaluate(
+                &problem.graph,
+                problem.arch.as_ref(),
+                &taskmap::Mapping::new(pes(&st.part)),
+                &EvalOptions {
+                    epsilon: Some(problem.epsilon),
+                    capacities: None,
+                },
+            )
+            .unwrap();
+            assert_eq!(eval.balanced, Some(true), "{spec}");
+        }
+    }
+}
+
+fn check_balanced(problem: &Problem, mapper: &dyn Mapper, seed: u64) -> u64 {
+    let mut ctx = RunContext::new(seed);
+    let m = mapper.map(problem, &mut ctx).unwrap();
+    let eval = evaluate(
+        &problem.graph,
+        problem.arch.as_ref(),
+        &m,
+        &EvalOptions {
+            epsilon: Some(problem.epsilon),
+            capacities: problem.capacities.clone(),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        eval.balanced,
+        Some(true),
+        "{} on {}: imbalance {:?}",
+        mapper.name(),
+        problem.arch.spec(),
+        eval.loads.iter().map(|l| l.imbalance).collect::<Vec<_>>()
+    );
+    if problem.capacities.is_some() {
+        assert_eq!(eval.capacities_respected, Some(true));
+    }
+    eval.comm_cost
+}
+
+#[test]
+fn drb_and_multilevel_are_balanced_on_every_target() {
+    let graphs = [
+        gen::grid(&[40, 40], false),
+        weighted(&gen::random_geometric(2000, 7.0, 3), 3, 1),
+        weighted(&gen::random_graph(1500, 4.0, 4), 4, 2),
+    ];
+    for spec in TARGETS {
+        for (gi, g) in graphs.iter().enumerate() {
+            let problem = Problem::new(g.clone(), arch(spec));
+            let d = check_balanced(&problem, &DrbMapper::default(), gi as u64);
+            let m = check_balanced(&problem, &MultilevelMapper::default(), gi as u64);
+            assert!(d > 0 && m > 0);
+        }
+    }
+}
+
+#[test]
+fn hard_capacities_are_respected() {
+    let g = gen::grid(&[30, 30], false);
+    let a = arch("torus:4x4");
+    // 900 tasks on 16 PEs: capacity 60 each (mean 56.25).
+    let mut problem = Problem::new(g, a);
+    problem.capacities = Some(taskmap::Capacities::uniform(16, &[60]));
+    problem.epsilon = 0.5;
+    check_balanced(&problem, &MultilevelMapper::default(), 1);
+    check_balanced(&problem, &DrbMapper::default(), 1);
+}
+
+#[test]
+fn same_seed_same_mapping() {
+    let g = gen::random_geometric(3000, 8.0, 11);
+    for spec in ["torus:8x8", "tree:4:8:6/1:10:100"] {
+        let problem = Problem::new(g.clone(), arch(spec));
+        for alg in ["drb", "multilevel", "multilevel,preset=strong,runs=3"] {
+            let mapper: AlgorithmSpec = alg.parse().unwrap();
+            let mapper = mapper.build();
+            let run = |threads: usize| {
+                let mut ctx = RunContext::new(5).with_threads(threads).unwrap();
+                mapper.map(&problem, &mut ctx).unwrap()
+            };
+            let a = run(2);
+            let b = run(2);
+            assert_eq!(a, b, "{alg} on {spec}");
+            // The thread count does not change the result either.
+            assert_eq!(a, run(1), "{alg} on {spec}");
+            let mut ctx = RunContext::new(5);
+            assert_eq!(a, mapper.map(&problem, &mut ctx).unwrap());
+        }
+    }
+}
+
+#[test]
+fn multilevel_beats_random_on_a_grid() {
+    let problem = Problem::new(gen::grid(&[64, 64], false), arch("torus:8x8"));
+    let ml = check_balanced(&problem, &MultilevelMapper::default(), 3);
+    let rnd = check_balanced(&problem, AlgorithmSpec::Random.build().as_ref(), 3);
+    // The ideal is about 2·64·7 = 896 (8×8 blocks of 8×8 tasks).
+    assert!(ml * 10 < rnd, "multilevel {ml} vs random {rnd}");
+    assert!(ml < 1300, "multilevel {ml}");
+}
+
+#[test]
+fn one_task_per_pe() {
+    let problem = Problem::new(gen::grid(&[8, 8], false), arch("torus:8x8"));
+    let c = check_balanced(
+        &problem,
+        "multilevel,preset=strong"
+            .parse::<AlgorithmSpec>()
+            .unwrap()
+            .build()
+            .as_ref(),
+        1,
+    );
+    // The identity-like embedding has cost 112; a good mapping gets close.
+    assert!(c <= 160, "cost {c}");
+}
+
+#[test]
+fn spec_parsing() {
+    let s: AlgorithmSpec = "multilevel,preset=fast,runs=3,coarsening=hem"
+        .parse()
+        .unwrap();
+    assert_eq!(s.name(), "multilevel");
+    assert!("multilevel,preset=bogus".parse::<AlgorithmSpec>().is_err());
+    assert!("multilevel,foo=1".parse::<AlgorithmSpec>().is_err());
+    let d: AlgorithmSpec = "drb,tries=2,refine=true".parse().unwrap();
+    assert_eq!(
+        d,
+        AlgorithmSpec::Drb(DrbSpec {
+            tries: Some(2),
+            fm: None,
+            refine: Some(true)
+        })
+    );
+    assert!("drb,tries=x".parse::<AlgorithmSpec>().is_err());
+}
+
+/// Time of the default multilevel mapper on a 100×100×100 grid onto torus:8x8x8, one
+/// thread (run with `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn measure_large_grid() {
+    let problem = Problem::new(gen::grid(&[100, 100, 100], false), arch("torus:8x8x8"));
+    for alg in ["multilevel,preset=fast", "multilevel"] {
+        let mapper = alg.parse::<AlgorithmSpec>().unwrap().build();
+        let mut ctx = RunContext::new(1);
+        let t0 = std::time::Instant::now();
+        let m = mapper.map(&problem, &mut ctx).unwrap();
+        let t = t0.elapsed().as_secs_f64();
+        let eval = evaluate(
+            &problem.graph,
+            problem.arch.as_ref(),
+            &m,
+            &EvalOptions {
+                epsilon: Some(0.03),
+                capacities: None,
+            },
+        )
+        .unwrap();
+        println!(
+            "{alg}: fC {} balanced {:?} {t:.3}s {:?}",
+            eval.comm_cost, eval.balanced, ctx.timings
+        );
+    }
+}
+
+/// Prints f_C and time on the benchmark instances (run with `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn measure() {
+    let mut instances: Vec<(String, TaskGraph)> =
+        vec![("grid100x100".into(), gen::grid(&[100, 100], false))];
+    for name in ["add20", "3elt", "4elt"] {
+        let p = format!("/work/shared/data/walshaw/graphs/{name}.graph.gz");
+        if let Ok(g) = taskmap_graph::read_graph(std::path::Path::new(&p), None) {
+            instances.push((name.into(), g));
+        }
+    }
+    let algs: Vec<String> = std::env::var("TASKMAP_ALGS")
+        .unwrap_or_else(|_| "drb;multilevel,preset=fast;multilevel;multilevel,preset=strong".into())
+        .split(';')
+        .map(String::from)
+        .collect();
+    for (name, g) in &instances {
+        for spec in ["torus:16x16", "tree:4:8:6/1:10:100"] {
+            for alg in &algs {
+                let problem = Problem::new(g.clone(), arch(spec));
+                let mapper = alg.parse::<AlgorithmSpec>().unwrap().build();
+                let mut ctx = RunContext::new(1);
+                let t0 = std::time::Instant::now();
+                let m = mapper.map(&problem, &mut ctx).unwrap();
+                let t = t0.elapsed().as_secs_f64();
+                let eval = evaluate(
+                    &problem.graph,
+                    problem.arch.as_ref(),
+                    &m,
+                    &EvalOptions {
+                        epsilon: Some(0.03),
+                        capacities: None,
+                    },
+                )
+                .unwrap();
+                println!(
+                    "{name:12} {spec:22} {alg:34} fC {:>9} bal {:?} {t:.3}s  {:?}",
+                    eval.comm_cost,
+                    eval.balanced,
+                    ctx.timings
+                        .iter()
+                        .map(|(p, d)| format!("{p}={:.3}", d.as_secs_f64()))
+                        .collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! Property tests of the evaluation: every metric against a naive recomputation.
+
+use proptest::prelude::*;
+use taskmap::{evaluate, AlgorithmSpec, EvalOptions, Mapping, PeId, Problem, RunContext};
+use taskmap_arch::parse_arch;
+use taskmap_graph::gen;
+
+const SPECS: &[&str] = &[
+    "torus:4x4",
+    "mesh:3x5",
+    "hypercube:4",
+    "tree:2:3:2/1:10:100",
+    "complete:7",
+    "torus:3x2x2",
+];
+
+/// f_C through a PE x PE traffic matrix: a different summation order than `evaluate`.
+fn naive_comm_cost(
+    graph: &taskmap_graph::TaskGraph,
+    arch: &dyn taskmap_arch::Architecture,
+    m: &[PeId],
+) -> (u64, u64) {
+    let k = arch.pe_count() as usize;
+    let mut traffic = vec![0u64; k * k];
+    for (u, v, w) in graph.edges() {
+        traffic[m[u as usize].idx() * k + m[v as usize].idx()] += w;
+    }
+    let mut fc = 0;
+    let mut cut = 0;
+    for p in 0..k {
+        for q in 0..k {
+            let t = traffic[p * k + q];
+            if p != q {
+                fc += t * arch.distance(PeId(p as u32), PeId(q as u32));
+                cut += t;
+            }
+        }
+    }
+    (fc, cut)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn metrics_match_naive(n in 2u32..300, deg in 1.0f64..8.0, seed in 0u64..1000, spec in 0usize..SPECS.len()) {
+        let graph = gen::random_graph(n, deg, seed);
+        let arch = parse_arch(SPECS[spec]).unwrap();
+        let k = arch.pe_count();
+        // A random (unbalanced) mapping from the seed.
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let pes: Vec<PeId> = (0..n).map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            PeId(((x >> 33) % k as u64) as u32)
+        }).collect();
+        let mapping = Mapping::new(pes.clone());
+        let e = evaluate(&graph, arch.as_ref(), &mapping, &EvalOptions::default()).unwrap();
+        let (fc, cut) = naive_comm_cost(&graph, arch.as_ref(), &pes);
+        prop_assert_eq!(e.comm_cost, fc);
+        prop_assert_eq!(e.comm_cost_j, 2 * fc);
+        prop_assert_eq!(e.edge_cut, cut);
+        prop_assert_eq!(taskmap::metrics::comm_cost(&graph, arch.as_ref(), &pes), fc);
+        // Histogram: weights add up to the total, distance-weighted to f_C, beyond 0 to the cut.
+        let hw: u64 = e.distance_histogram.iter().map(|b| b.weight).sum();
+        let hd: u64 = e.distance_histogram.iter().map(|b| b.weight * b.distance).sum();
+        let hc: u64 = e.distance_histogram.iter().filter(|b| b.distance > 0).map(|b| b.weight).sum();
+        let he: u64 = e.distance_histogram.iter().map(|b| b.edges).sum();
+        prop_assert_eq!(hw, graph.total_edge_weight());
+        prop_assert_eq!(hd, fc);
+        prop_assert_eq!(hc, cut);
+        prop_assert_eq!(he as usize, graph.num_edges());
+        // Loads.
+        let l = &e.loads[0];
+        let mut load = vec![0u64; k as usize];
+        for (t, p) in pes.iter().enumerate() {
+            load[p.idx()] += graph.vertex_weight(t as u32, 0);
+        }
+        prop_assert_eq!(l.max, *load.iter().max().unwrap());
+        prop_assert_eq!(l.min, *load.iter().min().unwrap());
+        prop_assert_eq!(l.total, load.iter().sum::<u64>());
+        let used = load.iter().filter(|&&x| x > 0).count() as u32;
+        prop_assert_eq!(e.pes_used, used);
+        // Mean dilation times edge count is the sum of dilations.
+        if e.edges > 0 {
+            let dil_sum: u64 = e.distance_histogram.iter().map(|b| b.edges * b.distance).sum();
+            prop_assert!((e.dilation_mean * e.edges as f64 - dil_sum as f64).abs() < 1e-6 * (1.0 + dil_sum as f64));
+        }
+    }
+
+    #[test]
+    fn block_and_random_are_balanced(n in 1u32..500, seed in 0u64..100, spec in 0usize..SPECS.len()) {
+        let graph = gen::random_graph(n.max(2), 3.0, seed);
+        for alg in [AlgorithmSpec::Block, AlgorithmSpec::Random] {
+            let problem = Problem::new(graph.clone(), parse_arch(SPECS[spec]).unwrap());
+            let m = alg.build().map(&problem, &mut RunContext::new(seed)).unwrap();
+            let opts = EvalOptions { epsilon: Some(0.0), capacities: None };
+            let e = evaluate(&problem.graph, problem.arch.as_ref(), &m, &opts).unwrap();
+            // Unit weights: loads differ by at most one, so every PE is within ceil(share).
+            prop_assert!(e.loads[0].max - e.loads[0].min <= 1, "{:?}", e.loads[0]);
+            prop_assert_eq!(e.balanced, Some(true));
+        }
+    }
+}
+
+#[test]
+fn random_mapper_is_deterministic_per_seed() {
+    let graph = gen::grid(&[20, 20], false);
+    let run = |seed| {
+        let problem = Problem::new(graph.clone(), parse_arch("torus:4x4").unwrap());
+        AlgorithmSpec::Random
+            .build()
+            .map(&problem, &mut RunContext::new(seed))
+            .unwrap()
+    };
+    assert_eq!(run(7), run(7));
+    assert_ne!(run(7), run(8));
+}
+
+#[test]
+fn torus_never_costs_more_than_mesh() {
+    // Scoring one mapping on another target: torus distances never exceed mesh distances.
+    let graph = gen::grid(&[16, 16], false);
+    let torus = parse_arch("torus:4x4").unwrap();
+    let mesh = parse_arch("mesh:4x4").unwrap();
+    let problem = Problem::new(graph.clone(), parse_arch("torus:4x4").unwrap());
+    let m = AlgorithmSpec::Random
+        .build()
+        .map(&problem, &mut RunContext::new(1))
+        .unwrap();
+    let et = evaluate(&graph, torus.as_ref(), &m, &EvalOptions::default()).unwrap();
+    let em = evaluate(&graph, mesh.as_ref(), &m, &EvalOptions::default()).unwrap();
+    assert!(et.comm_cost <= em.comm_cost);
+    assert!(
+        et.comm_cost < em.comm_cost,
+        "a random mapping uses wrap-around links"
+    );
+    assert_eq!(et.edge_cut, em.edge_cut);
+}
+
+#[test]
+fn block_mapping_of_grid_on_matching_mesh_is_perfect() {
+    // 16 tasks in a 4x4 grid on a 4x4 mesh with the same numbering: identity, dilation 1.
+    let graph = gen::grid(&[4, 4], false);
+    let problem = Problem::new(graph, parse_arch("mesh:4x4").unwrap());
+    let m = AlgorithmSpec::Block
+        .build()
+        .map(&problem, &mut RunContext::new(0))
+        .unwrap();
+    assert_eq!(m.as_slice(), &(0..16).map(PeId).collect::<Vec<_>>()[..]);
+    let e = evaluate(
+        &problem.graph,
+        problem.arch.as_ref(),
+        &m,
+        &EvalOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(e.comm_cost, 24);
+    assert_eq!(e.dilation_max, 1);
+    assert_eq!(e.neighbours_max, 4);
+    assert_eq!(e.neighbours_min, 2);
+}
+
+#[test]
+fn capacities_and_epsilon_are_checked() {
+    let graph = gen::ring(10);
+    let arch = parse_arch("complete:2").unwrap();
+    let m = Mapping::new((0..10).map(|t| PeId(u32::from(t >= 7))).collect());
+    let opts = EvalOptions {
+        epsilon: Some(0.2),
+        capacities: Some(taskmap::Capacities::uniform(2, &[7])),
+    };
+    let e = evaluate(&graph, arch.as_ref(), &m, &opts).unwrap();
+    // Loads 7 and 3: share 5, bound ceil(6) = 6 -> unbalanced; capacity 7 holds.
+    assert_eq!(e.balanced, Some(false));
+    assert_eq!(e.capacities_respected, Some(true));
+    assert!(!e.feasible());
+    assert!((e.loads[0].imbalance - 0.4).abs() < 1e-9);
+    let opts = EvalOptions {
+        epsilon: None,
+        capacities: Some(taskmap::Capacities::uniform(2, &[6])),
+    };
+    let e = evaluate(&graph, arch.as_ref(), &m, &opts).unwrap();
+    assert_eq!(e.capacities_respected, Some(false));
+    assert_eq!(e.loads[0].max_capacity_excess, Some(1));
+}
+
+#[test]
+fn mapping_mismatch_is_an_error() {
+    let graph = gen::ring(5);
+    let arch = parse_arch("complete:2").unwrap();
+    let short = Mapping::new(vec![PeId(0); 4]);
+    assert!(evaluate(&graph, arch.as_ref(), &short, &EvalOptions::default()).is_err());
+    let out = Mapping::new(vec![PeId(2); 5]);
+    let err = evaluate(&graph, arch.as_ref(), &out, &EvalOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("PE 2"), "{}", err);
+}
