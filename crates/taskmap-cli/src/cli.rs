@@ -86,9 +86,18 @@ struct MapArgs {
     /// tree:4:8:6/1:10:100, graph:FILE, matrix:FILE, ...) or a Scotch target file.
     #[arg(short, long, value_name = "SPEC")]
     arch: Option<String>,
-    /// Mapping algorithm (see `taskmap algorithms`).
-    #[arg(short = 'A', long, default_value = "block")]
+    /// Mapping algorithm, `name[,key=value...]` (see `taskmap algorithms`).
+    #[arg(short = 'A', long, default_value = "multilevel")]
     algorithm: String,
+    /// Preset of the multilevel mapper: fast, default or strong (adds `preset=P`).
+    #[arg(short = 'P', long, value_name = "PRESET")]
+    preset: Option<String>,
+    /// Print the effective configuration as JSON and exit.
+    #[arg(long)]
+    dump_config: bool,
+    /// Never show a progress display (it appears on a terminal after one second).
+    #[arg(long)]
+    quiet: bool,
     /// Seed of every random choice.
     #[arg(short, long, default_value_t = 0)]
     seed: u64,
@@ -132,6 +141,10 @@ struct ArchArgs {
     /// Print the Scotch target description (for gmap) and nothing else.
     #[arg(long)]
     scotch: bool,
+    /// Print the physical links between PEs, one `a b weight` line each (0-based), and
+    /// nothing else; fails for targets whose links pass through switches (trees).
+    #[arg(long, conflicts_with = "scotch")]
+    links: bool,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     format: OutputFormat,
@@ -265,15 +278,107 @@ fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
     Ok(())
 }
 
+/// The effective configuration of a `map` run, as `--dump-config` prints it.
+#[derive(serde::Serialize)]
+struct MapConfig<'a> {
+    graph: &'a str,
+    target: String,
+    algorithm: &'a AlgorithmSpec,
+    seed: u64,
+    threads: usize,
+    epsilon: f64,
+    capacities: Option<String>,
+    output: Option<String>,
+}
+
+/// Shows the running phase and the elapsed time on stderr, from one second on, when stderr
+/// is a terminal. Dropping it stops the display and clears its line.
+struct Progress {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    fn start(phase: std::sync::Arc<std::sync::Mutex<String>>, enabled: bool) -> Self {
+        use std::io::IsTerminal;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let handle = (enabled && std::io::stderr().is_terminal()).then(|| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let t0 = Instant::now();
+                let mut shown = false;
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                    let el = t0.elapsed().as_secs_f64();
+                    if el >= 1.0 && !stop.load(Ordering::Relaxed) {
+                        let p = phase.lock().map(|s| s.clone()).unwrap_or_default();
+                        let spin = ['|', '/', '-', '\\'][(el * 10.0) as usize % 4];
+                        eprint!("\r\x1b[2K{} mapping: {} {:.1} s", spin, p, el);
+                        shown = true;
+                    }
+                }
+                if shown {
+                    eprint!("\r\x1b[2K");
+                }
+            })
+        });
+        Progress { stop, handle }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
 fn cmd_map(a: MapArgs) -> Result<u8> {
-    let (graph, graph_name) = load_graph(&a.input)?;
+    let mut alg_text = a.algorithm.clone();
+    if let Some(p) = &a.preset {
+        if !alg_text.starts_with("multilevel") {
+            bail!(
+                "--preset applies to the multilevel mapper, not to {}",
+                alg_text
+            );
+        }
+        alg_text.push_str(&format!(",preset={}", p));
+    }
+    let algorithm: AlgorithmSpec = alg_text.parse()?;
     let spec = match (&a.arch, &a.input.graph) {
         (Some(s), _) => s.clone(),
         (None, None) => EXAMPLE_ARCH.to_string(),
         (None, Some(_)) => bail!("--arch is required with --graph (e.g. --arch torus:8x8)"),
     };
+    if a.dump_config {
+        let graph = a
+            .input
+            .graph
+            .as_ref()
+            .map_or(EXAMPLE_NAME.to_string(), |p| p.display().to_string());
+        let cfg = MapConfig {
+            graph: &graph,
+            target: spec,
+            algorithm: &algorithm,
+            seed: a.seed,
+            threads: a.threads,
+            epsilon: a.constraints.epsilon.unwrap_or(0.03),
+            capacities: a
+                .constraints
+                .capacities
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .or(a.constraints.capacity.clone()),
+            output: a.output.as_ref().map(|p| p.display().to_string()),
+        };
+        print_json(&cfg)?;
+        return Ok(0);
+    }
+    let (graph, graph_name) = load_graph(&a.input)?;
     let arch = load_arch(&spec)?;
-    let algorithm: AlgorithmSpec = a.algorithm.parse()?;
     let k = arch.pe_count();
     let capacities = load_capacities(&a.constraints, k, graph.ncon())?;
     let mut problem = Problem::new(graph, arch);
@@ -282,10 +387,27 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     }
     problem.capacities = capacities.clone();
     problem.check()?;
+    if let Some(c) = &problem.capacities {
+        for con in 0..problem.graph.ncon() {
+            let total = problem.graph.total_vertex_weight(con);
+            let cap: u64 = (0..k).map(|p| c.get(PeId(p), con)).sum();
+            if cap < total {
+                eprintln!(
+                    "taskmap: warning: infeasible: the PEs can carry {} of vertex weight {} in all but the tasks weigh {}; mapping anyway",
+                    cap, con, total
+                );
+            }
+        }
+    }
     let mut ctx = RunContext::new(a.seed).with_threads(a.threads)?;
+    let phase = std::sync::Arc::new(std::sync::Mutex::new(String::from("start")));
+    ctx.progress = Some(phase.clone());
     let mapper = algorithm.build();
     let t0 = Instant::now();
-    let mapping = mapper.map(&problem, &mut ctx)?;
+    let mapping = {
+        let _progress = Progress::start(phase, !a.quiet);
+        mapper.map(&problem, &mut ctx)?
+    };
     let map_time = t0.elapsed();
     let opts = EvalOptions {
         epsilon: Some(problem.epsilon),
@@ -298,10 +420,25 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             .context("writing the mapping")?;
     }
     let feasible = evaluation.feasible();
+    if !feasible {
+        let what = match (evaluation.balanced, evaluation.capacities_respected) {
+            (_, Some(false)) => "a PE is above its capacity",
+            _ => "a PE is above its (1+eps) share",
+        };
+        eprintln!(
+            "taskmap: constraint violated: {}; the best mapping found is {} (exit code 1)",
+            what,
+            if a.output.is_some() {
+                "written"
+            } else {
+                "reported"
+            }
+        );
+    }
     let report = MapReport {
         graph: graph_name,
         target: problem.arch.spec(),
-        algorithm: algorithm.name().to_string(),
+        algorithm: alg_text,
         seed: a.seed,
         threads: a.threads,
         timings_ms: ctx
@@ -360,6 +497,17 @@ fn cmd_arch(a: ArchArgs) -> Result<u8> {
         return Ok(0);
     }
     let k = arch.pe_count();
+    if a.links {
+        let g = taskmap_arch::explicit_graph_of(arch.as_ref())
+            .filter(|g| g.vertex_count == k && g.scale == 1)
+            .ok_or_else(|| anyhow!("{} has no link graph between PEs alone", arch.spec()))?;
+        let mut out = String::with_capacity(g.edges.len() * 12);
+        for (x, y, w) in &g.edges {
+            out.push_str(&format!("{} {} {}\n", x, y, w));
+        }
+        print!("{}", out);
+        return Ok(0);
+    }
     let distance = match &a.distance {
         Some(v) => {
             for &p in v {

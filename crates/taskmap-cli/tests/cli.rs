@@ -243,3 +243,43 @@ fn arch_reports_distances() {
     let o = taskmap(&["arch", "tree:4:8:8/1:10:100", "--scotch"]);
     assert_eq!(stdout(&o).trim(), "tleaf 3 8 90 8 9 4 1");
 }
+
+#[test]
+fn dump_config_and_presets() {
+    let o = taskmap(&["map", "--preset", "strong", "--seed", "5", "--dump-config"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let c = json(&o);
+    assert_eq!(c["seed"], 5);
+    assert_eq!(c["target"], "torus:4x4");
+    assert_eq!(c["algorithm"]["algorithm"], "multilevel");
+    assert!(stdout(&o).contains("strong"), "{}", stdout(&o));
+    let o = taskmap(&["map", "-A", "random", "--preset", "fast"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn infeasible_capacities_exit_1_and_still_write_the_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.pes");
+    // 1,024 tasks on 16 PEs that can carry 50 each: infeasible.
+    let o = taskmap(&[
+        "map",
+        "--capacity",
+        "50",
+        "-o",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("infeasible"), "{}", stderr(&o));
+    assert_eq!(json(&o)["evaluation"]["capacities_respected"], false);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 1024);
+    // A feasible capacity: exit 0 and every PE within it.
+    let o = taskmap(&["map", "--capacity", "66", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = json(&o);
+    assert_eq!(e["evaluation"]["capacities_respected"], true);
+    assert!(e["evaluation"]["loads"][0]["max"].as_u64().unwrap() <= 66);
+}

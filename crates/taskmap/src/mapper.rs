@@ -35,6 +35,8 @@ pub struct RunContext {
     pub deadline: Option<Instant>,
     /// Phase timings, in order.
     pub timings: Vec<(String, Duration)>,
+    /// The phase running now, for a progress display (set by [`RunContext::timed`]).
+    pub progress: Option<std::sync::Arc<std::sync::Mutex<String>>>,
 }
 
 impl RunContext {
@@ -46,6 +48,7 @@ impl RunContext {
             pool: None,
             deadline: None,
             timings: Vec::new(),
+            progress: None,
         }
     }
 
@@ -61,6 +64,12 @@ impl RunContext {
 
     /// Runs `f` and records its wall time under `phase`.
     pub fn timed<T>(&mut self, phase: &str, f: impl FnOnce(&mut Self) -> T) -> T {
+        if let Some(p) = &self.progress {
+            if let Ok(mut s) = p.lock() {
+                s.clear();
+                s.push_str(phase);
+            }
+        }
         let t0 = Instant::now();
         let r = f(self);
         self.timings.push((phase.to_string(), t0.elapsed()));
