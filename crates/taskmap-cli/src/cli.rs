@@ -36,6 +36,8 @@ enum Command {
     Map(MapArgs),
     /// Score a mapping on a target (the target may differ from the one it was made for).
     Eval(EvalArgs),
+    /// Run several algorithms on one problem and tabulate their results.
+    Compare(CompareArgs),
     /// Show a target architecture: PE count, diameter, mean distance, distances.
     Arch(ArchArgs),
     /// Generate a task graph.
@@ -109,6 +111,30 @@ struct MapArgs {
     /// Write the mapping here (.map: Scotch format; otherwise one PE per line).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Report format.
+    #[arg(short, long, value_enum, default_value = "human")]
+    format: OutputFormat,
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    #[command(flatten)]
+    input: GraphInput,
+    /// Target architecture spec or Scotch target file (default with no --graph: torus:4x4).
+    #[arg(short, long, value_name = "SPEC")]
+    arch: Option<String>,
+    /// An algorithm to run, `name[,key=value...]`; repeat the flag for several (default:
+    /// every registered algorithm with its default parameters).
+    #[arg(short = 'A', long = "algorithm")]
+    algorithms: Vec<String>,
+    /// Seed of every random choice.
+    #[arg(short, long, default_value_t = 0)]
+    seed: u64,
+    /// Threads for parallel phases.
+    #[arg(short, long, default_value_t = 1)]
+    threads: usize,
+    #[command(flatten)]
+    constraints: Constraints,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     format: OutputFormat,
@@ -204,6 +230,7 @@ pub fn run() -> Result<u8> {
     match cli.command {
         Command::Map(a) => cmd_map(a),
         Command::Eval(a) => cmd_eval(a),
+        Command::Compare(a) => cmd_compare(a),
         Command::Arch(a) => cmd_arch(a),
         Command::Gen(a) => cmd_gen(a),
         Command::Convert(a) => cmd_convert(a),
@@ -454,6 +481,95 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
         OutputFormat::Json => print_json(&report)?,
     }
     Ok(if feasible { 0 } else { 1 })
+}
+
+#[derive(serde::Serialize)]
+struct CompareRow {
+    algorithm: String,
+    comm_cost: u64,
+    edge_cut: u64,
+    imbalance: f64,
+    feasible: bool,
+    time_ms: f64,
+}
+
+fn cmd_compare(a: CompareArgs) -> Result<u8> {
+    let (graph, graph_name) = load_graph(&a.input)?;
+    let spec = match (&a.arch, &a.input.graph) {
+        (Some(s), _) => s.clone(),
+        (None, None) => EXAMPLE_ARCH.to_string(),
+        (None, Some(_)) => bail!("--arch is required with --graph (e.g. --arch torus:8x8)"),
+    };
+    let arch = load_arch(&spec)?;
+    let capacities = load_capacities(&a.constraints, arch.pe_count(), graph.ncon())?;
+    let names: Vec<String> = if a.algorithms.is_empty() {
+        AlgorithmSpec::ALL
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect()
+    } else {
+        a.algorithms.clone()
+    };
+    let specs: Vec<AlgorithmSpec> = names
+        .iter()
+        .map(|n| n.parse::<AlgorithmSpec>())
+        .collect::<Result<_, _>>()?;
+    let mut problem = Problem::new(graph, arch);
+    if let Some(eps) = a.constraints.epsilon {
+        problem.epsilon = eps;
+    }
+    problem.capacities = capacities.clone();
+    problem.check()?;
+    let opts = EvalOptions {
+        epsilon: Some(problem.epsilon),
+        capacities,
+    };
+    let mut rows = Vec::with_capacity(specs.len());
+    for (name, alg) in names.iter().zip(&specs) {
+        let mut ctx = RunContext::new(a.seed).with_threads(a.threads)?;
+        let t0 = Instant::now();
+        let mapping = alg
+            .build()
+            .map(&problem, &mut ctx)
+            .with_context(|| format!("running {}", name))?;
+        let time_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let e = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
+        rows.push(CompareRow {
+            algorithm: name.clone(),
+            comm_cost: e.comm_cost,
+            edge_cut: e.edge_cut,
+            imbalance: e.loads.iter().map(|l| l.imbalance).fold(0.0, f64::max),
+            feasible: e.feasible(),
+            time_ms,
+        });
+    }
+    match a.format {
+        OutputFormat::Json => print_json(&rows)?,
+        OutputFormat::Human => {
+            println!(
+                "graph {}  target {}  seed {}",
+                graph_name,
+                problem.arch.spec(),
+                a.seed
+            );
+            println!(
+                "{:<32} {:>14} {:>12} {:>10} {:>9} {:>12}",
+                "algorithm", "f_C", "cut", "imbalance", "feasible", "time_ms"
+            );
+            for r in &rows {
+                println!(
+                    "{:<32} {:>14} {:>12} {:>10.4} {:>9} {:>12.3}",
+                    r.algorithm,
+                    r.comm_cost,
+                    r.edge_cut,
+                    r.imbalance,
+                    if r.feasible { "yes" } else { "NO" },
+                    r.time_ms
+                );
+            }
+        }
+    }
+    Ok(0)
 }
 
 fn cmd_eval(a: EvalArgs) -> Result<u8> {

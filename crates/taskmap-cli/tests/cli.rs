@@ -283,3 +283,30 @@ fn infeasible_capacities_exit_1_and_still_write_the_mapping() {
     assert_eq!(e["evaluation"]["capacities_respected"], true);
     assert!(e["evaluation"]["loads"][0]["max"].as_u64().unwrap() <= 66);
 }
+
+#[test]
+fn compare_runs_every_algorithm_and_scores_it_like_eval() {
+    let o = taskmap(&["compare", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = json(&o);
+    let rows = rows.as_array().unwrap();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["algorithm"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"block") && names.contains(&"multilevel"),
+        "{:?}",
+        names
+    );
+    // The same algorithm and seed through `map` gives the same f_C.
+    let o = taskmap(&["map", "-A", "random", "--seed", "0", "--format", "json"]);
+    let random = rows.iter().find(|r| r["algorithm"] == "random").unwrap();
+    assert_eq!(json(&o)["evaluation"]["comm_cost"], random["comm_cost"]);
+    // Multilevel is far better than random on the embedded mesh-like graph.
+    let ml = rows
+        .iter()
+        .find(|r| r["algorithm"] == "multilevel")
+        .unwrap();
+    assert!(ml["comm_cost"].as_u64().unwrap() * 2 < random["comm_cost"].as_u64().unwrap());
+}
