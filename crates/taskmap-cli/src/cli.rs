@@ -300,6 +300,33 @@ fn load_capacities(c: &Constraints, k: u32, ncon: usize) -> Result<Option<Capaci
     Ok(None)
 }
 
+/// The target spec: the one given, or the embedded example's when no graph is given.
+fn arch_spec(arch: Option<&String>, input: &GraphInput) -> Result<String> {
+    match (arch, &input.graph) {
+        (Some(s), _) => Ok(s.clone()),
+        (None, None) => Ok(EXAMPLE_ARCH.to_string()),
+        (None, Some(_)) => bail!("--arch is required with --graph (e.g. --arch torus:8x8)"),
+    }
+}
+
+/// Reads the graph, the target and the constraints into a checked problem.
+fn load_problem(
+    input: &GraphInput,
+    spec: &str,
+    constraints: &Constraints,
+) -> Result<(Problem, String)> {
+    let (graph, graph_name) = load_graph(input)?;
+    let arch = load_arch(spec)?;
+    let capacities = load_capacities(constraints, arch.pe_count(), graph.ncon())?;
+    let mut problem = Problem::new(graph, arch);
+    if let Some(eps) = constraints.epsilon {
+        problem.epsilon = eps;
+    }
+    problem.capacities = capacities;
+    problem.check()?;
+    Ok((problem, graph_name))
+}
+
 fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
     println!("{}", serde_json::to_string_pretty(v)?);
     Ok(())
@@ -375,11 +402,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
         alg_text.push_str(&format!(",preset={}", p));
     }
     let algorithm: AlgorithmSpec = alg_text.parse()?;
-    let spec = match (&a.arch, &a.input.graph) {
-        (Some(s), _) => s.clone(),
-        (None, None) => EXAMPLE_ARCH.to_string(),
-        (None, Some(_)) => bail!("--arch is required with --graph (e.g. --arch torus:8x8)"),
-    };
+    let spec = arch_spec(a.arch.as_ref(), &a.input)?;
     if a.dump_config {
         let graph = a
             .input
@@ -404,16 +427,9 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
         print_json(&cfg)?;
         return Ok(0);
     }
-    let (graph, graph_name) = load_graph(&a.input)?;
-    let arch = load_arch(&spec)?;
-    let k = arch.pe_count();
-    let capacities = load_capacities(&a.constraints, k, graph.ncon())?;
-    let mut problem = Problem::new(graph, arch);
-    if let Some(eps) = a.constraints.epsilon {
-        problem.epsilon = eps;
-    }
-    problem.capacities = capacities.clone();
-    problem.check()?;
+    let (problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
+    let k = problem.arch.pe_count();
+    let capacities = problem.capacities.clone();
     if let Some(c) = &problem.capacities {
         for con in 0..problem.graph.ncon() {
             let total = problem.graph.total_vertex_weight(con);
@@ -494,14 +510,8 @@ struct CompareRow {
 }
 
 fn cmd_compare(a: CompareArgs) -> Result<u8> {
-    let (graph, graph_name) = load_graph(&a.input)?;
-    let spec = match (&a.arch, &a.input.graph) {
-        (Some(s), _) => s.clone(),
-        (None, None) => EXAMPLE_ARCH.to_string(),
-        (None, Some(_)) => bail!("--arch is required with --graph (e.g. --arch torus:8x8)"),
-    };
-    let arch = load_arch(&spec)?;
-    let capacities = load_capacities(&a.constraints, arch.pe_count(), graph.ncon())?;
+    let spec = arch_spec(a.arch.as_ref(), &a.input)?;
+    let (problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
     let names: Vec<String> = if a.algorithms.is_empty() {
         AlgorithmSpec::ALL
             .iter()
@@ -514,15 +524,9 @@ fn cmd_compare(a: CompareArgs) -> Result<u8> {
         .iter()
         .map(|n| n.parse::<AlgorithmSpec>())
         .collect::<Result<_, _>>()?;
-    let mut problem = Problem::new(graph, arch);
-    if let Some(eps) = a.constraints.epsilon {
-        problem.epsilon = eps;
-    }
-    problem.capacities = capacities.clone();
-    problem.check()?;
     let opts = EvalOptions {
         epsilon: Some(problem.epsilon),
-        capacities,
+        capacities: problem.capacities.clone(),
     };
     let mut rows = Vec::with_capacity(specs.len());
     for (name, alg) in names.iter().zip(&specs) {
@@ -725,10 +729,14 @@ fn cmd_gen(a: GenArgs) -> Result<u8> {
             other
         ),
     };
-    taskmap_graph::write_graph_file(&a.output, &g, format)?;
+    write_graph(&a.output, &g, format)
+}
+
+fn write_graph(path: &Path, g: &TaskGraph, format: GraphFormat) -> Result<u8> {
+    taskmap_graph::write_graph_file(path, g, format)?;
     eprintln!(
         "wrote {}: {} tasks, {} edges",
-        a.output.display(),
+        path.display(),
         g.num_tasks(),
         g.num_edges()
     );
@@ -738,14 +746,7 @@ fn cmd_gen(a: GenArgs) -> Result<u8> {
 fn cmd_convert(a: ConvertArgs) -> Result<u8> {
     let g = read_graph(&a.input, a.from.as_deref())?;
     let format = output_format(&a.output, a.to.as_deref())?;
-    taskmap_graph::write_graph_file(&a.output, &g, format)?;
-    eprintln!(
-        "wrote {}: {} tasks, {} edges",
-        a.output.display(),
-        g.num_tasks(),
-        g.num_edges()
-    );
-    Ok(0)
+    write_graph(&a.output, &g, format)
 }
 
 #[derive(serde::Serialize)]
