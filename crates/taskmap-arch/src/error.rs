@@ -70,6 +70,27 @@ impl ArchError {
         }
     }
 
+    /// A target file's error from the graph reader, as an error of this crate.
+    pub(crate) fn from_graph(e: taskmap_graph::GraphError, file: &str) -> Self {
+        use taskmap_graph::GraphError as G;
+        match e {
+            G::Parse {
+                line,
+                column,
+                message,
+                ..
+            } => ArchError::file(file, line as u32, column as u32, message),
+            G::Io { source, .. } => ArchError::Io {
+                file: file.to_string(),
+                source,
+            },
+            G::Invalid { message, .. } => ArchError::FileContent {
+                file: file.to_string(),
+                msg: message,
+            },
+        }
+    }
+
     /// Turns a constructor error into a spec error naming `spec`; other errors pass.
     pub(crate) fn in_spec(self, spec: &str) -> Self {
         match self {

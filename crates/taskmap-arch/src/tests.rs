@@ -624,7 +624,7 @@ fn bad_files() {
         assert!(e.to_string().contains(name), "{e}");
     };
     expect("disconnected.graph", "graph:", 0, 0);
-    expect("asymmetric.graph", "graph:", 2, 1);
+    expect("asymmetric.graph", "graph:", 5, 1);
     expect("neighbour_range.graph", "graph:", 4, 3);
     expect("not_a_number.graph", "graph:", 4, 3);
     expect("asymmetric.mat", "matrix:", 4, 3);
