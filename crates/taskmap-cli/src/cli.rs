@@ -38,6 +38,8 @@ enum Command {
     Eval(EvalArgs),
     /// Run several algorithms on one problem and tabulate their results.
     Compare(CompareArgs),
+    /// Simulate a timed program under a mapping on a wormhole-routed k-ary n-cube.
+    Sim(crate::sim::SimArgs),
     /// Show a target architecture: PE count, diameter, mean distance, distances.
     Arch(ArchArgs),
     /// Generate a task graph.
@@ -179,7 +181,8 @@ struct ArchArgs {
 #[derive(Args)]
 struct GenArgs {
     /// What to generate: grid, torus, stencil9, stencil27, ring, tree, butterfly,
-    /// hypercube, rgg (random geometric), random.
+    /// hypercube, rgg (random geometric), random; or `program` for a timed program (then
+    /// SIZE is a program spec: ring:N, mesh:RxC, butterfly:K, tree:N, random:N[,seed=S,...]).
     kind: String,
     /// Size: dimensions like 100x100 or 100x100x100 (grid, torus, stencils), a task count
     /// (ring, tree, rgg, random), stages (butterfly) or dimension (hypercube).
@@ -231,6 +234,7 @@ pub fn run() -> Result<u8> {
         Command::Map(a) => cmd_map(a),
         Command::Eval(a) => cmd_eval(a),
         Command::Compare(a) => cmd_compare(a),
+        Command::Sim(a) => crate::sim::cmd_sim(a),
         Command::Arch(a) => cmd_arch(a),
         Command::Gen(a) => cmd_gen(a),
         Command::Convert(a) => cmd_convert(a),
@@ -502,11 +506,13 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
 #[derive(serde::Serialize)]
 struct CompareRow {
     algorithm: String,
-    comm_cost: u64,
-    edge_cut: u64,
-    imbalance: f64,
+    comm_cost: Option<u64>,
+    edge_cut: Option<u64>,
+    imbalance: Option<f64>,
     feasible: bool,
     time_ms: f64,
+    /// Why the algorithm gave no mapping (it does not apply to this problem).
+    error: Option<String>,
 }
 
 fn cmd_compare(a: CompareArgs) -> Result<u8> {
@@ -532,20 +538,32 @@ fn cmd_compare(a: CompareArgs) -> Result<u8> {
     for (name, alg) in names.iter().zip(&specs) {
         let mut ctx = RunContext::new(a.seed).with_threads(a.threads)?;
         let t0 = Instant::now();
-        let mapping = alg
-            .build()
-            .map(&problem, &mut ctx)
-            .with_context(|| format!("running {}", name))?;
+        let result = alg.build().map(&problem, &mut ctx);
         let time_ms = t0.elapsed().as_secs_f64() * 1e3;
-        let e = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
-        rows.push(CompareRow {
-            algorithm: name.clone(),
-            comm_cost: e.comm_cost,
-            edge_cut: e.edge_cut,
-            imbalance: e.loads.iter().map(|l| l.imbalance).fold(0.0, f64::max),
-            feasible: e.feasible(),
-            time_ms,
-        });
+        let row = match result {
+            Ok(mapping) => {
+                let e = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
+                CompareRow {
+                    algorithm: name.clone(),
+                    comm_cost: Some(e.comm_cost),
+                    edge_cut: Some(e.edge_cut),
+                    imbalance: Some(e.loads.iter().map(|l| l.imbalance).fold(0.0, f64::max)),
+                    feasible: e.feasible(),
+                    time_ms,
+                    error: None,
+                }
+            }
+            Err(e) => CompareRow {
+                algorithm: name.clone(),
+                comm_cost: None,
+                edge_cut: None,
+                imbalance: None,
+                feasible: false,
+                time_ms,
+                error: Some(e.to_string()),
+            },
+        };
+        rows.push(row);
     }
     match a.format {
         OutputFormat::Json => print_json(&rows)?,
@@ -561,15 +579,22 @@ fn cmd_compare(a: CompareArgs) -> Result<u8> {
                 "algorithm", "f_C", "cut", "imbalance", "feasible", "time_ms"
             );
             for r in &rows {
-                println!(
-                    "{:<32} {:>14} {:>12} {:>10.4} {:>9} {:>12.3}",
-                    r.algorithm,
-                    r.comm_cost,
-                    r.edge_cut,
-                    r.imbalance,
-                    if r.feasible { "yes" } else { "NO" },
-                    r.time_ms
-                );
+                match (&r.error, r.comm_cost, r.edge_cut, r.imbalance) {
+                    (None, Some(fc), Some(cut), Some(imb)) => println!(
+                        "{:<32} {:>14} {:>12} {:>10.4} {:>9} {:>12.3}",
+                        r.algorithm,
+                        fc,
+                        cut,
+                        imb,
+                        if r.feasible { "yes" } else { "NO" },
+                        r.time_ms
+                    ),
+                    (err, ..) => println!(
+                        "{:<32} not applicable: {}",
+                        r.algorithm,
+                        err.as_deref().unwrap_or("no result")
+                    ),
+                }
             }
         }
     }
@@ -700,6 +725,15 @@ fn output_format(path: &Path, to: Option<&str>) -> Result<GraphFormat> {
 }
 
 fn cmd_gen(a: GenArgs) -> Result<u8> {
+    if a.kind == "program" {
+        let p = crate::sim::gen_program(&a.size, &a.output)?;
+        eprintln!(
+            "wrote {}: program of {} tasks",
+            a.output.display(),
+            p.num_tasks()
+        );
+        return Ok(0);
+    }
     let format = output_format(&a.output, a.to.as_deref())?;
     let g = match a.kind.as_str() {
         "grid" | "mesh" => gen::grid(&parse_dims(&a.size)?, false),

@@ -1,6 +1,7 @@
 //! The `taskmap` command: one library call per subcommand.
 
 mod cli;
+mod sim;
 
 use std::process::ExitCode;
 

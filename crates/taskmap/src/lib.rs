@@ -26,9 +26,11 @@ pub mod mapper;
 pub mod mappers;
 pub mod mapping;
 pub mod metrics;
+pub mod model;
 pub mod multilevel;
 pub mod problem;
 pub mod report;
+pub mod sim;
 
 pub use error::Error;
 pub use mapper::{AlgorithmSpec, Mapper, RunContext};

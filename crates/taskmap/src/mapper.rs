@@ -91,6 +91,18 @@ pub enum AlgorithmSpec {
     Drb(crate::mappers::drb::DrbSpec),
     /// Multilevel: coarsening, DRB on the coarsest graph, k-way f_C refinement per level.
     Multilevel(crate::mappers::multilevel::MultilevelSpec),
+    /// De Petris & Perego's greedy contention-aware mapper (F over wormhole routes).
+    GreedyPerego,
+    /// Greedy task-wise placement, Berger et al. 2014, Algorithm 1 (literal).
+    Gtwp,
+    /// GTWP with the best PE taken among those the task fits on (ours).
+    GtwpFit,
+    /// Subgraph placement, Berger et al. 2014, Algorithm 2 (literal).
+    Subgraph(crate::mappers::subgraph::SubgraphMapper),
+    /// Subgraph placement choosing the PE by distance affinity (ours).
+    SubgraphDist(crate::mappers::subgraph::SubgraphMapper),
+    /// Partition and place: GRASP partitioning, then simulated-annealing QAP placement.
+    Pnp(crate::mappers::pnp::PnpMapper),
 }
 
 impl AlgorithmSpec {
@@ -113,6 +125,30 @@ impl AlgorithmSpec {
             "multilevel",
             "multilevel: coarsen, DRB on the coarsest graph, k-way f_C refinement; params preset=fast|default|strong, coarsening=lp|hem, runs, tries, fm, lp, swaps, per_pe",
         ),
+        (
+            "greedy-perego",
+            "De Petris & Perego's greedy mapper minimising their completion-time estimate F (wormhole k-ary n-cubes: mesh, torus, hypercube)",
+        ),
+        (
+            "gtwp",
+            "greedy task-wise placement with distance affinities (Berger et al. 2014, Alg. 1, literal); respects --capacity",
+        ),
+        (
+            "gtwp-fit",
+            "GTWP choosing the best PE among those the task fits on, no BFT jumps (ours)",
+        ),
+        (
+            "subgraph",
+            "subgraph placement (Berger et al. 2014, Alg. 2, literal): BFS subgraphs of factor x max remaining capacity to the PE of highest affinity; param factor=0.5",
+        ),
+        (
+            "subgraph-dist",
+            "subgraph placement choosing the PE by distance affinity (ours); param factor=0.5",
+        ),
+        (
+            "pnp",
+            "partition and place: GRASP partitioning into capacity-feasible parts, simulated-annealing QAP placement; params runs=10, rcl=3, moves=2000k, stages=100, cooling=0.93, accept=0.5",
+        ),
     ];
 
     /// The registry name.
@@ -123,6 +159,12 @@ impl AlgorithmSpec {
             AlgorithmSpec::Random => "random",
             AlgorithmSpec::Drb(_) => "drb",
             AlgorithmSpec::Multilevel(_) => "multilevel",
+            AlgorithmSpec::GreedyPerego => "greedy-perego",
+            AlgorithmSpec::Gtwp => "gtwp",
+            AlgorithmSpec::GtwpFit => "gtwp-fit",
+            AlgorithmSpec::Subgraph(_) => "subgraph",
+            AlgorithmSpec::SubgraphDist(_) => "subgraph-dist",
+            AlgorithmSpec::Pnp(_) => "pnp",
         }
     }
 
@@ -135,6 +177,20 @@ impl AlgorithmSpec {
             AlgorithmSpec::Random => Box::new(mappers::random::RandomMapper),
             AlgorithmSpec::Drb(s) => Box::new(s.to_mapper()),
             AlgorithmSpec::Multilevel(s) => Box::new(s.to_mapper()),
+            AlgorithmSpec::GreedyPerego => {
+                Box::new(mappers::greedy_perego::GreedyPerego::default())
+            }
+            AlgorithmSpec::Gtwp => Box::new(mappers::gtwp::GtwpMapper { fit_only: false }),
+            AlgorithmSpec::GtwpFit => Box::new(mappers::gtwp::GtwpMapper { fit_only: true }),
+            AlgorithmSpec::Subgraph(s) => Box::new(mappers::subgraph::SubgraphMapper {
+                distance_affinity: false,
+                ..s.clone()
+            }),
+            AlgorithmSpec::SubgraphDist(s) => Box::new(mappers::subgraph::SubgraphMapper {
+                distance_affinity: true,
+                ..s.clone()
+            }),
+            AlgorithmSpec::Pnp(s) => Box::new(s.clone()),
         }
     }
 }
@@ -156,12 +212,36 @@ impl FromStr for AlgorithmSpec {
                 }
                 AlgorithmSpec::Drb(spec)
             }
+            "greedy-perego" | "perego" => AlgorithmSpec::GreedyPerego,
             "multilevel" | "ml" => {
                 let mut spec = crate::mappers::multilevel::MultilevelSpec::default();
                 for p in parts.by_ref() {
                     spec.set(p)?;
                 }
                 AlgorithmSpec::Multilevel(spec)
+            }
+            "gtwp" => AlgorithmSpec::Gtwp,
+            "gtwp-fit" => AlgorithmSpec::GtwpFit,
+            "subgraph" | "subgraph-dist" => {
+                let mut spec = crate::mappers::subgraph::SubgraphMapper {
+                    distance_affinity: name == "subgraph-dist",
+                    ..Default::default()
+                };
+                for p in parts.by_ref() {
+                    spec.set(p)?;
+                }
+                if spec.distance_affinity {
+                    AlgorithmSpec::SubgraphDist(spec)
+                } else {
+                    AlgorithmSpec::Subgraph(spec)
+                }
+            }
+            "pnp" | "p&p" => {
+                let mut spec = crate::mappers::pnp::PnpMapper::default();
+                for p in parts.by_ref() {
+                    spec.set(p)?;
+                }
+                AlgorithmSpec::Pnp(spec)
             }
             _ => {
                 let names: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();

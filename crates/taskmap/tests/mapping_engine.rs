@@ -273,7 +273,8 @@ fn spec_parsing() {
         AlgorithmSpec::Drb(DrbSpec {
             tries: Some(2),
             fm: None,
-            refine: Some(true)
+            refine: Some(true),
+            coarsen_to: None
         })
     );
     assert!("drb,tries=x".parse::<AlgorithmSpec>().is_err());
@@ -354,6 +355,127 @@ fn measure() {
                         .collect::<Vec<_>>()
                 );
             }
+        }
+    }
+}
+
+/// Coarsening keeps the total vertex weight, and the coarse edges carry exactly the weight
+/// of the fine edges between different clusters; clusters respect the weight limit.
+#[test]
+fn coarsening_preserves_weights() {
+    use taskmap::multilevel::coarsen::{
+        contract, heavy_edge_matching, label_propagation_clusters, local_random_order,
+    };
+    let graphs = [
+        gen::grid(&[30, 30], false),
+        weighted(&gen::random_geometric(2000, 7.0, 5), 5, 2),
+        weighted(&gen::random_graph(1500, 4.0, 6), 6, 1),
+    ];
+    for (gi, g) in graphs.iter().enumerate() {
+        let ncon = g.ncon();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(gi as u64);
+        let mut order = local_random_order(g.num_tasks(), &mut rng);
+        order.sort_unstable();
+        assert!(order.iter().enumerate().all(|(i, &v)| i == v as usize));
+        let maxw: Vec<u64> = (0..ncon)
+            .map(|c| {
+                let m = (0..g.num_tasks() as u32)
+                    .map(|v| g.vertex_weight(v, c))
+                    .max()
+                    .unwrap();
+                m.max(g.total_vertex_weight(c) / 100)
+            })
+            .collect();
+        for hem in [false, true] {
+            let (cluster, nc) = if hem {
+                heavy_edge_matching(g, &maxw, &mut rng)
+            } else {
+                label_propagation_clusters(g, &maxw, 3, &mut rng)
+            };
+            assert!(nc < g.num_tasks(), "graph {gi}: no contraction");
+            assert!(cluster.iter().all(|&c| (c as usize) < nc));
+            let coarse = contract(g, &cluster, nc);
+            coarse.validate().expect("valid coarse graph");
+            assert_eq!(coarse.num_tasks(), nc);
+            for c in 0..ncon {
+                assert_eq!(coarse.total_vertex_weight(c), g.total_vertex_weight(c));
+                for cv in 0..nc as u32 {
+                    assert!(
+                        coarse.vertex_weight(cv, c) <= maxw[c],
+                        "graph {gi} hem {hem}"
+                    );
+                }
+            }
+            let external: u64 = g
+                .edges()
+                .filter(|&(u, v, _)| cluster[u as usize] != cluster[v as usize])
+                .map(|(_, _, w)| w)
+                .sum();
+            assert_eq!(coarse.total_edge_weight(), external, "graph {gi} hem {hem}");
+            if hem {
+                let mut size = vec![0u32; nc];
+                for &c in &cluster {
+                    size[c as usize] += 1;
+                }
+                assert!(size.iter().all(|&s| (1..=2).contains(&s)));
+            }
+        }
+    }
+}
+
+/// A mapping of the coarse graph, projected to the fine graph, has the same `f_C` and the
+/// same loads.
+#[test]
+fn projection_keeps_cost_and_loads() {
+    use taskmap::multilevel::coarsen::{contract, label_propagation_clusters};
+    let g = weighted(&gen::random_geometric(3000, 7.0, 9), 9, 1);
+    let problem = Problem::new(g, arch("torus:8x8"));
+    let dist = DistTable::new(problem.arch.as_ref());
+    let bound = load_bounds(&problem);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let total = problem.graph.total_vertex_weight(0);
+    let (cluster, nc) = label_propagation_clusters(&problem.graph, &[total / 500], 3, &mut rng);
+    let coarse = contract(&problem.graph, &cluster, nc);
+    let coarse_part: Vec<u32> = (0..nc).map(|_| rng.gen_range(0..dist.k())).collect();
+    let fine_part: Vec<u32> = cluster.iter().map(|&c| coarse_part[c as usize]).collect();
+    let cs = KwayState::new(&coarse, &dist, &bound, coarse_part);
+    let fs = KwayState::new(&problem.graph, &dist, &bound, fine_part);
+    assert_eq!(cs.comm_cost(), fs.comm_cost());
+    assert_eq!(cs.loads, fs.loads);
+}
+
+/// The multilevel bipartitioner finds a near-straight cut of a grid under a tight bound
+/// (its FM keeps blocked moves queued instead of dropping them).
+#[test]
+fn multilevel_bisection_of_a_grid() {
+    use taskmap::multilevel::bipart::{BipartScratch, Bipartitioner, SubProblem};
+    let g = gen::grid(&[40, 40], false);
+    let (xadj, adjncy, ew, vw) = g.csr();
+    let n = g.num_tasks();
+    let sp = SubProblem {
+        xadj: xadj.to_vec(),
+        adjncy: adjncy.to_vec(),
+        edge_weight: ew.to_vec(),
+        vertex_weight: vw.to_vec(),
+        ncon: 1,
+        ext: [vec![0; n], vec![0; n]],
+        cut_dist: 1,
+        bound: [vec![808], vec![808]],
+        share0: 0.5,
+    };
+    for coarsen_to in [0, 100] {
+        let bip = Bipartitioner {
+            coarsen_to,
+            ..Bipartitioner::default()
+        };
+        for seed in 0..4u64 {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let side = bip.run(&sp, &mut BipartScratch::default(), &mut rng);
+            let w0 = side.iter().filter(|&&s| s == 0).count();
+            assert!((792..=808).contains(&w0), "side 0 has {w0} tasks");
+            let cut = sp.cost(&side);
+            // The optimum is 40 (a straight cut).
+            assert!(cut <= 60, "coarsen_to {coarsen_to} seed {seed}: cut {cut}");
         }
     }
 }

@@ -86,6 +86,9 @@ pub struct DrbSpec {
     /// Run the k-way refiner afterwards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refine: Option<bool>,
+    /// Multilevel bipartitioning: coarsen every task set larger than this (0: flat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coarsen_to: Option<usize>,
 }
 
 impl DrbSpec {
@@ -102,6 +105,7 @@ impl DrbSpec {
         match key {
             "tries" => self.tries = Some(parse_usize("drb", key, value)?),
             "fm" => self.fm = Some(parse_usize("drb", key, value)?),
+            "coarsen_to" | "coarsen-to" => self.coarsen_to = Some(parse_usize("drb", key, value)?),
             "refine" => {
                 self.refine = Some(match value {
                     "1" | "true" | "yes" | "on" => true,
@@ -116,7 +120,7 @@ impl DrbSpec {
             }
             _ => {
                 return Err(Error::Config(format!(
-                    "drb: unknown parameter \"{}\"; known: tries, fm, refine",
+                    "drb: unknown parameter \"{}\"; known: tries, fm, refine, coarsen_to",
                     key
                 )))
             }
@@ -135,6 +139,9 @@ impl DrbSpec {
         }
         if let Some(r) = self.refine {
             m.refine = r;
+        }
+        if let Some(c) = self.coarsen_to {
+            m.bipartitioner.coarsen_to = c;
         }
         m
     }

@@ -1,15 +1,22 @@
 //! The multilevel mapper: `uncoarsen(initial(coarsen(graph)))`, minimising `f_C` on every
 //! level.
 //!
-//! 1. **Coarsen** with size-constrained label propagation or heavy-edge matching until the
-//!    graph has at most `max(coarsest_per_pe · k, min_coarsest)` tasks (or stops shrinking);
-//!    the largest cluster weighs about `cluster_weight_factor · total / that size`.
+//! 1. **Coarsen** with size-constrained label propagation (random tie-breaking, a
+//!    chunked random visit order for cache locality) or heavy-edge matching until the graph
+//!    has at most `min(max(coarsest_per_pe · k, min_coarsest), max(max_coarsest, 8·k))`
+//!    tasks (or stops shrinking); the largest cluster weighs about
+//!    `cluster_weight_factor · total / that size`. Graphs already that small (most graphs
+//!    below ~30k tasks on 256 PEs) are not coarsened: on our benchmarks DRB on the finest
+//!    graph gave the lowest `f_C`, and the k-way refiner could not recover what a coarser
+//!    initial mapping lost.
 //! 2. **Initial mapping** of the coarsest graph by dual recursive bipartitioning
-//!    ([`crate::mappers::drb`]), `initial_runs` independent runs with their own seeds (run in
-//!    parallel on the context's pool; the best after refinement is kept, so the result does
-//!    not depend on the thread count).
+//!    ([`crate::mappers::drb`]) with multilevel bipartitions (task sets above
+//!    `bipartitioner.coarsen_to` tasks are coarsened inside each split), `initial_runs`
+//!    independent runs with their own seeds (run in parallel on the context's pool; the
+//!    best after refinement is kept, so the result does not depend on the thread count).
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
-//!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps) on every level.
+//!    ([`KwayRefiner`]: label propagation, FM with rollback on levels of at most
+//!    `fm_max_tasks` tasks, swaps) on every level.
 //!
 //! Presets are functions that edit the default configuration: [`MultilevelMapper::fast`],
 //! [`MultilevelMapper::default`], [`MultilevelMapper::strong`].
@@ -47,8 +54,11 @@ pub struct MultilevelMapper {
     pub cluster_rounds: usize,
     /// Stop coarsening at `coarsest_per_pe · k` tasks ...
     pub coarsest_per_pe: usize,
-    /// ... but not below this many tasks.
+    /// ... but not below this many tasks ...
     pub min_coarsest: usize,
+    /// ... and not above `max(max_coarsest, 8·k)` tasks (bounds the initial DRB's time on
+    /// large graphs and targets).
+    pub max_coarsest: usize,
     /// At most this many coarse levels.
     pub max_levels: usize,
     /// Largest cluster weight, relative to the mean weight of a coarsest-graph task.
@@ -66,12 +76,16 @@ impl Default for MultilevelMapper {
         Self {
             coarsening: Coarsening::LabelPropagation,
             cluster_rounds: 3,
-            coarsest_per_pe: 64,
+            coarsest_per_pe: 128,
             min_coarsest: 1024,
+            max_coarsest: 32768,
             max_levels: 40,
             cluster_weight_factor: 1.5,
             initial_runs: 2,
-            bipartitioner: Bipartitioner::default(),
+            bipartitioner: Bipartitioner {
+                coarsen_to: 200,
+                ..Bipartitioner::default()
+            },
             refiner: KwayRefiner::default(),
         }
     }
@@ -146,6 +160,16 @@ pub struct MultilevelSpec {
     /// Coarsest graph size per PE.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_pe: Option<usize>,
+    /// Multilevel bipartitioning in the initial DRB: coarsen task sets larger than this
+    /// (0: flat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coarsen_to: Option<usize>,
+    /// FM runs only on levels with at most this many tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fm_max: Option<usize>,
+    /// Largest coarsest graph (the initial DRB's input), at least 8·k.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_coarsest: Option<usize>,
 }
 
 /// Parses `key=value` parameters, giving a [`Error::Config`] that names the algorithm.
@@ -194,9 +218,16 @@ impl MultilevelSpec {
             "lp" => self.lp = Some(parse_usize("multilevel", key, value)?),
             "swaps" => self.swaps = Some(parse_usize("multilevel", key, value)?),
             "per_pe" | "per-pe" => self.per_pe = Some(parse_usize("multilevel", key, value)?),
+            "fm_max" | "fm-max" => self.fm_max = Some(parse_usize("multilevel", key, value)?),
+            "max_coarsest" | "max-coarsest" => {
+                self.max_coarsest = Some(parse_usize("multilevel", key, value)?)
+            }
+            "coarsen_to" | "coarsen-to" => {
+                self.coarsen_to = Some(parse_usize("multilevel", key, value)?)
+            }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, runs, tries, fm, lp, swaps, per_pe",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, runs, tries, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest",
                     key
                 )))
             }
@@ -236,6 +267,15 @@ impl MultilevelSpec {
         if let Some(v) = self.per_pe {
             m.coarsest_per_pe = v.max(1);
         }
+        if let Some(v) = self.coarsen_to {
+            m.bipartitioner.coarsen_to = v;
+        }
+        if let Some(v) = self.fm_max {
+            m.refiner.fm_max_tasks = v;
+        }
+        if let Some(v) = self.max_coarsest {
+            m.max_coarsest = v;
+        }
         m
     }
 }
@@ -268,7 +308,9 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
 
     // Coarsening.
     let levels = ctx.timed("coarsen", |ctx| {
-        let target = (cfg.coarsest_per_pe * k).max(cfg.min_coarsest);
+        let target = (cfg.coarsest_per_pe * k)
+            .max(cfg.min_coarsest)
+            .min(cfg.max_coarsest.max(8 * k));
         let mut mcw = vec![0u64; ncon];
         for c in 0..ncon {
             let total = graph.total_vertex_weight(c);
@@ -315,17 +357,11 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         .map(|_| ctx.rng.gen())
         .collect();
     let epsilon = problem.epsilon;
+    let bip = &cfg.bipartitioner;
     let mut part = ctx.timed("initial", |ctx| {
         let run = |seed: u64| -> (bool, u64, Vec<u32>) {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let p = drb(
-                coarsest,
-                arch,
-                &bound,
-                epsilon,
-                &cfg.bipartitioner,
-                &mut rng,
-            );
+            let p = drb(coarsest, arch, &bound, epsilon, bip, &mut rng);
             let mut st = KwayState::new(coarsest, &dist, &bound, p);
             let ok = rebalance(&mut st);
             cfg.refiner.refine(&mut st, &mut rng);

@@ -31,6 +31,37 @@ fn fits(graph: &TaskGraph, cw: &[u64], cluster: usize, v: u32, max: &[u64]) -> b
         .all(|(c, &w)| cw[cluster * ncon + c] + w <= max[c])
 }
 
+/// Vertices per chunk of [`local_random_order`].
+pub const ORDER_CHUNK: usize = 256;
+
+/// A random visit order with locality: the ids are cut into chunks of [`ORDER_CHUNK`]
+/// consecutive tasks, the chunks are visited in random order and the tasks of a chunk in
+/// random order (the scheme of KaMinPar). On large graphs a fully random order is bound by
+/// memory latency; this one keeps the rows and labels a chunk reads in cache.
+pub fn local_random_order(n: usize, rng: &mut impl Rng) -> Vec<u32> {
+    let nchunks = n.div_ceil(ORDER_CHUNK);
+    let mut chunks: Vec<u32> = (0..nchunks as u32).collect();
+    chunks.shuffle(rng);
+    let mut order = Vec::with_capacity(n);
+    for &c in &chunks {
+        let lo = c as usize * ORDER_CHUNK;
+        let hi = (lo + ORDER_CHUNK).min(n);
+        let start = order.len();
+        order.extend(lo as u32..hi as u32);
+        order[start..].shuffle(rng);
+    }
+    order
+}
+
+/// A cheap hash for random tie-breaking.
+#[inline]
+fn mix(a: u64, b: u64) -> u64 {
+    let mut x = a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_add(0xD1B5_4A32_D192_ED03);
+    x ^= x >> 29;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^ (x >> 32)
+}
+
 /// Clusters by size-constrained label propagation; returns `(cluster of each task,
 /// number of clusters)`, clusters numbered `0..nc` in order of first appearance.
 pub fn label_propagation_clusters(
@@ -45,10 +76,10 @@ pub fn label_propagation_clusters(
     let mut cw: Vec<u64> = graph.csr().3.to_vec();
     let mut rating = vec![0u64; n];
     let mut touched: Vec<u32> = Vec::new();
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.shuffle(rng);
+    let order = local_random_order(n, rng);
     for _ in 0..rounds {
         let mut moved = 0usize;
+        let salt: u64 = rng.gen();
         for &v in &order {
             let own = cluster[v as usize];
             for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
@@ -58,13 +89,32 @@ pub fn label_propagation_clusters(
                 }
                 rating[c as usize] += w.max(1);
             }
+            // Strongest connection wins; ties are broken at random (a fixed tie order makes
+            // clusters grow in one direction: long stripes on meshes).
             let mut best = own;
             let mut best_r = rating[own as usize];
+            let mut best_h = u64::MAX;
             for &c in &touched {
                 let r = rating[c as usize];
-                if c != own && r > best_r && fits(graph, &cw, c as usize, v, max_weight) {
+                if c == own || r < best_r {
+                    continue;
+                }
+                if r == best_r {
+                    if best == own {
+                        continue;
+                    }
+                    let h = mix(salt ^ v as u64, c as u64);
+                    if h >= best_h {
+                        continue;
+                    }
+                    if fits(graph, &cw, c as usize, v, max_weight) {
+                        best = c;
+                        best_h = h;
+                    }
+                } else if fits(graph, &cw, c as usize, v, max_weight) {
                     best = c;
                     best_r = r;
+                    best_h = mix(salt ^ v as u64, c as u64);
                 }
             }
             for &c in &touched {
@@ -97,9 +147,12 @@ pub fn heavy_edge_matching(
     let ncon = graph.ncon();
     const NONE: u32 = u32::MAX;
     let mut mate = vec![NONE; n];
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.shuffle(rng);
-    let total_w = |v: u32| graph.vertex_weights(v).iter().sum::<u64>().max(1) as f64;
+    let order = local_random_order(n, rng);
+    let salt: u64 = rng.gen();
+    let tw: Vec<f64> = (0..n as u32)
+        .map(|v| graph.vertex_weights(v).iter().sum::<u64>().max(1) as f64)
+        .collect();
+    let total_w = |v: u32| tw[v as usize];
     for &v in &order {
         if mate[v as usize] != NONE {
             continue;
@@ -117,7 +170,10 @@ pub fn heavy_edge_matching(
             }
             let wf = w.max(1) as f64;
             let r = wf * wf / (total_w(v) * total_w(u));
-            if r > best_r {
+            if r > best_r
+                || (r == best_r
+                    && mix(salt ^ v as u64, u as u64) < mix(salt ^ v as u64, best as u64))
+            {
                 best_r = r;
                 best = u;
             }

@@ -1,0 +1,315 @@
+//! `taskmap sim`: simulates a program (De Petris & Perego's language) under a mapping on a
+//! wormhole k-ary n-cube, or on the ideal machine, and optionally evaluates the cost model
+//! `F`. Also [`gen_program`], for `taskmap gen` to write generated programs.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use taskmap::mappers::greedy_perego::{greedy_map_program, GreedyPerego};
+use taskmap::model::program::{read_program, Program};
+use taskmap::model::program_gen::generate_program;
+use taskmap::sim::perego::{FEstimate, SpmModel, SpmParams};
+use taskmap::sim::wormhole::{simulate, simulate_ideal, ReadyPolicy, SimReport, WormholeParams};
+use taskmap::{AlgorithmSpec, Mapping, PeId, Problem, RunContext};
+
+/// Arguments of `taskmap sim`.
+#[derive(Args, Debug)]
+pub struct SimArgs {
+    /// Program file (PROCESS / INT_OP / SEND / RECEIVE / STOP, see docs/simulation.md).
+    #[arg(long, conflicts_with = "gen")]
+    pub program: Option<PathBuf>,
+    /// Generate the program instead: ring:N, mesh:RxC, butterfly:K, tree:N, random:N, with
+    /// options ,rounds=,compute=,flits=,partners=,cycles_per_flit=,seed=.
+    #[arg(long)]
+    pub gen: Option<String>,
+    /// Write the (generated) program to this file.
+    #[arg(long)]
+    pub write_program: Option<PathBuf>,
+    /// Target: mesh:8x8, torus:8x8, hypercube:6 (needs routes). Not needed with --ideal.
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Mapping file (Scotch .map or one PE per line). Without it and without --algorithm:
+    /// task i on PE i mod k.
+    #[arg(long, conflicts_with = "algorithm")]
+    pub mapping: Option<PathBuf>,
+    /// Map the program's task graph with this algorithm first (e.g. multilevel, drb;
+    /// greedy-perego uses the program's phase model).
+    #[arg(long)]
+    pub algorithm: Option<String>,
+    /// Seed for --algorithm.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Simulate on the ideal machine (every task on its own PE, no contention, distance 1).
+    #[arg(long)]
+    pub ideal: bool,
+    /// Also compute the evaluation function F (De Petris & Perego eq. 2-10).
+    #[arg(long)]
+    pub f: bool,
+    /// Phase overlap fraction for F.
+    #[arg(long, default_value_t = 0.5)]
+    pub overlap_fraction: f64,
+    /// T_c: cycles per flit per link.
+    #[arg(long, default_value_t = 1)]
+    pub flit_cycles: u64,
+    /// Cycles a SEND keeps its task busy.
+    #[arg(long, default_value_t = 10)]
+    pub send_overhead: u64,
+    /// Cycles a RECEIVE keeps its task busy once the message is there.
+    #[arg(long, default_value_t = 10)]
+    pub recv_overhead: u64,
+    /// Cycles per flit of a message between tasks of the same PE.
+    #[arg(long, default_value_t = 0)]
+    pub local_cycles_per_flit: u64,
+    /// Cycles a PE needs to switch to another task.
+    #[arg(long, default_value_t = 0)]
+    pub switch_cycles: u64,
+    /// On tori, do not use the two dateline virtual channels per link (the simulation can
+    /// then deadlock, which is reported as an error).
+    #[arg(long)]
+    pub no_virtual_channels: bool,
+    /// Ready-queue policy: fifo, round-robin, lowest-id.
+    #[arg(long, default_value = "fifo")]
+    pub ready_policy: String,
+    /// Output: human or json.
+    #[arg(long, default_value = "human")]
+    pub format: String,
+}
+
+#[derive(serde::Serialize)]
+struct SimOutput<'a> {
+    tasks: usize,
+    messages: usize,
+    flits: u64,
+    target: String,
+    params: &'a WormholeParams,
+    completion: u64,
+    pe_busy: Summary,
+    pe_idle: Summary,
+    links_used: usize,
+    link_utilisation_mean: f64,
+    link_utilisation_max: f64,
+    network_messages: u64,
+    local_messages: u64,
+    latency: taskmap::sim::wormhole::Stats,
+    contention_free_latency_mean: f64,
+    events: u64,
+    wall_seconds: f64,
+    f: Option<FOutput>,
+}
+
+#[derive(serde::Serialize)]
+struct FOutput {
+    f: f64,
+    f_sum: f64,
+    argmax_pe: u32,
+    comp_idle: f64,
+    distance: f64,
+    multitasking: f64,
+    contention: f64,
+    phases: usize,
+    overlap_fraction: f64,
+    relative_error: f64,
+}
+
+#[derive(serde::Serialize, Default)]
+struct Summary {
+    min: u64,
+    mean: f64,
+    max: u64,
+}
+
+fn summary(v: &[u64]) -> Summary {
+    if v.is_empty() {
+        return Summary::default();
+    }
+    Summary {
+        min: *v.iter().min().unwrap_or(&0),
+        mean: v.iter().sum::<u64>() as f64 / v.len() as f64,
+        max: *v.iter().max().unwrap_or(&0),
+    }
+}
+
+/// Generates a program from `spec` (see `taskmap::model::program_gen`) and writes it to
+/// `out`. For `taskmap gen`.
+pub fn gen_program(spec: &str, out: &Path) -> Result<Program> {
+    let p = generate_program(spec)?;
+    p.write(out)
+        .with_context(|| format!("writing {}", out.display()))?;
+    Ok(p)
+}
+
+/// Runs `taskmap sim`. Exit code 0.
+pub fn cmd_sim(a: SimArgs) -> Result<u8> {
+    let json = match a.format.as_str() {
+        "human" => false,
+        "json" => true,
+        other => bail!("unknown --format \"{other}\" (human, json)"),
+    };
+    let program = match (&a.program, &a.gen) {
+        (Some(p), None) => read_program(p)?,
+        (None, Some(spec)) => generate_program(spec)?,
+        _ => bail!("give --program FILE or --gen SPEC"),
+    };
+    if let Some(out) = &a.write_program {
+        program
+            .write(out)
+            .with_context(|| format!("writing {}", out.display()))?;
+    }
+    let params = WormholeParams {
+        flit_cycles: a.flit_cycles,
+        send_overhead: a.send_overhead,
+        recv_overhead: a.recv_overhead,
+        local_cycles_per_flit: a.local_cycles_per_flit,
+        switch_cycles: a.switch_cycles,
+        ready_policy: ReadyPolicy::from_str(&a.ready_policy)?,
+        record_messages: false,
+        torus_virtual_channels: !a.no_virtual_channels,
+    };
+    if a.flit_cycles == 0 {
+        bail!("--flit-cycles must be at least 1");
+    }
+    let t0 = std::time::Instant::now();
+    let (report, target, f): (SimReport, String, Option<FOutput>) = if a.ideal {
+        let r = simulate_ideal(&program, &params)?;
+        (r, "ideal machine".to_string(), None)
+    } else {
+        let arch_spec = match &a.arch {
+            Some(s) => s,
+            None => bail!("--arch is required (or --ideal)"),
+        };
+        let arch = taskmap::parse_arch(arch_spec)?;
+        let k = arch.pe_count();
+        let mapping = if let Some(path) = &a.mapping {
+            Mapping::read(path)?
+        } else if let Some(alg) = &a.algorithm {
+            let alg_spec = AlgorithmSpec::from_str(alg)?;
+            if alg_spec.name() == "greedy-perego" {
+                // With the program at hand, use its full phase model rather than the graph's.
+                let g = GreedyPerego {
+                    spm: SpmParams {
+                        overlap_fraction: a.overlap_fraction,
+                        machine: params.clone(),
+                    },
+                    ..GreedyPerego::default()
+                };
+                greedy_map_program(&program, arch.as_ref(), &g)?
+            } else {
+                let problem =
+                    Problem::new(program.to_task_graph(), taskmap::parse_arch(arch_spec)?);
+                let mut ctx = RunContext::new(a.seed);
+                alg_spec
+                    .build()
+                    .map(&problem, &mut ctx)
+                    .with_context(|| format!("mapping with {alg}"))?
+            }
+        } else {
+            Mapping::new(
+                (0..program.num_tasks() as u32)
+                    .map(|t| PeId(t % k))
+                    .collect(),
+            )
+        };
+        let r = simulate(&program, arch.as_ref(), &mapping, &params)?;
+        let f = if a.f {
+            let sp = SpmParams {
+                overlap_fraction: a.overlap_fraction,
+                machine: params.clone(),
+            };
+            let model = SpmModel::build(&program, &sp)?;
+            let e: FEstimate = model.evaluate(arch.as_ref(), &mapping)?;
+            Some(FOutput {
+                f: e.f,
+                f_sum: e.f_sum,
+                argmax_pe: e.argmax,
+                comp_idle: e.comp_idle,
+                distance: e.distance,
+                multitasking: e.multitasking,
+                contention: e.contention,
+                phases: model.num_phases(),
+                overlap_fraction: a.overlap_fraction,
+                relative_error: (e.f - r.completion as f64) / (r.completion.max(1) as f64),
+            })
+        } else {
+            None
+        };
+        (r, arch.spec(), f)
+    };
+    let wall = t0.elapsed().as_secs_f64();
+    let out = SimOutput {
+        tasks: program.num_tasks(),
+        messages: program.messages().len(),
+        flits: program.total_flits(),
+        target,
+        params: &params,
+        completion: report.completion,
+        pe_busy: summary(&report.pe_busy),
+        pe_idle: summary(&report.pe_idle),
+        links_used: report.link_busy.iter().filter(|&&b| b > 0).count(),
+        link_utilisation_mean: report.link_utilisation_mean,
+        link_utilisation_max: report.link_utilisation_max,
+        network_messages: report.network_messages,
+        local_messages: report.local_messages,
+        latency: report.latency,
+        contention_free_latency_mean: report.contention_free_latency_sum as f64
+            / report.network_messages.max(1) as f64,
+        events: report.events,
+        wall_seconds: wall,
+        f,
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print_human(&out);
+    }
+    Ok(0)
+}
+
+fn print_human(o: &SimOutput) {
+    println!(
+        "program      {} tasks, {} messages, {} flits",
+        o.tasks, o.messages, o.flits
+    );
+    println!("target       {}", o.target);
+    println!("completion   {} cycles", o.completion);
+    println!(
+        "PE busy      min {} / mean {:.1} / max {} cycles",
+        o.pe_busy.min, o.pe_busy.mean, o.pe_busy.max
+    );
+    println!(
+        "PE idle      min {} / mean {:.1} / max {} cycles",
+        o.pe_idle.min, o.pe_idle.mean, o.pe_idle.max
+    );
+    println!(
+        "links        {} used, utilisation mean {:.2} % / max {:.2} %",
+        o.links_used,
+        100.0 * o.link_utilisation_mean,
+        100.0 * o.link_utilisation_max
+    );
+    println!(
+        "messages     {} over the network, {} local",
+        o.network_messages, o.local_messages
+    );
+    println!(
+        "latency      min {} / mean {:.1} / max {} cycles (contention-free mean {:.1})",
+        o.latency.min, o.latency.mean, o.latency.max, o.contention_free_latency_mean
+    );
+    if let Some(f) = &o.f {
+        println!(
+            "F            {:.1} cycles ({:+.2} % vs simulation), F_sum {:.1}, max on PE {}",
+            f.f,
+            100.0 * f.relative_error,
+            f.f_sum,
+            f.argmax_pe
+        );
+        println!(
+            "F terms      comp+idle {:.1}, distance {:.1}, multitasking -{:.1}, contention {:.1} ({} phases, overlap fraction {})",
+            f.comp_idle, f.distance, f.multitasking, f.contention, f.phases, f.overlap_fraction
+        );
+    }
+    println!(
+        "simulated    {} events in {:.3} s",
+        o.events, o.wall_seconds
+    );
+}

@@ -1,0 +1,250 @@
+//! Pieces shared by the mappers of Berger et al. 2014 ([`crate::mappers::gtwp`],
+//! [`crate::mappers::subgraph`], [`crate::mappers::pnp`]): PE loads against per-resource
+//! bounds, a local distance table, the distance-affinity weights `1/(2·d+1)`, the neighbour
+//! PEs of a PE, and breadth-first orders of the task graph.
+//!
+//! Reference: K.-E. Berger, F. Galea, B. Le Cun, R. Sirdey, "Fast generation of large task
+//! network mappings", IPDPSW 2014.
+
+use taskmap_arch::{Architecture, PeId};
+use taskmap_graph::TaskGraph;
+
+use crate::error::Error;
+use crate::problem::Problem;
+
+/// Loads of every PE for every resource (vertex-weight constraint), against the bounds of
+/// [`Problem::max_loads`] (the hard capacities when the problem has them).
+#[derive(Clone, Debug)]
+pub struct Loads {
+    /// Number of resources.
+    pub ncon: usize,
+    /// `bound[pe * ncon + r]`.
+    pub bound: Vec<u64>,
+    /// `load[pe * ncon + r]`.
+    pub load: Vec<u64>,
+}
+
+impl Loads {
+    /// Empty loads for `problem`; an error when the total weight of a resource exceeds the
+    /// total capacity (no mapping can exist).
+    pub fn new(problem: &Problem, alg: &str) -> Result<Self, Error> {
+        let g = &problem.graph;
+        let ncon = g.ncon();
+        let k = problem.arch.pe_count() as usize;
+        let mut bound = vec![0u64; k * ncon];
+        for r in 0..ncon {
+            let b = problem.max_loads(r);
+            let total_cap: u128 = b.iter().map(|&x| x as u128).sum();
+            let total = g.total_vertex_weight(r) as u128;
+            if total > total_cap {
+                return Err(Error::Mismatch(format!(
+                    "{}: infeasible: the tasks need {} units of resource {} but the {} PEs offer only {} in total",
+                    alg, total, r, k, total_cap
+                )));
+            }
+            for p in 0..k {
+                bound[p * ncon + r] = b[p];
+            }
+        }
+        Ok(Self {
+            ncon,
+            load: vec![0; k * ncon],
+            bound,
+        })
+    }
+
+    /// Whether a task of weights `w` fits on `pe`.
+    #[inline]
+    pub fn fits(&self, pe: u32, w: &[u64]) -> bool {
+        let o = pe as usize * self.ncon;
+        (0..self.ncon).all(|r| self.load[o + r] + w[r] <= self.bound[o + r])
+    }
+
+    /// Adds weights `w` to `pe`.
+    #[inline]
+    pub fn add(&mut self, pe: u32, w: &[u64]) {
+        let o = pe as usize * self.ncon;
+        for r in 0..self.ncon {
+            self.load[o + r] += w[r];
+        }
+    }
+
+    /// Remaining capacity of `pe` for resource `r` (0 when over).
+    #[inline]
+    pub fn remaining(&self, pe: u32, r: usize) -> u64 {
+        let o = pe as usize * self.ncon + r;
+        self.bound[o].saturating_sub(self.load[o])
+    }
+
+    /// The error for a task that fits on no PE.
+    pub fn stuck(&self, alg: &str, task: u32, w: &[u64], placed: usize, n: usize) -> Error {
+        let k = self.load.len() / self.ncon.max(1);
+        let best: Vec<u64> = (0..self.ncon)
+            .map(|r| {
+                (0..k as u32)
+                    .map(|p| self.remaining(p, r))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        Error::Mismatch(format!(
+            "{}: stuck after placing {} of {} tasks: task {} (weights {:?}) fits on no PE (largest remaining capacity per resource {:?}); the greedy cannot pack these capacities, give more room",
+            alg, placed, n, task, w, best
+        ))
+    }
+}
+
+/// Distances between PEs read once into a table (k ≤ 4096), with the distance-affinity
+/// weight `1/(2·d+1)` by distance and the neighbour PEs of every PE.
+#[derive(Debug)]
+pub struct BergerDist<'a> {
+    k: u32,
+    table: Vec<u32>,
+    arch: &'a dyn Architecture,
+    inv: Vec<f64>,
+    nbr_xadj: Vec<usize>,
+    nbr: Vec<u32>,
+    dmin: Vec<u64>,
+}
+
+impl<'a> BergerDist<'a> {
+    /// Builds the table and the neighbour lists: O(k²) distance calls.
+    pub fn new(arch: &'a dyn Architecture) -> Self {
+        let k = arch.pe_count();
+        let mut table = Vec::new();
+        let mut dmax = 0u64;
+        if k <= 4096 {
+            table.reserve(k as usize * k as usize);
+            for a in 0..k {
+                for b in 0..k {
+                    let d = arch.distance(PeId(a), PeId(b));
+                    dmax = dmax.max(d);
+                    table.push(d.min(u32::MAX as u64) as u32);
+                }
+            }
+            if dmax > u32::MAX as u64 {
+                table = Vec::new();
+            }
+        }
+        let inv_len = if table.is_empty() {
+            0
+        } else {
+            dmax as usize + 1
+        };
+        let inv = (0..inv_len.min(1 << 20))
+            .map(|d| 1.0 / (2.0 * d as f64 + 1.0))
+            .collect();
+        let mut me = Self {
+            k,
+            table,
+            arch,
+            inv,
+            nbr_xadj: Vec::new(),
+            nbr: Vec::new(),
+            dmin: Vec::new(),
+        };
+        let mut xadj = Vec::with_capacity(k as usize + 1);
+        let mut adj = Vec::new();
+        let mut dmins = Vec::with_capacity(k as usize);
+        xadj.push(0);
+        for a in 0..k {
+            let dmin = (0..k)
+                .filter(|&b| b != a)
+                .map(|b| me.get(a, b))
+                .min()
+                .unwrap_or(0);
+            for b in 0..k {
+                if b != a && me.get(a, b) == dmin {
+                    adj.push(b);
+                }
+            }
+            xadj.push(adj.len());
+            dmins.push(dmin);
+        }
+        me.nbr_xadj = xadj;
+        me.nbr = adj;
+        me.dmin = dmins;
+        me
+    }
+
+    /// Number of PEs.
+    #[inline]
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// Distance between `a` and `b`.
+    #[inline]
+    pub fn get(&self, a: u32, b: u32) -> u64 {
+        if self.table.is_empty() {
+            self.arch.distance(PeId(a), PeId(b))
+        } else {
+            self.table[a as usize * self.k as usize + b as usize] as u64
+        }
+    }
+
+    /// The distance-affinity weight `1/(2·d(a,b)+1)`.
+    #[inline]
+    pub fn affinity_weight(&self, a: u32, b: u32) -> f64 {
+        let d = self.get(a, b) as usize;
+        match self.inv.get(d) {
+            Some(&x) => x,
+            None => 1.0 / (2.0 * d as f64 + 1.0),
+        }
+    }
+
+    /// The neighbours of `pe`: the PEs at the smallest positive distance from it (distance 1
+    /// on meshes and tori), by increasing id.
+    #[inline]
+    pub fn neighbours(&self, pe: u32) -> &[u32] {
+        &self.nbr[self.nbr_xadj[pe as usize]..self.nbr_xadj[pe as usize + 1]]
+    }
+
+    /// The smallest positive distance from `pe` to another PE.
+    #[inline]
+    pub fn min_distance(&self, pe: u32) -> u64 {
+        self.dmin[pe as usize]
+    }
+}
+
+/// Breadth-first order of all tasks from `start`; when a component is exhausted the
+/// traversal continues from the lowest-numbered unvisited task. Neighbours are visited in
+/// CSR order. O(n + m).
+pub fn bft_order(g: &TaskGraph, start: u32) -> Vec<u32> {
+    let n = g.num_tasks();
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut next_root = 0usize;
+    let mut root = start;
+    loop {
+        if !seen[root as usize] {
+            seen[root as usize] = true;
+            let mut head = order.len();
+            order.push(root);
+            while head < order.len() {
+                let u = order[head];
+                head += 1;
+                for &v in g.neighbors(u) {
+                    if !seen[v as usize] {
+                        seen[v as usize] = true;
+                        order.push(v);
+                    }
+                }
+            }
+        }
+        while next_root < n && seen[next_root] {
+            next_root += 1;
+        }
+        if next_root >= n {
+            break;
+        }
+        root = next_root as u32;
+    }
+    order
+}
+
+/// Sum of the edge weights of task `u`.
+#[inline]
+pub fn weighted_degree(g: &TaskGraph, u: u32) -> u64 {
+    g.edge_weights(u).iter().sum()
+}

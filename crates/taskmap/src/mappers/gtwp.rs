@@ -1,0 +1,470 @@
+//! Greedy Task-Wise Placement (GTWP), Algorithm 1 of Berger et al. 2014, and an improved
+//! variant.
+//!
+//! Tasks are placed one at a time. The distance affinity of an unplaced task `t` to PE `n` is
+//! `β_tn = Σ_{t' placed on n'} q_tt' / (2·d(n, n') + 1)`.
+//!
+//! **`gtwp`** (the paper, literally):
+//! 1. The task with the largest sum of edge weights goes to the first PE it fits on (PE 0);
+//!    its neighbours enter a FIFO queue Q; a breadth-first order of all tasks from it is
+//!    computed (`Q_BFT`).
+//! 2. Repeatedly take from Q the task with the highest affinity `max_n β_tn` (ties: FIFO
+//!    order) together with its best PE `n` (ties: lowest PE id). If it fits on `n`, place it
+//!    there and enqueue its unplaced neighbours. Otherwise `n` is saturated: every task of Q
+//!    whose best PE is `n` leaves Q, and each neighbour PE of `n` (PEs at the smallest
+//!    distance, by id) that still has room receives the next unplaced task of `Q_BFT`, whose
+//!    neighbours enter Q.
+//! 3. The paper does not say what happens when Q runs empty (tasks removed in step 2, or a
+//!    disconnected graph); we then place the next unplaced task of `Q_BFT` on the PE with
+//!    the highest affinity among those it fits on (ties: lowest id).
+//!
+//! The best PE ranges over all PEs, saturated or not, as in the paper's T2NA matrix. With
+//! several resources a PE is "saturated" for a task when the task does not fit on it.
+//!
+//! **`gtwp-fit`** (ours): the best PE of a task ranges over the PEs it still fits on; when
+//! a task's best PE fills up, its best fitting PE is recomputed and it goes back into the
+//! priority queue. No jumps through the BFT order.
+//!
+//! Implementation: affinities are kept sparse per task (the PEs holding its placed
+//! neighbours, at most its degree, in a slab laid out like the CSR so nothing is allocated
+//! per edge) and updated in O(h) when a neighbour is placed (h = PEs holding its placed
+//! neighbours); `max_n β_tn` over all PEs is exact but rarely needs all PEs: a PE holding
+//! no neighbour has `β ≤ Σ_j Q_j/(2·dmin_j+1)` (Q_j = bandwidth to hosting PE j, dmin_j its
+//! smallest distance to another PE), so the h hosting PEs suffice when their best beats
+//! that bound; then their neighbour PEs are scored, which suffices when the best beats
+//! `Σ_j Q_j/(2·(dmin_j+1)+1)`; only otherwise are all k PEs scanned (O(k·h)). Ties go to
+//! the lowest PE id in every case. Q is a binary heap with lazy deletion keyed by
+//! (affinity, FIFO rank); saturated PEs drain per-PE buckets of the tasks that prefer them.
+//! Complexity: O((n + m)·h + m log m) plus O(k·h) per full scan and O(k²) for the distance
+//! table.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use serde::{Deserialize, Serialize};
+use taskmap_arch::PeId;
+use taskmap_graph::TaskGraph;
+
+use crate::error::Error;
+use crate::mapper::{Mapper, RunContext};
+use crate::mappers::berger_common::{bft_order, weighted_degree, BergerDist, Loads};
+use crate::mapping::Mapping;
+use crate::problem::Problem;
+
+const UNPLACED: u32 = u32::MAX;
+
+/// Affinities are compared after rounding to multiples of 2^-32, so that values equal up
+/// to floating-point rounding tie (and ties follow the paper's rules).
+#[inline]
+pub fn affinity_key(x: f64) -> u64 {
+    (x * 4_294_967_296.0 + 0.5) as u64
+}
+
+/// The GTWP mapper.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GtwpMapper {
+    /// `false`: the paper's Algorithm 1 (`gtwp`); `true`: best PE among those the task fits
+    /// on, no BFT jumps (`gtwp-fit`).
+    #[serde(default)]
+    pub fit_only: bool,
+}
+
+impl GtwpMapper {
+    /// Applies one `key=value` parameter (GTWP has none).
+    pub fn set(&mut self, param: &str) -> Result<(), Error> {
+        if param.trim().is_empty() {
+            return Ok(());
+        }
+        Err(Error::Config(format!(
+            "{}: takes no parameter, got \"{}\"",
+            self.registry_name(),
+            param.trim()
+        )))
+    }
+
+    fn registry_name(&self) -> &'static str {
+        if self.fit_only {
+            "gtwp-fit"
+        } else {
+            "gtwp"
+        }
+    }
+}
+
+impl Mapper for GtwpMapper {
+    fn name(&self) -> &'static str {
+        self.registry_name()
+    }
+
+    fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
+        problem.check()?;
+        let pes = ctx.timed("gtwp", |_| gtwp(problem, self.fit_only))?;
+        Ok(Mapping::new(pes.into_iter().map(PeId).collect()))
+    }
+}
+
+/// Sparse distance affinities `β_tn` of every task to every PE, kept up to date as
+/// neighbours are placed (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct DistanceAffinities {
+    off: Vec<usize>,
+    cnt: Vec<u32>,
+    host: Vec<u32>,
+    host_q: Vec<u64>,
+    host_beta: Vec<f64>,
+    q_total: Vec<u64>,
+    best_pe: Vec<u32>,
+    best_val: Vec<f64>,
+}
+
+impl DistanceAffinities {
+    /// All affinities zero; room for `deg(t)` PEs per task.
+    pub fn new(g: &TaskGraph) -> Self {
+        let n = g.num_tasks();
+        let (xadj, _, _, _) = g.csr();
+        let slots = xadj[n];
+        Self {
+            off: xadj.to_vec(),
+            cnt: vec![0; n],
+            host: vec![0; slots],
+            host_q: vec![0; slots],
+            host_beta: vec![0.0; slots],
+            q_total: vec![0; n],
+            best_pe: vec![0; n],
+            best_val: vec![0.0; n],
+        }
+    }
+
+    /// A neighbour of `t` with bandwidth `q` has been placed on `pe`: updates `β_t·` and the
+    /// best PE of `t` (over all PEs). Returns whether the best PE changed.
+    pub fn add(&mut self, t: u32, pe: u32, q: u64, dist: &BergerDist<'_>) -> bool {
+        let t = t as usize;
+        let o = self.off[t];
+        let c = self.cnt[t] as usize;
+        let w = q as f64;
+        let mut found = false;
+        for i in o..o + c {
+            let h = self.host[i];
+            self.host_beta[i] += w * dist.affinity_weight(h, pe);
+            if h == pe {
+                self.host_q[i] += q;
+                found = true;
+            }
+        }
+        if !found {
+            debug_assert!(o + c < self.off[t + 1], "more hosting PEs than neighbours");
+            let mut beta = w;
+            for i in o..o + c {
+                beta += self.host_q[i] as f64 * dist.affinity_weight(self.host[i], pe);
+            }
+            self.host[o + c] = pe;
+            self.host_q[o + c] = q;
+            self.host_beta[o + c] = beta;
+            self.cnt[t] += 1;
+        }
+        self.q_total[t] += q;
+        let old = self.best_pe[t];
+        self.recompute_best(t as u32, dist);
+        old != self.best_pe[t]
+    }
+
+    fn recompute_best(&mut self, t: u32, dist: &BergerDist<'_>) {
+        let (pe, val) = self.best_where(t, dist, |_| true).unwrap_or((0, 0.0));
+        self.best_pe[t as usize] = pe;
+        self.best_val[t as usize] = val;
+    }
+
+    /// `β_t,pe` computed from the sparse list (O(h)).
+    pub fn value(&self, t: u32, pe: u32, dist: &BergerDist<'_>) -> f64 {
+        let t = t as usize;
+        let o = self.off[t];
+        (o..o + self.cnt[t] as usize)
+            .map(|i| self.host_q[i] as f64 * dist.affinity_weight(self.host[i], pe))
+            .sum()
+    }
+
+    /// The best PE among those accepted by `ok`, by a scan: the PEs holding neighbours first,
+    /// all PEs only when one of the others could still win. Ties: lowest id.
+    pub fn best_where(
+        &self,
+        t: u32,
+        dist: &BergerDist<'_>,
+        ok: impl Fn(u32) -> bool,
+    ) -> Option<(u32, f64)> {
+        let ti = t as usize;
+        let o = self.off[ti];
+        let c = self.cnt[ti] as usize;
+        if c == 0 {
+            // No placed neighbour: every affinity is 0, the lowest id wins.
+            return (0..dist.k()).find(|&p| ok(p)).map(|p| (p, 0.0));
+        }
+        let mut best: Option<(u64, u32, f64)> = None;
+        for i in o..o + c {
+            let pe = self.host[i];
+            if !ok(pe) {
+                continue;
+            }
+            let v = self.host_beta[i];
+            let key = affinity_key(v);
+            let better = match best {
+                None => true,
+                Some((bk, bp, _)) => key > bk || (key == bk && pe < bp),
+            };
+            if better {
+                best = Some((key, pe, v));
+            }
+        }
+        // A PE holding no neighbour is farther than its minimum distance from every PE
+        // that does: β ≤ Σ_j Q_j / (2·dmin_j + 1).
+        let bound1: f64 = (o..o + c)
+            .map(|i| self.host_q[i] as f64 / (2.0 * dist.min_distance(self.host[i]) as f64 + 1.0))
+            .sum();
+        if let Some((bk, _, _)) = best {
+            if bk > affinity_key(bound1) {
+                return best.map(|(_, p, v)| (p, v));
+            }
+        }
+        // The neighbours of the hosting PEs; any other PE is at least dmin_j + 1 away.
+        let hosts = &self.host[o..o + c];
+        for &h in hosts {
+            for &pe in dist.neighbours(h) {
+                if hosts.contains(&pe) || !ok(pe) {
+                    continue;
+                }
+                let v = self.value(t, pe, dist);
+                let key = affinity_key(v);
+                let better = match best {
+                    None => true,
+                    Some((bk, bp, _)) => key > bk || (key == bk && pe < bp),
+                };
+                if better {
+                    best = Some((key, pe, v));
+                }
+            }
+        }
+        let bound2: f64 = (o..o + c)
+            .map(|i| {
+                self.host_q[i] as f64 / (2.0 * (dist.min_distance(self.host[i]) + 1) as f64 + 1.0)
+            })
+            .sum();
+        if let Some((bk, _, _)) = best {
+            if bk > affinity_key(bound2) {
+                return best.map(|(_, p, v)| (p, v));
+            }
+        }
+        let mut best: Option<(u64, u32, f64)> = None;
+        for pe in 0..dist.k() {
+            if !ok(pe) {
+                continue;
+            }
+            let v = self.value(t, pe, dist);
+            let key = affinity_key(v);
+            if best.is_none_or(|(bk, _, _)| key > bk) {
+                best = Some((key, pe, v));
+            }
+        }
+        best.map(|(_, pe, v)| (pe, v))
+    }
+
+    /// The best PE over all PEs and its affinity.
+    #[inline]
+    pub fn best(&self, t: u32) -> (u32, f64) {
+        (self.best_pe[t as usize], self.best_val[t as usize])
+    }
+
+    /// The stored `β_t,pe` for a PE holding a neighbour of `t`, `None` for other PEs.
+    pub fn stored(&self, t: u32, pe: u32) -> Option<f64> {
+        let t = t as usize;
+        let o = self.off[t];
+        (o..o + self.cnt[t] as usize)
+            .find(|&i| self.host[i] == pe)
+            .map(|i| self.host_beta[i])
+    }
+}
+
+/// `β_tn` for every PE `n`, recomputed from scratch from a partial mapping (`UNPLACED` =
+/// `u32::MAX` for unplaced tasks). The reference for tests of [`DistanceAffinities`].
+pub fn naive_affinities(g: &TaskGraph, dist: &BergerDist<'_>, pe_of: &[u32], t: u32) -> Vec<f64> {
+    let k = dist.k();
+    let mut beta = vec![0.0; k as usize];
+    for (&u, &q) in g.neighbors(t).iter().zip(g.edge_weights(t)) {
+        let p = pe_of[u as usize];
+        if p == UNPLACED {
+            continue;
+        }
+        for n in 0..k {
+            beta[n as usize] += q as f64 / (2.0 * dist.get(n, p) as f64 + 1.0);
+        }
+    }
+    beta
+}
+
+/// One entry of the priority queue: highest affinity first, then FIFO rank.
+type Entry = (u64, Reverse<u64>, u32, u32, u32);
+
+struct State<'a> {
+    g: &'a TaskGraph,
+    dist: BergerDist<'a>,
+    loads: Loads,
+    aff: DistanceAffinities,
+    pe_of: Vec<u32>,
+    in_q: Vec<bool>,
+    seq: Vec<u64>,
+    version: Vec<u32>,
+    next_seq: u64,
+    heap: BinaryHeap<Entry>,
+    bucket: Vec<Vec<u32>>,
+    placed: usize,
+}
+
+impl State<'_> {
+    fn push(&mut self, t: u32, pe: u32, val: f64) {
+        let ti = t as usize;
+        self.version[ti] = self.version[ti].wrapping_add(1);
+        self.heap.push((
+            affinity_key(val),
+            Reverse(self.seq[ti]),
+            t,
+            pe,
+            self.version[ti],
+        ));
+    }
+
+    /// Places `v` on `pe`, enqueues its unplaced neighbours and updates their affinities.
+    fn place(&mut self, v: u32, pe: u32) {
+        let g = self.g;
+        self.pe_of[v as usize] = pe;
+        self.loads.add(pe, g.vertex_weights(v));
+        self.in_q[v as usize] = false;
+        self.placed += 1;
+        for (&u, &q) in g.neighbors(v).iter().zip(g.edge_weights(v)) {
+            let ui = u as usize;
+            if self.pe_of[ui] != UNPLACED {
+                continue;
+            }
+            let changed = self.aff.add(u, pe, q, &self.dist);
+            let fresh = !self.in_q[ui];
+            if fresh {
+                self.in_q[ui] = true;
+                self.seq[ui] = self.next_seq;
+                self.next_seq += 1;
+            }
+            let (bp, bv) = self.aff.best(u);
+            if fresh || changed {
+                self.bucket[bp as usize].push(u);
+            }
+            self.push(u, bp, bv);
+        }
+    }
+}
+
+/// Runs GTWP; returns the PE of every task.
+fn gtwp(problem: &Problem, fit_only: bool) -> Result<Vec<u32>, Error> {
+    let alg = if fit_only { "gtwp-fit" } else { "gtwp" };
+    let g = &problem.graph;
+    let n = g.num_tasks();
+    let loads = Loads::new(problem, alg)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let dist = BergerDist::new(problem.arch.as_ref());
+    let k = dist.k();
+    let mut s = State {
+        g,
+        dist,
+        loads,
+        aff: DistanceAffinities::new(g),
+        pe_of: vec![UNPLACED; n],
+        in_q: vec![false; n],
+        seq: vec![0; n],
+        version: vec![0; n],
+        next_seq: 0,
+        heap: BinaryHeap::new(),
+        bucket: vec![Vec::new(); k as usize],
+        placed: 0,
+    };
+
+    // Line 11: the task with the largest sum of adjacent edge weights (ties: lowest id).
+    let mut v0 = 0u32;
+    let mut best_w = 0u64;
+    for t in 0..n as u32 {
+        let w = weighted_degree(g, t);
+        if w > best_w {
+            best_w = w;
+            v0 = t;
+        }
+    }
+    let first = (0..k)
+        .find(|&p| s.loads.fits(p, g.vertex_weights(v0)))
+        .ok_or_else(|| s.loads.stuck(alg, v0, g.vertex_weights(v0), 0, n))?;
+    s.place(v0, first);
+    let order = bft_order(g, v0);
+    let mut bft_ptr = 0usize;
+
+    while s.placed < n {
+        // dequeueTaskWithHighestAffinity(Q), lazily skipping stale entries.
+        let mut popped = None;
+        while let Some((_, Reverse(sq), t, pe, ver)) = s.heap.pop() {
+            let ti = t as usize;
+            if s.in_q[ti] && s.seq[ti] == sq && s.version[ti] == ver {
+                popped = Some((t, pe));
+                break;
+            }
+        }
+        let Some((v, pe)) = popped else {
+            // Q is empty: the next unplaced task of the BFT order, on its best fitting PE.
+            while s.pe_of[order[bft_ptr] as usize] != UNPLACED {
+                bft_ptr += 1;
+            }
+            let v = order[bft_ptr];
+            let w = g.vertex_weights(v);
+            let loads = &s.loads;
+            let (pe, _) = s
+                .aff
+                .best_where(v, &s.dist, |p| loads.fits(p, w))
+                .ok_or_else(|| s.loads.stuck(alg, v, w, s.placed, n))?;
+            s.place(v, pe);
+            continue;
+        };
+        let w = g.vertex_weights(v);
+        if s.loads.fits(pe, w) {
+            s.place(v, pe);
+            continue;
+        }
+        if fit_only {
+            let loads = &s.loads;
+            let (bp, bv) = s
+                .aff
+                .best_where(v, &s.dist, |p| loads.fits(p, w))
+                .ok_or_else(|| s.loads.stuck(alg, v, w, s.placed, n))?;
+            s.push(v, bp, bv);
+            continue;
+        }
+        // Lines 23-24: the PE is saturated; every task of Q whose best PE it is leaves Q.
+        s.in_q[v as usize] = false;
+        let drained = std::mem::take(&mut s.bucket[pe as usize]);
+        for &t in &drained {
+            if s.in_q[t as usize] && s.aff.best(t).0 == pe {
+                s.in_q[t as usize] = false;
+            }
+        }
+        let mut drained = drained;
+        drained.clear();
+        s.bucket[pe as usize] = drained;
+        // Lines 25-32: one task of the BFT order on every neighbour PE with room.
+        for i in 0..s.dist.neighbours(pe).len() {
+            let nb = s.dist.neighbours(pe)[i];
+            while bft_ptr < n && s.pe_of[order[bft_ptr] as usize] != UNPLACED {
+                bft_ptr += 1;
+            }
+            if bft_ptr >= n {
+                break;
+            }
+            let u = order[bft_ptr];
+            if s.loads.fits(nb, g.vertex_weights(u)) {
+                s.place(u, nb);
+            }
+        }
+    }
+    Ok(s.pe_of)
+}

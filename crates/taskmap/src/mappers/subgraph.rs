@@ -1,0 +1,296 @@
+//! Subgraph placement, Algorithm 2 of Berger et al. 2014, and an improved variant.
+//!
+//! **`subgraph`** (the paper, literally):
+//! 1. The task with the fewest neighbours (ties: lowest id) goes to the first PE it fits on
+//!    (PE 0).
+//! 2. While tasks are unplaced: `C_r` = the largest remaining capacity of any PE for
+//!    resource `r`; a subgraph is grown by a breadth-first traversal of the unplaced tasks
+//!    from a "promising" task until its size reaches `size_factor · C_r` (the paper found
+//!    `1/2` best; at least one task); the subgraph goes to the PE with the strongest affinity
+//!    `α(V, n) = Σ_{t ∈ V, t' on n} q_tt'` among the PEs with room for it (ties: lowest id).
+//! 3. The paper does not define the promising task; we take the first unplaced task left
+//!    in the previous traversal's queue (the tasks next to the last subgraph), else the
+//!    unplaced task with the fewest neighbours. A traversal stops at the end of a connected
+//!    component.
+//!
+//! The choice of PE ignores distances, as the paper says ("even not taking profit from the
+//! node distances"). With several resources, when no PE has room for the whole subgraph, it
+//! loses its last tasks until one has.
+//!
+//! **`subgraph-dist`** (ours): the PE is chosen by the distance affinity
+//! `β(V, n) = Σ_{t ∈ V, t' on n'} q_tt' / (2·d(n, n') + 1)`, so a subgraph lands next to its
+//! placed neighbours even when their PEs are full.
+//!
+//! Complexity: O(n + m) for the traversals, O(k·ncon) per subgraph for `C` and the choice
+//! of PE (O(k·h) with the distance affinity, h = PEs next to the subgraph), O(k²) for the
+//! distance table of `subgraph-dist`.
+
+use serde::{Deserialize, Serialize};
+use taskmap_arch::PeId;
+
+use crate::error::Error;
+use crate::mapper::{Mapper, RunContext};
+use crate::mappers::berger_common::{BergerDist, Loads};
+use crate::mappers::gtwp::affinity_key;
+use crate::mapping::Mapping;
+use crate::problem::Problem;
+
+const UNPLACED: u32 = u32::MAX;
+
+/// The Subgraph placement mapper.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SubgraphMapper {
+    /// Subgraph size as a fraction of the largest remaining capacity (paper: 0.5).
+    #[serde(default = "default_factor")]
+    pub size_factor: f64,
+    /// `false`: the paper's affinity α (`subgraph`); `true`: distance affinity β
+    /// (`subgraph-dist`).
+    #[serde(default)]
+    pub distance_affinity: bool,
+}
+
+fn default_factor() -> f64 {
+    0.5
+}
+
+impl Default for SubgraphMapper {
+    fn default() -> Self {
+        Self {
+            size_factor: 0.5,
+            distance_affinity: false,
+        }
+    }
+}
+
+impl SubgraphMapper {
+    /// Applies one `key=value` parameter: `factor=F` (0 < F ≤ 1).
+    pub fn set(&mut self, param: &str) -> Result<(), Error> {
+        let param = param.trim();
+        if param.is_empty() {
+            return Ok(());
+        }
+        let name = self.registry_name();
+        let (key, value) = param.split_once('=').ok_or_else(|| {
+            Error::Config(format!("{}: expected key=value, got \"{}\"", name, param))
+        })?;
+        match key.trim() {
+            "factor" | "size_factor" => {
+                let f: f64 = value.trim().parse().map_err(|_| {
+                    Error::Config(format!(
+                        "{}: factor expects a number, got \"{}\"",
+                        name, value
+                    ))
+                })?;
+                if !(f > 0.0 && f <= 1.0) {
+                    return Err(Error::Config(format!(
+                        "{}: factor must be in (0, 1], got {}",
+                        name, f
+                    )));
+                }
+                self.size_factor = f;
+                Ok(())
+            }
+            other => Err(Error::Config(format!(
+                "{}: unknown parameter \"{}\"; known: factor",
+                name, other
+            ))),
+        }
+    }
+
+    fn registry_name(&self) -> &'static str {
+        if self.distance_affinity {
+            "subgraph-dist"
+        } else {
+            "subgraph"
+        }
+    }
+}
+
+impl Mapper for SubgraphMapper {
+    fn name(&self) -> &'static str {
+        self.registry_name()
+    }
+
+    fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
+        problem.check()?;
+        if !(self.size_factor > 0.0 && self.size_factor <= 1.0) {
+            return Err(Error::Config(format!(
+                "{}: size_factor must be in (0, 1], got {}",
+                self.registry_name(),
+                self.size_factor
+            )));
+        }
+        let pes = ctx.timed("subgraph", |_| subgraph(problem, self))?;
+        Ok(Mapping::new(pes.into_iter().map(PeId).collect()))
+    }
+}
+
+fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> {
+    let alg = cfg.registry_name();
+    let g = &problem.graph;
+    let n = g.num_tasks();
+    let ncon = g.ncon();
+    let mut loads = Loads::new(problem, alg)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let k = problem.arch.pe_count();
+    let dist = if cfg.distance_affinity {
+        Some(BergerDist::new(problem.arch.as_ref()))
+    } else {
+        None
+    };
+    let mut pe_of = vec![UNPLACED; n];
+    let mut placed = 0usize;
+
+    // Tasks by increasing degree (ties: id), for the starting tasks.
+    let mut by_degree: Vec<u32> = (0..n as u32).collect();
+    by_degree.sort_by_key(|&t| (g.degree(t), t));
+    let mut deg_ptr = 0usize;
+
+    // Line 12-13: the task of lowest degree on the first PE with room.
+    let v0 = by_degree[0];
+    let p0 = (0..k)
+        .find(|&p| loads.fits(p, g.vertex_weights(v0)))
+        .ok_or_else(|| loads.stuck(alg, v0, g.vertex_weights(v0), 0, n))?;
+    pe_of[v0 as usize] = p0;
+    loads.add(p0, g.vertex_weights(v0));
+    placed += 1;
+    let mut frontier: Vec<u32> = g.neighbors(v0).to_vec();
+
+    let mut seen = vec![0u32; n];
+    let mut stamp = 0u32;
+    let mut queue: Vec<u32> = Vec::new();
+    let mut size = vec![0u64; ncon];
+    let mut limit = vec![0u64; ncon];
+    let mut acc = vec![0u64; k as usize];
+    let mut touched: Vec<u32> = Vec::new();
+
+    while placed < n {
+        // Line 15: C = the largest remaining capacity; the subgraph size is factor · C.
+        for r in 0..ncon {
+            let c = (0..k).map(|p| loads.remaining(p, r)).max().unwrap_or(0);
+            limit[r] = (cfg.size_factor * c as f64).floor() as u64;
+        }
+        // The promising task.
+        let start = match frontier
+            .iter()
+            .copied()
+            .find(|&t| pe_of[t as usize] == UNPLACED)
+        {
+            Some(t) => t,
+            None => {
+                while pe_of[by_degree[deg_ptr] as usize] != UNPLACED {
+                    deg_ptr += 1;
+                }
+                by_degree[deg_ptr]
+            }
+        };
+        // Line 16: breadth-first traversal of the unplaced tasks up to the size.
+        stamp = stamp.wrapping_add(1);
+        if stamp == 0 {
+            seen.iter_mut().for_each(|s| *s = 0);
+            stamp = 1;
+        }
+        queue.clear();
+        queue.push(start);
+        seen[start as usize] = stamp;
+        size.iter_mut().for_each(|s| *s = 0);
+        let mut taken = 0usize;
+        while taken < queue.len() {
+            let u = queue[taken];
+            let w = g.vertex_weights(u);
+            if taken > 0 && (0..ncon).any(|r| size[r] + w[r] > limit[r]) {
+                break;
+            }
+            for r in 0..ncon {
+                size[r] += w[r];
+            }
+            taken += 1;
+            for &x in g.neighbors(u) {
+                if pe_of[x as usize] == UNPLACED && seen[x as usize] != stamp {
+                    seen[x as usize] = stamp;
+                    queue.push(x);
+                }
+            }
+            if (0..ncon).all(|r| size[r] >= limit[r]) {
+                break;
+            }
+        }
+        // Line 17: affinity of the subgraph to every PE, best PE with room.
+        let target = loop {
+            if taken == 0 {
+                let v = queue[0];
+                return Err(loads.stuck(alg, v, g.vertex_weights(v), placed, n));
+            }
+            let fits = |p: u32, loads: &Loads| (0..ncon).all(|r| size[r] <= loads.remaining(p, r));
+            for &t in &queue[..taken] {
+                for (&u, &q) in g.neighbors(t).iter().zip(g.edge_weights(t)) {
+                    let p = pe_of[u as usize];
+                    if p != UNPLACED {
+                        if acc[p as usize] == 0 {
+                            touched.push(p);
+                        }
+                        acc[p as usize] += q;
+                    }
+                }
+            }
+            let choice = match &dist {
+                None => {
+                    let mut best: Option<(u64, u32)> = None;
+                    for &p in &touched {
+                        if fits(p, &loads) {
+                            let a = acc[p as usize];
+                            if best.is_none_or(|(ba, bp)| a > ba || (a == ba && p < bp)) {
+                                best = Some((a, p));
+                            }
+                        }
+                    }
+                    best.map(|(_, p)| p)
+                        .or_else(|| (0..k).find(|&p| fits(p, &loads)))
+                }
+                Some(d) => {
+                    let mut best: Option<(u64, u32)> = None;
+                    for p in 0..k {
+                        if !fits(p, &loads) {
+                            continue;
+                        }
+                        let b: f64 = touched
+                            .iter()
+                            .map(|&h| acc[h as usize] as f64 * d.affinity_weight(h, p))
+                            .sum();
+                        let key = affinity_key(b);
+                        if best.is_none_or(|(bk, _)| key > bk) {
+                            best = Some((key, p));
+                        }
+                    }
+                    best.map(|(_, p)| p)
+                }
+            };
+            for &p in &touched {
+                acc[p as usize] = 0;
+            }
+            touched.clear();
+            match choice {
+                Some(p) => break p,
+                None => {
+                    // No PE has room for the whole subgraph: drop its last task.
+                    taken -= 1;
+                    let w = g.vertex_weights(queue[taken]);
+                    for r in 0..ncon {
+                        size[r] -= w[r];
+                    }
+                }
+            }
+        };
+        // Line 18: place the subgraph.
+        for &t in &queue[..taken] {
+            pe_of[t as usize] = target;
+            loads.add(target, g.vertex_weights(t));
+        }
+        placed += taken;
+        frontier.clear();
+        frontier.extend_from_slice(&queue[taken..]);
+    }
+    Ok(pe_of)
+}

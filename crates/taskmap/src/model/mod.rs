@@ -1,0 +1,11 @@
+//! Application models beyond the static task graph.
+//!
+//! * [`program`]: the timed communication language of De Petris & Perego (1994) —
+//!   `PROCESS`, `INT_OP`, `SEND`, `RECEIVE`, `STOP` — its reader, and its reduction to a
+//!   [`taskmap_graph::TaskGraph`]; [`program_gen`]: generators for the paper's patterns.
+
+pub mod program;
+pub mod program_gen;
+
+pub use program::{parse_program, read_program, Channel, Message, Op, Program, ProgramBuilder};
+pub use program_gen::{generate_program, GenParams};

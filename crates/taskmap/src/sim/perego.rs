@@ -1,0 +1,454 @@
+//! The Synchronous Phases Model and the mapping evaluation function `F` of De Petris &
+//! Perego (1994, §3.2 and §4, equations 2-10).
+//!
+//! [`SpmModel::build`] runs the program on the ideal machine
+//! ([`simulate_ideal`](super::wormhole::simulate_ideal)) and derives:
+//!
+//! * `w_i`: cycles task `i` is busy (its `INT_OP`s plus the send and receive overheads);
+//! * per channel `i → j`: `m_ij` (messages), `l_ij` (mean length in flits) and `q_ij` (total
+//!   cycles the receiver `j` waited at `RECEIVE`s from `i`), and `q_j = Σ_i q_ij`;
+//! * the phases: two messages belong to the same phase when their network intervals on the
+//!   ideal machine overlap for more than `overlap_fraction` of the longer of their two
+//!   minimal latencies (`T_c · L`); phases are the classes of the transitive closure,
+//!   numbered in time order. `P` is their number and `p^h_ij` holds when a message of
+//!   `i → j` is in phase `h`; we keep, per phase, the flits each channel sends in it.
+//!
+//! [`SpmModel::evaluate`] computes, for a mapping `m` on a target with routes, per PE `n`
+//! (all in cycles):
+//!
+//! ```text
+//! R(m,n) = Σ_{m(j)=n} (w_j + q_j)                                        (eq. 3)
+//!        + Σ_{m(j)=n} Σ_{m(i)≠m(j)} m_ij · T_c · (d(m(i),m(j)) − 1)      (eq. 4)
+//!        − Σ_{m(j)=n} Σ_{m(i)=m(j)} min(m_ij · l_ij · (T_c − c_loc), q_ij) (eq. 5)
+//!        + Σ_{m(j)=n} Σ_{m(i)≠n} Σ_h Σ_{(s,t)∈S^h(i,j), (s,t)≠(i,j)} T_c · v^h_st / (2 |S^h(i,j)|)  (eq. 9)
+//! F(m) = max_n R(m,n)   (eq. 2)        F_sum(m) = Σ_n R(m,n)   (§5.2)
+//! ```
+//!
+//! where `c_loc` is the memory-copy cost per flit of a local message, `S^h(i,j)` is the
+//! interference class of `(i,j)` in phase `h` (transitive closure, kept with union-find, of
+//! "the routes share a directed link" among the remote channels active in `h`), and `v^h_st`
+//! the flits `(s,t)` sends in phase `h` (the paper's `l_st` when the channel sends one
+//! message per phase). Complexity of `evaluate`: O(T + a·D + Σ_h a_h·D·α), D the diameter.
+
+use taskmap_arch::{Architecture, LinkId, PeId};
+
+use super::wormhole::{simulate_ideal, SimReport, WormholeParams};
+use crate::error::Error;
+use crate::mapping::Mapping;
+use crate::model::program::Program;
+
+/// Parameters of the phase decomposition and of `F`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SpmParams {
+    /// Two messages are in the same phase when they overlap for more than this fraction of
+    /// the longer minimal latency. Default 0.5.
+    pub overlap_fraction: f64,
+    /// The machine: `T_c`, overheads, local copy cost (the ideal run uses the same values).
+    pub machine: WormholeParams,
+}
+
+impl Default for SpmParams {
+    fn default() -> Self {
+        Self {
+            overlap_fraction: 0.5,
+            machine: WormholeParams::default(),
+        }
+    }
+}
+
+/// One channel `src → dst` of the model.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct SpmChannel {
+    pub src: u32,
+    pub dst: u32,
+    /// `m_ij`: messages sent.
+    pub messages: u64,
+    /// Total flits (`m_ij · l_ij`).
+    pub flits: u64,
+    /// `q_ij`: cycles the receiver waited for this channel on the ideal machine.
+    pub wait: u64,
+}
+
+impl SpmChannel {
+    /// `l_ij`: mean message length in flits.
+    pub fn mean_flits(&self) -> f64 {
+        self.flits as f64 / self.messages.max(1) as f64
+    }
+}
+
+/// The Synchronous Phases Model of a program.
+#[derive(Clone, Debug)]
+pub struct SpmModel {
+    params: SpmParams,
+    /// `w_i`.
+    pub work: Vec<u64>,
+    /// `q_i`.
+    pub wait: Vec<u64>,
+    /// The channels, sorted by `(src, dst)`.
+    pub channels: Vec<SpmChannel>,
+    /// Phase `h` holds `phase_entries[phase_start[h]..phase_start[h+1]]`: (channel, flits
+    /// of that channel in the phase).
+    pub phase_start: Vec<u32>,
+    pub phase_entries: Vec<(u32, u64)>,
+    /// Completion time on the ideal machine.
+    pub ideal_completion: u64,
+}
+
+/// The value of `F` for one mapping.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FEstimate {
+    /// `F(m) = max_n R(m, n)`, cycles.
+    pub f: f64,
+    /// `Σ_n R(m, n)`, cycles.
+    pub f_sum: f64,
+    /// The PE reaching the maximum.
+    pub argmax: u32,
+    /// The four terms summed over all PEs: compute and idle, distance, multitasking saving,
+    /// contention.
+    pub comp_idle: f64,
+    pub distance: f64,
+    pub multitasking: f64,
+    pub contention: f64,
+    /// `R(m, n)` per PE.
+    pub per_pe: Vec<f64>,
+}
+
+impl SpmModel {
+    /// Runs the program on the ideal machine and derives the model. Errors if the program
+    /// deadlocks (it cannot: [`Program`] construction checks it).
+    pub fn build(program: &Program, params: &SpmParams) -> Result<Self, Error> {
+        if !(0.0..=1.0).contains(&params.overlap_fraction) {
+            return Err(Error::Config(format!(
+                "overlap_fraction must be in 0..=1, got {}",
+                params.overlap_fraction
+            )));
+        }
+        let mut mp = params.machine.clone();
+        mp.record_messages = true;
+        let ideal = simulate_ideal(program, &mp)?;
+        Ok(Self::from_ideal(program, &ideal, params))
+    }
+
+    /// Derives the model from an ideal-machine run made with `record_messages`.
+    pub fn from_ideal(program: &Program, ideal: &SimReport, params: &SpmParams) -> Self {
+        let times = ideal
+            .messages
+            .as_ref()
+            .expect("the ideal run must record messages");
+        let msgs = program.messages();
+        let mut chan_of_msg = vec![0u32; msgs.len()];
+        let mut channels = Vec::with_capacity(program.channels().len());
+        for (ci, c) in program.channels().iter().enumerate() {
+            let mut ch = SpmChannel {
+                src: c.src,
+                dst: c.dst,
+                messages: u64::from(c.count),
+                flits: 0,
+                wait: 0,
+            };
+            for m in c.first_msg..c.first_msg + c.count {
+                chan_of_msg[m as usize] = ci as u32;
+                ch.flits += u64::from(msgs[m as usize].flits);
+                ch.wait += times[m as usize].wait;
+            }
+            channels.push(ch);
+        }
+        // Phases: sweep the messages in injection order; union overlapping ones.
+        let tc = params.machine.flit_cycles;
+        let mut order: Vec<u32> = (0..msgs.len() as u32)
+            .filter(|&m| times[m as usize].deliver != u64::MAX)
+            .collect();
+        order.sort_unstable_by_key(|&m| (times[m as usize].inject, m));
+        let mut uf = UnionFind::new(msgs.len());
+        let mut active: Vec<u32> = Vec::new();
+        let phi = params.overlap_fraction;
+        for &b in &order {
+            let tb = times[b as usize];
+            let lat_b = tc * u64::from(msgs[b as usize].flits);
+            active.retain(|&a| times[a as usize].deliver > tb.inject);
+            for &a in &active {
+                let ta = times[a as usize];
+                let overlap = ta.deliver.min(tb.deliver) - tb.inject;
+                let lat_a = tc * u64::from(msgs[a as usize].flits);
+                if overlap as f64 > phi * lat_a.max(lat_b) as f64 {
+                    uf.union(a, b);
+                }
+            }
+            active.push(b);
+        }
+        // Number phases by their first message in time.
+        let mut phase_of_root = vec![u32::MAX; msgs.len()];
+        let mut nphases = 0u32;
+        let mut phase_of_msg = vec![u32::MAX; msgs.len()];
+        for &m in &order {
+            let r = uf.find(m) as usize;
+            if phase_of_root[r] == u32::MAX {
+                phase_of_root[r] = nphases;
+                nphases += 1;
+            }
+            phase_of_msg[m as usize] = phase_of_root[r];
+        }
+        // (phase, channel, flits), aggregated.
+        let mut triples: Vec<(u32, u32, u64)> = order
+            .iter()
+            .map(|&m| {
+                (
+                    phase_of_msg[m as usize],
+                    chan_of_msg[m as usize],
+                    u64::from(msgs[m as usize].flits),
+                )
+            })
+            .collect();
+        triples.sort_unstable_by_key(|&(h, c, _)| (h, c));
+        let mut phase_start = vec![0u32];
+        let mut phase_entries: Vec<(u32, u64)> = Vec::new();
+        let mut cur = (u32::MAX, u32::MAX);
+        for (h, c, f) in triples {
+            if (h, c) == cur {
+                phase_entries.last_mut().expect("an entry").1 += f;
+                continue;
+            }
+            while phase_start.len() <= h as usize {
+                phase_start.push(phase_entries.len() as u32);
+            }
+            cur = (h, c);
+            phase_entries.push((c, f));
+        }
+        phase_start.push(phase_entries.len() as u32);
+        let n = program.num_tasks();
+        SpmModel {
+            params: params.clone(),
+            work: ideal.pe_busy[..n].to_vec(),
+            wait: ideal.task_wait.clone(),
+            channels,
+            phase_start,
+            phase_entries,
+            ideal_completion: ideal.completion,
+        }
+    }
+
+    /// `P`, the number of phases.
+    pub fn num_phases(&self) -> usize {
+        self.phase_start.len() - 1
+    }
+
+    /// The parameters the model was built with.
+    pub fn params(&self) -> &SpmParams {
+        &self.params
+    }
+
+    /// `F` and its terms for `mapping` on `arch` (which needs routes).
+    pub fn evaluate(&self, arch: &dyn Architecture, mapping: &Mapping) -> Result<FEstimate, Error> {
+        let n = self.work.len();
+        if mapping.len() != n {
+            return Err(Error::Mismatch(format!(
+                "the mapping has {} tasks, the program {}",
+                mapping.len(),
+                n
+            )));
+        }
+        let k = arch.pe_count();
+        if let Some(t) = mapping.as_slice().iter().position(|p| p.0 >= k) {
+            return Err(Error::Mismatch(format!(
+                "task {t} is mapped to PE {}, the target has {k} PEs",
+                mapping.pe(t as u32).0
+            )));
+        }
+        let mut probe = Vec::new();
+        if !arch.route(PeId(0), PeId(0), &mut probe) {
+            return Err(Error::Config(format!(
+                "the target {} has no routes; F needs a mesh, torus or hypercube",
+                arch.spec()
+            )));
+        }
+        let pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
+        Ok(self.evaluate_partial(arch, &pes))
+    }
+
+    /// `F` for a partial mapping: `pes[t]` is the PE of task `t` or `u32::MAX` when `t` is
+    /// not mapped yet; unmapped tasks and the channels touching them count for nothing
+    /// (the paper's F over partial mappings, §2). `arch` must have routes and every mapped
+    /// PE must exist (callers check).
+    pub fn evaluate_partial(&self, arch: &dyn Architecture, pes: &[u32]) -> FEstimate {
+        let n = self.work.len();
+        let k = arch.pe_count();
+        let unmapped = u32::MAX;
+        let tc = self.params.machine.flit_cycles as f64;
+        let cloc = self.params.machine.local_cycles_per_flit as f64;
+        let mut r = vec![0.0f64; k as usize];
+        let mut est = FEstimate {
+            f: 0.0,
+            f_sum: 0.0,
+            argmax: 0,
+            comp_idle: 0.0,
+            distance: 0.0,
+            multitasking: 0.0,
+            contention: 0.0,
+            per_pe: Vec::new(),
+        };
+        for j in 0..n {
+            if pes[j] == unmapped {
+                continue;
+            }
+            let v = (self.work[j] + self.wait[j]) as f64;
+            r[pes[j] as usize] += v;
+            est.comp_idle += v;
+        }
+        // Routes of the remote channels (CSR), distance and multitasking terms.
+        let mut route_start = vec![0u32; self.channels.len() + 1];
+        let mut routes: Vec<LinkId> = Vec::new();
+        for (ci, c) in self.channels.iter().enumerate() {
+            let (pi, pj) = (PeId(pes[c.src as usize]), PeId(pes[c.dst as usize]));
+            if pi.0 == unmapped || pj.0 == unmapped {
+                // no route: the channel is ignored
+            } else if pi != pj {
+                arch.route(pi, pj, &mut routes);
+                let d = (routes.len() as u32 - route_start[ci]) as f64;
+                let v = c.messages as f64 * tc * (d - 1.0);
+                r[pj.idx()] += v;
+                est.distance += v;
+            } else {
+                let save = (c.flits as f64 * (tc - cloc)).min(c.wait as f64).max(0.0);
+                r[pj.idx()] -= save;
+                est.multitasking += save;
+            }
+            route_start[ci + 1] = routes.len() as u32;
+        }
+        // Contention, phase by phase.
+        let mut stamp = vec![u32::MAX; arch.link_count() as usize];
+        let mut owner = vec![0u32; arch.link_count() as usize];
+        let mut uf = UnionFind::new(0);
+        let mut size: Vec<u32> = Vec::new();
+        let mut vol: Vec<u64> = Vec::new();
+        for h in 0..self.num_phases() {
+            let entries =
+                &self.phase_entries[self.phase_start[h] as usize..self.phase_start[h + 1] as usize];
+            uf.reset(entries.len());
+            for (e, &(c, _)) in entries.iter().enumerate() {
+                let c = c as usize;
+                for &l in &routes[route_start[c] as usize..route_start[c + 1] as usize] {
+                    let l = l as usize;
+                    if stamp[l] == h as u32 {
+                        uf.union(owner[l], e as u32);
+                    } else {
+                        stamp[l] = h as u32;
+                        owner[l] = e as u32;
+                    }
+                }
+            }
+            size.clear();
+            size.resize(entries.len(), 0);
+            vol.clear();
+            vol.resize(entries.len(), 0);
+            for (e, &(c, f)) in entries.iter().enumerate() {
+                if route_start[c as usize] == route_start[c as usize + 1] {
+                    continue; // local channel: no path
+                }
+                let root = uf.find(e as u32) as usize;
+                size[root] += 1;
+                vol[root] += f;
+            }
+            for (e, &(c, f)) in entries.iter().enumerate() {
+                if route_start[c as usize] == route_start[c as usize + 1] {
+                    continue;
+                }
+                let root = uf.find(e as u32) as usize;
+                if size[root] < 2 {
+                    continue;
+                }
+                let v = tc * (vol[root] - f) as f64 / (2.0 * size[root] as f64);
+                r[pes[self.channels[c as usize].dst as usize] as usize] += v;
+                est.contention += v;
+            }
+        }
+        let mut best = 0usize;
+        for (p, &v) in r.iter().enumerate() {
+            est.f_sum += v;
+            if v > r[best] {
+                best = p;
+            }
+        }
+        est.f = r[best];
+        est.argmax = best as u32;
+        est.per_pe = r;
+        est
+    }
+
+    /// A degenerate model of a static task graph, for mapping graphs without a program:
+    /// `w_i` = vertex weight 0, no waiting, one message per edge and direction of
+    /// `edge_weight / 2` flits (at least 1), all channels in one phase.
+    pub fn from_task_graph(graph: &taskmap_graph::TaskGraph, params: &SpmParams) -> Self {
+        let n = graph.num_tasks();
+        let mut channels = Vec::new();
+        for u in 0..n as u32 {
+            for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
+                channels.push(SpmChannel {
+                    src: u,
+                    dst: v,
+                    messages: 1,
+                    flits: (w / 2).max(1),
+                    wait: 0,
+                });
+            }
+        }
+        channels.sort_unstable_by_key(|c| (c.src, c.dst));
+        let phase_entries: Vec<(u32, u64)> = channels
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i as u32, c.flits))
+            .collect();
+        SpmModel {
+            params: params.clone(),
+            work: (0..n as u32).map(|t| graph.vertex_weight(t, 0)).collect(),
+            wait: vec![0; n],
+            channels,
+            phase_start: vec![0, phase_entries.len() as u32],
+            phase_entries,
+            ideal_completion: 0,
+        }
+    }
+}
+
+/// Union-find with path halving and union by size.
+#[derive(Clone, Debug)]
+struct UnionFind {
+    parent: Vec<u32>,
+    size: Vec<u32>,
+}
+
+impl UnionFind {
+    fn new(n: usize) -> Self {
+        Self {
+            parent: (0..n as u32).collect(),
+            size: vec![1; n],
+        }
+    }
+
+    fn reset(&mut self, n: usize) {
+        self.parent.clear();
+        self.parent.extend(0..n as u32);
+        self.size.clear();
+        self.size.resize(n, 1);
+    }
+
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let p = self.parent[x as usize];
+            self.parent[x as usize] = self.parent[p as usize];
+            x = p;
+        }
+        x
+    }
+
+    fn union(&mut self, a: u32, b: u32) {
+        let (mut a, mut b) = (self.find(a), self.find(b));
+        if a == b {
+            return;
+        }
+        if self.size[a as usize] < self.size[b as usize] {
+            std::mem::swap(&mut a, &mut b);
+        }
+        self.parent[b as usize] = a;
+        self.size[a as usize] += self.size[b as usize];
+    }
+}
