@@ -1,7 +1,31 @@
 //! The `taskmap` command: one library call per subcommand.
 
+/// `print!` to stdout that ends the process quietly (exit 0) when the reader has gone away
+/// (`taskmap ... | head`), instead of panicking.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::emit(format_args!($($t)*)) };
+}
+
+/// `println!` with the behaviour of [`out!`].
+macro_rules! outln {
+    () => { $crate::emit(format_args!("\n")) };
+    ($fmt:literal $($t:tt)*) => { $crate::emit(format_args!(concat!($fmt, "\n") $($t)*)) };
+}
+
 mod cli;
 mod sim;
+
+/// Writes to stdout; on a closed pipe exits with code 0, on another error with code 2.
+pub(crate) fn emit(args: std::fmt::Arguments) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("taskmap: error: writing the output: {}", e);
+        std::process::exit(2);
+    }
+}
 
 use std::process::ExitCode;
 

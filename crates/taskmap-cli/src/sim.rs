@@ -259,7 +259,7 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
         f,
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         print_human(&out);
     }
@@ -267,49 +267,60 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
 }
 
 fn print_human(o: &SimOutput) {
-    println!(
+    outln!(
         "program      {} tasks, {} messages, {} flits",
-        o.tasks, o.messages, o.flits
+        o.tasks,
+        o.messages,
+        o.flits
     );
-    println!("target       {}", o.target);
-    println!("completion   {} cycles", o.completion);
-    println!(
+    outln!("target       {}", o.target);
+    outln!("completion   {} cycles", o.completion);
+    outln!(
         "PE busy      min {} / mean {:.1} / max {} cycles",
-        o.pe_busy.min, o.pe_busy.mean, o.pe_busy.max
+        o.pe_busy.min,
+        o.pe_busy.mean,
+        o.pe_busy.max
     );
-    println!(
+    outln!(
         "PE idle      min {} / mean {:.1} / max {} cycles",
-        o.pe_idle.min, o.pe_idle.mean, o.pe_idle.max
+        o.pe_idle.min,
+        o.pe_idle.mean,
+        o.pe_idle.max
     );
-    println!(
+    outln!(
         "links        {} used, utilisation mean {:.2} % / max {:.2} %",
         o.links_used,
         100.0 * o.link_utilisation_mean,
         100.0 * o.link_utilisation_max
     );
-    println!(
+    outln!(
         "messages     {} over the network, {} local",
-        o.network_messages, o.local_messages
+        o.network_messages,
+        o.local_messages
     );
-    println!(
+    outln!(
         "latency      min {} / mean {:.1} / max {} cycles (contention-free mean {:.1})",
-        o.latency.min, o.latency.mean, o.latency.max, o.contention_free_latency_mean
+        o.latency.min,
+        o.latency.mean,
+        o.latency.max,
+        o.contention_free_latency_mean
     );
     if let Some(f) = &o.f {
-        println!(
+        outln!(
             "F            {:.1} cycles ({:+.2} % vs simulation), F_sum {:.1}, max on PE {}",
             f.f,
             100.0 * f.relative_error,
             f.f_sum,
             f.argmax_pe
         );
-        println!(
+        outln!(
             "F terms      comp+idle {:.1}, distance {:.1}, multitasking -{:.1}, contention {:.1} ({} phases, overlap fraction {})",
             f.comp_idle, f.distance, f.multitasking, f.contention, f.phases, f.overlap_fraction
         );
     }
-    println!(
+    outln!(
         "simulated    {} events in {:.3} s",
-        o.events, o.wall_seconds
+        o.events,
+        o.wall_seconds
     );
 }
