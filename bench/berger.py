@@ -142,13 +142,19 @@ def main():
             print(json.dumps(row), file=sys.stderr)
     shutil.rmtree(work, ignore_errors=True)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+        write_atomically(args.json, json.dumps(results, indent=1))
     md = table(results, algs)
     print(md)
     if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(md)
+        write_atomically(args.markdown, md)
+
+
+def write_atomically(path, text):
+    """Writes through a temporary file in the same folder and a rename."""
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 def fmt_time(s):

@@ -245,7 +245,15 @@ proptest! {
         let m = Mesh::new(dims).unwrap();
         let g = explicit_graph_of(&m).unwrap();
         let links: Vec<(u32, u32, u64)> = g.edges.iter().enumerate().map(|(i, &(a, b, _))| (a, b, w[i % w.len()])).collect();
-        let e = ExplicitGraph::new(m.pe_count(), links, Vec::new()).unwrap();
+        let e = ExplicitGraph::new(m.pe_count(), links.clone(), Vec::new()).unwrap();
+        // Against Dijkstra on the links as given, not on what the target stored.
+        let reference = LinkGraph::new(m.pe_count(), links, 1);
+        for a in 0..m.pe_count() {
+            let d = reference.shortest_paths(a);
+            for b in 0..m.pe_count() {
+                prop_assert_eq!(e.distance(PeId(a), PeId(b)), d[b as usize]);
+            }
+        }
         check_arch(&e, true, false);
         let p = Precomputed::new(Box::new(e));
         check_arch(&p, true, false);

@@ -397,16 +397,17 @@ impl Drop for Progress {
 
 fn cmd_map(a: MapArgs) -> Result<u8> {
     let mut alg_text = a.algorithm.clone();
+    let mut algorithm: AlgorithmSpec = alg_text.parse()?;
     if let Some(p) = &a.preset {
-        if !alg_text.starts_with("multilevel") {
+        if algorithm.name() != "multilevel" {
             bail!(
                 "--preset applies to the multilevel mapper, not to {}",
                 alg_text
             );
         }
         alg_text.push_str(&format!(",preset={}", p));
+        algorithm = alg_text.parse()?;
     }
-    let algorithm: AlgorithmSpec = alg_text.parse()?;
     let spec = arch_spec(a.arch.as_ref(), &a.input)?;
     if a.dump_config {
         let graph = a
@@ -438,8 +439,8 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     if let Some(c) = &problem.capacities {
         for con in 0..problem.graph.ncon() {
             let total = problem.graph.total_vertex_weight(con);
-            let cap: u64 = (0..k).map(|p| c.get(PeId(p), con)).sum();
-            if cap < total {
+            let cap: u128 = (0..k).map(|p| u128::from(c.get(PeId(p), con))).sum();
+            if cap < u128::from(total) {
                 eprintln!(
                     "taskmap: warning: infeasible: the PEs can carry {} of vertex weight {} in all but the tasks weigh {}; mapping anyway",
                     cap, con, total
@@ -742,6 +743,7 @@ fn cmd_gen(a: GenArgs) -> Result<u8> {
         return Ok(0);
     }
     let format = output_format(&a.output, a.to.as_deref())?;
+    check_gen_size(&a)?;
     let g = match a.kind.as_str() {
         "grid" | "mesh" => gen::grid(&parse_dims(&a.size)?, false),
         "torus" => gen::grid(&parse_dims(&a.size)?, true),
@@ -782,6 +784,64 @@ fn write_graph(path: &Path, g: &TaskGraph, format: GraphFormat) -> Result<u8> {
         g.num_edges()
     );
     Ok(0)
+}
+
+/// Refuses generator sizes whose ids do not fit in 32 bits or whose CSR arrays would not fit
+/// in memory (about 16 bytes per task and 12 per adjacency entry; limit 16 GiB).
+fn check_gen_size(a: &GenArgs) -> Result<()> {
+    let dims =
+        |s: &str| -> Result<u128> { Ok(parse_dims(s)?.iter().map(|&d| u128::from(d)).product()) };
+    let (tasks, entries): (u128, u128) = match a.kind.as_str() {
+        "grid" | "mesh" | "torus" => {
+            let d = parse_dims(&a.size)?;
+            let n = dims(&a.size)?;
+            (n, n * 2 * d.len() as u128)
+        }
+        "stencil9" => (dims(&a.size)?, dims(&a.size)? * 8),
+        "stencil27" => (dims(&a.size)?, dims(&a.size)? * 26),
+        "ring" | "tree" => (
+            u128::from(parse_count(&a.size)?),
+            2 * u128::from(parse_count(&a.size)?),
+        ),
+        "butterfly" | "hypercube" => {
+            let s = parse_count(&a.size)?;
+            if s >= 32 {
+                bail!("{} {} is too large: ids must fit in 32 bits", a.kind, s);
+            }
+            let n = if a.kind == "butterfly" {
+                (u128::from(s) + 1) << s
+            } else {
+                1u128 << s
+            };
+            (n, n * 2 * u128::from(s))
+        }
+        "rgg" | "random" => {
+            if !(a.degree.is_finite() && a.degree >= 0.0) {
+                bail!("--degree must be a non-negative number, not {}", a.degree);
+            }
+            let n = u128::from(parse_count(&a.size)?);
+            (n, (n as f64 * a.degree) as u128)
+        }
+        _ => return Ok(()),
+    };
+    if tasks >= u128::from(u32::MAX) {
+        bail!(
+            "{} {} has {} tasks: ids must fit in 32 bits",
+            a.kind,
+            a.size,
+            tasks
+        );
+    }
+    let bytes = tasks * 16 + entries * 12;
+    if bytes > 16 << 30 {
+        bail!(
+            "{} {} would need about {} GiB; the limit is 16 GiB",
+            a.kind,
+            a.size,
+            bytes >> 30
+        );
+    }
+    Ok(())
 }
 
 fn cmd_convert(a: ConvertArgs) -> Result<u8> {

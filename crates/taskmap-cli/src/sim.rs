@@ -31,12 +31,12 @@ pub struct SimArgs {
     #[arg(long)]
     pub arch: Option<String>,
     /// Mapping file (Scotch .map or one PE per line). Without it and without --algorithm:
-    /// task i on PE i mod k.
-    #[arg(long, conflicts_with = "algorithm")]
+    /// task i on PE i mod k. Not with --ideal.
+    #[arg(long, conflicts_with_all = ["algorithm", "ideal"])]
     pub mapping: Option<PathBuf>,
     /// Map the program's task graph with this algorithm first (e.g. multilevel, drb;
-    /// greedy-perego uses the program's phase model).
-    #[arg(long)]
+    /// greedy-perego uses the program's phase model). Not with --ideal.
+    #[arg(long, conflicts_with = "ideal")]
     pub algorithm: Option<String>,
     /// Seed for --algorithm.
     #[arg(long, default_value_t = 1)]
@@ -44,25 +44,26 @@ pub struct SimArgs {
     /// Simulate on the ideal machine (every task on its own PE, no contention, distance 1).
     #[arg(long)]
     pub ideal: bool,
-    /// Also compute the evaluation function F (De Petris & Perego eq. 2-10).
-    #[arg(long)]
+    /// Also compute the evaluation function F (De Petris & Perego eq. 2-10). Not with
+    /// --ideal (F needs a target and a mapping).
+    #[arg(long, conflicts_with = "ideal")]
     pub f: bool,
     /// Phase overlap fraction for F.
     #[arg(long, default_value_t = 0.5)]
     pub overlap_fraction: f64,
-    /// T_c: cycles per flit per link.
+    /// T_c: cycles per flit per link (1..=2^32).
     #[arg(long, default_value_t = 1)]
     pub flit_cycles: u64,
-    /// Cycles a SEND keeps its task busy.
+    /// Cycles a SEND keeps its task busy (at most 2^32).
     #[arg(long, default_value_t = 10)]
     pub send_overhead: u64,
-    /// Cycles a RECEIVE keeps its task busy once the message is there.
+    /// Cycles a RECEIVE keeps its task busy once the message is there (at most 2^32).
     #[arg(long, default_value_t = 10)]
     pub recv_overhead: u64,
-    /// Cycles per flit of a message between tasks of the same PE.
+    /// Cycles per flit of a message between tasks of the same PE (at most 2^32).
     #[arg(long, default_value_t = 0)]
     pub local_cycles_per_flit: u64,
-    /// Cycles a PE needs to switch to another task.
+    /// Cycles a PE needs to switch to another task (at most 2^32).
     #[arg(long, default_value_t = 0)]
     pub switch_cycles: u64,
     /// On tori, do not use the two dateline virtual channels per link (the simulation can
@@ -147,6 +148,23 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
         "json" => true,
         other => bail!("unknown --format \"{other}\" (human, json)"),
     };
+    // Bounded so that simulated times (sums and products of these with 32-bit instruction
+    // arguments) stay far from overflow; the simulator also saturates.
+    const MAX_CYCLES: u64 = 1 << 32;
+    for (name, v) in [
+        ("--flit-cycles", a.flit_cycles),
+        ("--send-overhead", a.send_overhead),
+        ("--recv-overhead", a.recv_overhead),
+        ("--local-cycles-per-flit", a.local_cycles_per_flit),
+        ("--switch-cycles", a.switch_cycles),
+    ] {
+        if v > MAX_CYCLES {
+            bail!("{name} {v} is too large (at most 2^32 = {MAX_CYCLES} cycles)");
+        }
+    }
+    if a.flit_cycles == 0 {
+        bail!("--flit-cycles must be at least 1");
+    }
     let program = match (&a.program, &a.gen) {
         (Some(p), None) => read_program(p)?,
         (None, Some(spec)) => generate_program(spec)?,
@@ -167,9 +185,6 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
         record_messages: false,
         torus_virtual_channels: !a.no_virtual_channels,
     };
-    if a.flit_cycles == 0 {
-        bail!("--flit-cycles must be at least 1");
-    }
     let t0 = std::time::Instant::now();
     let (report, target, f): (SimReport, String, Option<FOutput>) = if a.ideal {
         let r = simulate_ideal(&program, &params)?;

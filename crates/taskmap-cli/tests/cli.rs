@@ -181,19 +181,46 @@ fn a_failed_write_leaves_no_file() {
     let o = taskmap(&["map", "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(!out.exists());
-    // Nothing half-written is left beside a good output either.
+    // The output path is an existing directory: the temporary file is written in full, the
+    // final rename fails, and the temporary file must be gone afterwards.
+    let blocker = dir.path().join("taken.map");
+    std::fs::create_dir(&blocker).unwrap();
+    std::fs::write(blocker.join("keep"), "x").unwrap();
+    let o = taskmap(&["map", "-o", blocker.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("taken.map"), "{}", stderr(&o));
+    assert!(blocker.join("keep").exists());
+    let names = |d: &Path| -> Vec<String> {
+        std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect()
+    };
+    assert_eq!(
+        names(dir.path())
+            .iter()
+            .filter(|n| n.ends_with(".tmp"))
+            .count(),
+        0,
+        "{:?}",
+        names(dir.path())
+    );
+    // A good write leaves the file and nothing else.
     let good = dir.path().join("out.map");
     let o = taskmap(&["map", "-o", good.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
     assert_eq!(
-        names.iter().filter(|n| n.ends_with(".tmp")).count(),
+        std::fs::read_to_string(&good).unwrap().lines().count(),
+        1025
+    );
+    assert_eq!(
+        names(dir.path())
+            .iter()
+            .filter(|n| n.ends_with(".tmp"))
+            .count(),
         0,
         "{:?}",
-        names
+        names(dir.path())
     );
 }
 
@@ -310,4 +337,32 @@ fn compare_runs_every_algorithm_and_scores_it_like_eval() {
         .find(|r| r["algorithm"] == "multilevel")
         .unwrap();
     assert!(ml["comm_cost"].as_u64().unwrap() * 2 < random["comm_cost"].as_u64().unwrap());
+}
+
+#[test]
+fn oversized_or_bad_requests_exit_2_without_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.graph").display().to_string();
+    for args in [
+        vec!["gen", "hypercube", "32", "-o", &out],
+        vec!["gen", "butterfly", "29", "-o", &out],
+        vec!["gen", "grid", "70000x70000", "-o", &out],
+        vec!["gen", "stencil27", "2000x2000x2000", "-o", &out],
+        vec!["map", "-A", "multilevel,runs=1000000000000"],
+        vec!["map", "-A", "pnp,rcl=1000000000000000000"],
+        vec!["map", "--epsilon", "NaN"],
+    ] {
+        let o = taskmap(&args);
+        assert_eq!(o.status.code(), Some(2), "{:?}: {}", args, stderr(&o));
+        assert!(
+            stderr(&o).starts_with("taskmap: error:"),
+            "{:?}: {}",
+            args,
+            stderr(&o)
+        );
+    }
+    assert!(!Path::new(&out).exists());
+    // --preset works with the algorithm's alias too.
+    let o = taskmap(&["map", "-A", "ml", "--preset", "fast", "--dump-config"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }

@@ -152,6 +152,8 @@ const BAD: &[(&str, &str)] = &[
     ("mtx_complex.mtx", "1:34: field `complex` is not supported (expected pattern, integer or real)"),
     ("mtx_not_square.mtx", "2:3: the matrix is 3 x 4; a task graph needs a square matrix"),
     ("mtx_too_few_entries.mtx", "2:1: expected 3 entries, file ended after 2"),
+    ("mtx_too_many_rows.mtx", "2:1: 4000000000 rows but only 0 entries (at most 2·nnz + 2^24 = 16777216 tasks)"),
+    ("edges_id_too_large.edges", "2:3: task id 4000000000 implies 4000000001 tasks but the file has only 1 edge(s) (at most 2·edges + 2^24 = 16777218 tasks)"),
     ("edges_conflicting_weights.edges", "3:1: edge 1-0 has weight 4 but 0-1 on line 1 has weight 3"),
     ("edges_same_direction_twice.edges", "3:1: edge 0-1 is listed again (first on line 1); list a pair once, or once in each direction"),
     ("edges_self_loop.edges", "3:3: self-loop 2-2"),
@@ -368,6 +370,28 @@ fn matrix_market_rules() {
         e.to_string(),
         "m.mtx:1:23: format `array` is not supported (expected `coordinate`)"
     );
+    // rows <= 2·nnz + 2^24, checked on the size line; an inflated nnz fails on the entries.
+    let g = r("%%MatrixMarket matrix coordinate pattern general\n16777218 16777218 1\n1 2\n");
+    assert_eq!(g.num_tasks(), (1 << 24) + 2);
+    let e = read_graph_from_bytes(
+        b"%%MatrixMarket matrix coordinate pattern general\n% c\n16777219 16777219 1\n1 2\n",
+        "m.mtx",
+        None,
+    )
+    .map(|_| ()) // the graph itself is too large to print
+    .expect_err("rows = 2^24 + 3 with one entry");
+    assert!(e.to_string().starts_with("m.mtx:3:1: 16777219 rows"), "{e}");
+    let e = read_graph_from_bytes(
+        b"%%MatrixMarket matrix coordinate pattern general\n4000000000 4000000000 2000000000\n1 2\n",
+        "m.mtx",
+        None,
+    )
+    .map(|_| ()) // the graph itself is too large to print
+    .expect_err("an inflated nnz");
+    assert_eq!(
+        e.to_string(),
+        "m.mtx:2:1: expected 2000000000 entries, file ended after 1"
+    );
 }
 
 // ---------------------------------------------------------------- edge lists
@@ -382,6 +406,16 @@ fn edge_list_rules() {
     assert_eq!(g.num_tasks(), 0);
     let g = read_graph_from_bytes(b"# c\n5 2", "e.el", None).unwrap();
     assert_eq!((g.num_tasks(), g.num_edges()), (6, 1));
+    // n <= 2·edges + 2^24: the largest id allowed with one edge, and one more.
+    let g = read_graph_from_bytes(b"0 16777217\n", "e.el", None).unwrap();
+    assert_eq!(g.num_tasks(), (1 << 24) + 2);
+    let e = read_graph_from_bytes(b"# c\n0 16777218\n", "e.el", None)
+        .map(|_| ()) // the graph itself is too large to print
+        .expect_err("n = 2^24 + 3 with one edge");
+    assert!(
+        e.to_string().starts_with("e.el:2:3: task id 16777218"),
+        "{e}"
+    );
 }
 
 // ---------------------------------------------------------------- .bench

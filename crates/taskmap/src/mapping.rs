@@ -138,10 +138,10 @@ impl Mapping {
             return Ok(Mapping::new(pes));
         }
         let header = first.expect("scotch mapping has a header");
-        let n = header.vals[0] as usize;
-        let mut pes = vec![PeId(u32::MAX); n];
-        let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(n);
-        let mut places: Vec<(usize, usize)> = Vec::with_capacity(n);
+        let n = header.vals[0];
+        // Nothing is sized by the header's count before the lines are counted.
+        let mut pairs: Vec<(u64, u32)> = Vec::new();
+        let mut places: Vec<(usize, usize)> = Vec::new();
         let mut last_line = header.line;
         while let Some(r) = rows.next_row(&err)? {
             if r.count != 2 {
@@ -156,7 +156,7 @@ impl Mapping {
             places.push((r.line, r.cols[0]));
             last_line = r.line;
         }
-        if pairs.len() != n {
+        if pairs.len() as u64 != n {
             return Err(err(
                 last_line,
                 1,
@@ -167,6 +167,8 @@ impl Mapping {
                 ),
             ));
         }
+        let n = pairs.len();
+        let mut pes = vec![PeId(u32::MAX); n];
         // Labels are 0-based unless the smallest is 1 (Scotch writes the graph's base).
         let base = u64::from(pairs.iter().map(|p| p.0).min() == Some(1));
         for (&(t, p), &(ln, col)) in pairs.iter().zip(&places) {
@@ -228,7 +230,8 @@ struct Row {
 
 fn pe_of<E>(r: &Row, i: usize, err: &impl Fn(usize, usize, String) -> E) -> Result<PeId, E> {
     let v = r.vals[i];
-    if v > u32::MAX as u64 {
+    // u32::MAX itself is kept free as the "unmapped" marker.
+    if v >= u32::MAX as u64 {
         return Err(err(r.line, r.cols[i], format!("PE {} is too large", v)));
     }
     Ok(PeId(v as u32))
@@ -367,6 +370,15 @@ mod tests {
         assert!(e
             .to_string()
             .starts_with("a.map:3:1: the header announces 3"));
+        // A huge count in the header is an error, not an allocation.
+        let e = Mapping::parse(b"18446744073709551615\n0 0\n", Path::new("a.map")).unwrap_err();
+        assert!(
+            e.to_string().contains("announces 18446744073709551615"),
+            "{}",
+            e
+        );
+        let e = Mapping::parse(b"4294967295\n", Path::new("a.pes")).unwrap_err();
+        assert_eq!(e.to_string(), "a.pes:1:1: PE 4294967295 is too large");
         let e = Mapping::parse(b"1 2\n", Path::new("a.pes")).unwrap_err();
         assert!(e
             .to_string()

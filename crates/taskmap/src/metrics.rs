@@ -211,6 +211,10 @@ pub fn evaluate(
 ) -> Result<Evaluation, Error> {
     let n = graph.num_tasks();
     mapping.check(n, arch)?;
+    if let Some(eps) = opts.epsilon {
+        crate::problem::check_epsilon(eps)?;
+    }
+    crate::problem::check_weights(graph, arch)?;
     let k = arch.pe_count();
     if let Some(c) = &opts.capacities {
         if c.pe_count() != k as usize || c.ncon() != graph.ncon() {

@@ -139,12 +139,8 @@ impl Problem {
         if self.arch.pe_count() == 0 {
             return Err(Error::Mismatch("the target has no PE".into()));
         }
-        if !(self.epsilon >= 0.0 && self.epsilon.is_finite()) {
-            return Err(Error::Config(format!(
-                "epsilon must be a non-negative number, not {}",
-                self.epsilon
-            )));
-        }
+        check_epsilon(self.epsilon)?;
+        check_weights(&self.graph, self.arch.as_ref())?;
         if let Some(c) = &self.capacities {
             if c.pe_count() != self.arch.pe_count() as usize || c.ncon() != self.graph.ncon() {
                 return Err(Error::Mismatch(format!(
@@ -171,6 +167,57 @@ impl Problem {
             c,
         )
     }
+}
+
+/// Checks that ε is a non-negative finite number.
+pub fn check_epsilon(epsilon: f64) -> Result<(), Error> {
+    if epsilon >= 0.0 && epsilon.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::Config(format!(
+            "epsilon must be a non-negative number, not {}",
+            epsilon
+        )))
+    }
+}
+
+/// Checks that every cost and load taskmap computes fits in 64 bits: the total vertex weight
+/// of each constraint, and the total edge weight times the target's diameter (a bound on
+/// f_C). Without it, sums would wrap silently.
+pub fn check_weights(graph: &TaskGraph, arch: &dyn Architecture) -> Result<(), Error> {
+    let (_, _, ew, vw) = graph.csr();
+    let total_w: u128 = ew.iter().map(|&w| u128::from(w)).sum::<u128>() / 2;
+    let ncon = graph.ncon();
+    for c in 0..ncon {
+        let t: u128 = vw
+            .iter()
+            .skip(c)
+            .step_by(ncon)
+            .map(|&w| u128::from(w))
+            .sum();
+        if t > u128::from(u64::MAX) {
+            return Err(Error::Config(format!(
+                "the vertex weights of constraint {} add up to {}, more than 2^64-1",
+                c, t
+            )));
+        }
+    }
+    if total_w > u128::from(u64::MAX) {
+        return Err(Error::Config(format!(
+            "the edge weights add up to {}, more than 2^64-1",
+            total_w
+        )));
+    }
+    if total_w > 0 {
+        let diameter = u128::from(taskmap_arch::diameter(arch));
+        if total_w * diameter > u128::from(u64::MAX) {
+            return Err(Error::Config(format!(
+                "edge weights (total {}) times the target's diameter ({}) exceed 2^64-1: the communication cost would overflow",
+                total_w, diameter
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// See [`Problem::max_loads`].

@@ -265,6 +265,11 @@ fn spec_parsing() {
         .parse()
         .unwrap();
     assert_eq!(s.name(), "multilevel");
+    let json = serde_json::to_value(&s).unwrap();
+    assert_eq!(json["preset"], "fast");
+    assert_eq!(json["runs"], 3);
+    assert_eq!(json["coarsening"], "hem");
+    assert!("multilevel,runs=2000".parse::<AlgorithmSpec>().is_err());
     assert!("multilevel,preset=bogus".parse::<AlgorithmSpec>().is_err());
     assert!("multilevel,foo=1".parse::<AlgorithmSpec>().is_err());
     let d: AlgorithmSpec = "drb,tries=2,refine=true".parse().unwrap();
@@ -306,6 +311,10 @@ fn measure_large_grid() {
             "{alg}: fC {} balanced {:?} {t:.3}s {:?}",
             eval.comm_cost, eval.balanced, ctx.timings
         );
+        assert_eq!(eval.balanced, Some(true), "{alg}");
+        // A 100^3 grid on 512 PEs: the cut of a 3-D block decomposition is about 3·2·10^4,
+        // each crossing at distance 1; far above that means the mapper broke down.
+        assert!(eval.comm_cost < 1_000_000, "{alg}: {}", eval.comm_cost);
     }
 }
 
@@ -316,7 +325,10 @@ fn measure() {
     let mut instances: Vec<(String, TaskGraph)> =
         vec![("grid100x100".into(), gen::grid(&[100, 100], false))];
     for name in ["add20", "3elt", "4elt"] {
-        let p = format!("/work/shared/data/walshaw/graphs/{name}.graph.gz");
+        let p = format!(
+            "{}/../../../shared/data/walshaw/graphs/{name}.graph.gz",
+            env!("CARGO_MANIFEST_DIR")
+        );
         if let Ok(g) = taskmap_graph::read_graph(std::path::Path::new(&p), None) {
             instances.push((name.into(), g));
         }
@@ -354,6 +366,7 @@ fn measure() {
                         .map(|(p, d)| format!("{p}={:.3}", d.as_secs_f64()))
                         .collect::<Vec<_>>()
                 );
+                assert_eq!(eval.balanced, Some(true), "{name} {spec} {alg}");
             }
         }
     }

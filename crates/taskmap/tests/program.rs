@@ -201,3 +201,59 @@ fn generators_have_the_expected_shape() {
     assert!(generate_program("hexagon:3").is_err());
     assert!(generate_program("ring:64,colour=3").is_err());
 }
+
+#[test]
+fn huge_task_id_is_an_error_at_its_place_without_allocating() {
+    // Used to resize a table to the id (~1.6 GB) before failing.
+    let e = parse("PROCESS 100000000\n").unwrap_err();
+    let (l, c, m) = place(&e);
+    assert_eq!((l, c), (1, 9), "{m}");
+    assert!(
+        m.contains("task id 100000000 but the file has only 1 lines"),
+        "{m}"
+    );
+    let e = parse("PROCESS 4294967294\nSTOP\n").unwrap_err();
+    assert_eq!(place(&e).0, 1);
+    // The largest id a file allows: a gap is still reported as a missing task.
+    let e = parse("PROCESS 0\nSTOP\nPROCESS 3\nSTOP\n").unwrap_err();
+    let (l, c, m) = place(&e);
+    assert_eq!((l, c), (4, 1), "{m}");
+    assert!(m.contains("task 1 has no PROCESS"), "{m}");
+    assert!(m.contains("0..4"), "{m}");
+    // Ids in any order still work.
+    let p = parse("PROCESS 2\nSTOP\nPROCESS 0\nSTOP\nPROCESS 1\nSTOP\n").unwrap();
+    assert_eq!(p.num_tasks(), 3);
+}
+
+#[test]
+fn huge_generator_specs_are_errors_not_panics() {
+    for spec in [
+        "random:50000000,partners=50000000",
+        "random:7000,partners=4000000000,rounds=0",
+        "ring:50000000,rounds=1000000",
+        "ring:1000,rounds=4000000000",
+        "ring:100,rounds=2000000",
+        "mesh:7000x7000",
+        "mesh:100000x100000",
+        "butterfly:24,rounds=1000",
+        "butterfly:25",
+        "tree:4294967295",
+        "tree:1",
+        "ring:0",
+        "mesh:1x1",
+    ] {
+        let e = generate_program(spec).expect_err(spec);
+        assert!(matches!(e, Error::Config(_)), "{spec}: {e:?}");
+        assert!(e.to_string().contains(spec), "{spec}: {e}");
+    }
+    let e = generate_program("random:50000000,partners=50000000").unwrap_err();
+    assert!(e.to_string().contains("instructions"), "{e}");
+    // Partners above n-1 are capped: a complete partner graph.
+    let p = generate_program("random:5,partners=1000,rounds=1").unwrap();
+    assert_eq!(p.to_task_graph().num_edges(), 10);
+    // Extreme but in-range parameters do not overflow.
+    let p =
+        generate_program("random:3,flits=4294967295,cycles_per_flit=4294967295,rounds=1").unwrap();
+    assert_eq!(p.num_tasks(), 3);
+    assert!(taskmap::model::program_gen::try_ring(1, &GenParams::default()).is_err());
+}

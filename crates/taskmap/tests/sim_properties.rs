@@ -1,13 +1,15 @@
 //! Properties of the simulator and of F on random programs and mappings: no run beats the
 //! ideal machine with one task per PE, no message beats its contention-free latency, and
 //! F's distance and contention terms equal a naive recomputation (pairwise route
-//! intersections, classes by graph search).
+//! intersections, classes by graph search). PE busy times equal the sum of the instruction
+//! costs computed from the program directly.
 
 use std::collections::HashSet;
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use taskmap::model::program::{Op, Program};
 use taskmap::model::program_gen::{random, GenParams};
 use taskmap::sim::perego::{SpmModel, SpmParams};
 use taskmap::sim::wormhole::{simulate, simulate_ideal, WormholeParams};
@@ -17,6 +19,19 @@ fn one_to_one(n: usize, k: u32, rng: &mut Xoshiro256PlusPlus) -> Mapping {
     let mut pes: Vec<u32> = (0..k).collect();
     pes.shuffle(rng);
     Mapping::new(pes[..n].iter().map(|&p| PeId(p)).collect())
+}
+
+/// Busy cycles of task `t` counted from its instructions: `INT_OP` cycles, plus the send
+/// overhead per `SEND` and the receive overhead per `RECEIVE`.
+fn task_work(prog: &Program, t: u32, params: &WormholeParams) -> u64 {
+    prog.task_ops(t)
+        .iter()
+        .map(|op| match *op {
+            Op::Compute(c) => u64::from(c),
+            Op::Send { .. } => params.send_overhead,
+            Op::Recv { .. } => params.recv_overhead,
+        })
+        .sum()
 }
 
 #[test]
@@ -39,8 +54,11 @@ fn never_faster_than_the_ideal_machine() {
             },
         );
         for tc in [1u64, 3] {
+            // Distinct overheads, so that a SEND counted as a RECEIVE shows.
             let params = WormholeParams {
                 flit_cycles: tc,
+                send_overhead: 7,
+                recv_overhead: 13,
                 ..WormholeParams::default()
             };
             let ideal = simulate_ideal(&prog, &params).unwrap();
@@ -50,8 +68,26 @@ fn never_faster_than_the_ideal_machine() {
             let total = r.latency.mean * r.latency.count as f64;
             assert!(total + 1e-6 >= r.contention_free_latency_sum as f64);
             assert!(r.latency.min >= tc * 8, "shortest message is 8 flits");
-            for (b, i) in r.pe_busy.iter().zip(&r.pe_idle) {
-                assert_eq!(b + i, r.completion);
+            // One task per PE: a PE's busy time is its task's work (no switches), and
+            // the PEs without a task are never busy.
+            let mut expected = vec![0u64; arch.pe_count() as usize];
+            for t in 0..n as u32 {
+                expected[m.pe(t).0 as usize] = task_work(&prog, t, &params);
+            }
+            assert!(expected.iter().any(|&w| w > 0));
+            assert_eq!(r.pe_busy, expected, "{}", arch.spec());
+            let ideal_expected: Vec<u64> = (0..n as u32)
+                .map(|t| task_work(&prog, t, &params))
+                .collect();
+            assert_eq!(ideal.pe_busy, ideal_expected);
+            for rep in [&r, &ideal] {
+                for &b in &rep.pe_busy {
+                    assert!(
+                        b <= rep.completion,
+                        "busy {b} > completion {}",
+                        rep.completion
+                    );
+                }
             }
         }
     }

@@ -17,6 +17,10 @@ use crate::graph::TaskGraph;
 /// * Task ids are 0-BASED; the number of tasks is the largest id plus one (tasks that appear
 ///   in no edge and lie above the largest id cannot be expressed). Ids must be below
 ///   `2^32 - 1`.
+/// * The number of tasks may be at most `2·m + 2^24`, `m` the number of edge lines (an
+///   edge list of `m` edges touches at most `2·m` tasks; the `2^24` allow sparse ids):
+///   a larger id is an error at its line and column, so that a one-line file such as
+///   `0 4000000000` cannot make the reader allocate gigabytes.
 /// * The weight defaults to 1 and must be an integer `>= 1`.
 /// * A self-loop `u u` is an error.
 /// * A pair may appear twice only as `u v w` and `v u w` (both directions, same weight); the
@@ -36,6 +40,7 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
     let mut weight: Vec<u64> = Vec::new();
     let mut line_off: Vec<usize> = Vec::new();
     let mut max_id: Option<u32> = None;
+    let mut max_id_pos = 0usize; // byte offset of the first occurrence of the largest id
     let mut more = !b.is_empty();
     while more {
         let start = c.pos;
@@ -52,7 +57,10 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             }
             c.skip_ws();
             let v = v as u32;
-            max_id = Some(max_id.map_or(v, |m| m.max(v)));
+            if max_id.is_none_or(|m| v > m) {
+                max_id = Some(v);
+                max_id_pos = p;
+            }
             Ok(v)
         };
         let u = id(&mut c, "task id")?;
@@ -81,6 +89,17 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
         more = c.next_line();
     }
     let n = max_id.map_or(0, |m| m as usize + 1);
+    let limit = max_tasks(tail.len());
+    if n as u64 > limit {
+        return Err(c.err(
+            max_id_pos,
+            format!(
+                "task id {} implies {n} tasks but the file has only {} edge(s) (at most 2·edges + 2^24 = {limit} tasks)",
+                n - 1,
+                tail.len()
+            ),
+        ));
+    }
     let mut g = GraphBuilder::new(n, 1).with_duplicates(DuplicateEdges::MergeReverse);
     g.reserve_edges(tail.len());
     for i in 0..tail.len() {
@@ -108,6 +127,11 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
         };
         src.err(line_off[j], msg)
     })
+}
+
+/// The largest number of tasks an edge list of `m` edges may imply: `2·m + 2^24`.
+fn max_tasks(m: usize) -> u64 {
+    2 * m as u64 + (1 << 24)
 }
 
 /// Writes `g` as an edge list: a `#` comment with n and m, then one line `u v` (or `u v w`

@@ -25,7 +25,11 @@ enum Field {
 ///   `hermitian`; the last three are treated alike: each stored entry `(i, j)` stands for
 ///   the pair `{i, j}`.
 /// * `%` comment lines and blank lines may follow; then the size line `rows cols nnz`.
-///   `rows` must equal `cols`.
+///   `rows` must equal `cols`, and `rows` may be at most `2·nnz + 2^24` (`nnz` entries touch
+///   at most `2·nnz` tasks; the `2^24` allow isolated tasks), otherwise the size line is an
+///   error: a header such as `4000000000 4000000000 0` cannot make the reader allocate
+///   gigabytes. Memory for the tasks is only allocated once all `nnz` entries have been read,
+///   so an inflated `nnz` cannot either.
 /// * Then exactly `nnz` entries `i j [value]`, one per line, ids in `1..=rows`; fewer or
 ///   more entries are errors.
 /// * Weight of an entry: `pattern` -> 1; `integer` -> `|value|`; `real` ->
@@ -141,9 +145,20 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
     if rows > u32::MAX as u64 {
         return Err(c.err(size_pos, format!("{rows} rows do not fit in 32-bit ids")));
     }
+    let limit = 2u64.saturating_mul(nnz).saturating_add(1 << 24);
+    if rows > limit {
+        return Err(c.err(
+            size_pos,
+            format!("{rows} rows but only {nnz} entries (at most 2·nnz + 2^24 = {limit} tasks)"),
+        ));
+    }
     let n = rows as usize;
-    let mut g = GraphBuilder::new(n, 1);
-    g.reserve_edges((nnz as usize).min(b.len() / 4 + 1));
+    // The entries, kept until all of them have been read: the builder (whose memory grows
+    // with n) is made only then, when nnz is known to be the real number of entries.
+    let cap = (nnz as usize).min(b.len() / 4 + 1);
+    let mut tail: Vec<u32> = Vec::with_capacity(cap);
+    let mut head: Vec<u32> = Vec::with_capacity(cap);
+    let mut weight: Vec<u64> = Vec::with_capacity(cap);
     more = c.next_line();
     let mut k: u64 = 0;
     while k < nnz {
@@ -208,7 +223,9 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             ));
         }
         if w != 0 && i != j {
-            g.add_edge(i, j, w);
+            tail.push(i);
+            head.push(j);
+            weight.push(w);
         }
         k += 1;
         more = c.next_line();
@@ -218,6 +235,11 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             c.pos,
             format!("more entries than the {nnz} announced in the size line"),
         ));
+    }
+    let mut g = GraphBuilder::new(n, 1);
+    g.reserve_edges(tail.len());
+    for k in 0..tail.len() {
+        g.add_edge(tail[k], head[k], weight[k]);
     }
     Ok(g.build())
 }

@@ -182,7 +182,7 @@ pub fn drb(
         let mut b = vec![0u64; ncon];
         for p in pes.iter() {
             for c in 0..ncon {
-                b[c] += bound[p.idx() * ncon + c];
+                b[c] = b[c].saturating_add(bound[p.idx() * ncon + c]);
             }
         }
         b
@@ -259,7 +259,7 @@ pub fn drb(
                     .map(|&t| graph.vertex_weight(t, c))
                     .max()
                     .unwrap_or(0);
-                let capsum = cap[0][c] + cap[1][c];
+                let capsum = cap[0][c].saturating_add(cap[1][c]);
                 for s in 0..2 {
                     let frac = if capsum > 0 {
                         cap[s][c] as f64 / capsum as f64

@@ -212,7 +212,16 @@ impl MultilevelSpec {
                 }
                 self.coarsening = Some(value.to_string());
             }
-            "runs" => self.runs = Some(parse_usize("multilevel", key, value)?),
+            "runs" => {
+                let runs = parse_usize("multilevel", key, value)?;
+                if runs > 1024 {
+                    return Err(Error::Config(format!(
+                        "multilevel: runs={} is more than the 1024 allowed",
+                        runs
+                    )));
+                }
+                self.runs = Some(runs);
+            }
             "tries" => self.tries = Some(parse_usize("multilevel", key, value)?),
             "fm" => self.fm = Some(parse_usize("multilevel", key, value)?),
             "lp" => self.lp = Some(parse_usize("multilevel", key, value)?),
@@ -308,7 +317,9 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
 
     // Coarsening.
     let levels = ctx.timed("coarsen", |ctx| {
-        let target = (cfg.coarsest_per_pe * k)
+        let target = cfg
+            .coarsest_per_pe
+            .saturating_mul(k)
             .max(cfg.min_coarsest)
             .min(cfg.max_coarsest.max(8 * k));
         let mut mcw = vec![0u64; ncon];

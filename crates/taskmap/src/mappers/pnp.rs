@@ -111,6 +111,11 @@ impl PnpMapper {
     }
 
     fn validate(&self) -> Result<(), Error> {
+        if self.rcl > 1 << 16 || self.runs > 1 << 20 {
+            return Err(Error::Config(
+                "pnp: rcl must be at most 65536 and runs at most 2^20".into(),
+            ));
+        }
         if self.runs == 0 || self.rcl == 0 || self.stages == 0 {
             return Err(Error::Config(
                 "pnp: runs, rcl and stages must be at least 1".into(),

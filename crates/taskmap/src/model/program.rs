@@ -20,7 +20,9 @@
 //! * One instruction per line, tokens separated by blanks; keywords are case-insensitive
 //!   (`process`, `Int_Op` are accepted). Empty lines and comment lines are skipped.
 //! * `PROCESS i` opens the description of task `i`; `STOP` closes it. Task ids are 0-based
-//!   and the blocks must describe exactly the tasks `0..T` once each, in any order.
+//!   and the blocks must describe exactly the tasks `0..T` once each, in any order. Since
+//!   every task takes a `PROCESS` and a `STOP` line, an id that is not below the number of
+//!   lines of the file is an error at once (memory never depends on the ids' values).
 //! * `INT_OP p`: the task is busy `p` CPU cycles (`0 <= p < 2^32`).
 //! * `SEND dest f`: the task sends a message of `f` **flits** (`1 <= f < 2^32`) to task
 //!   `dest`; the sender is busy for the fixed send overhead, then continues (sends never
@@ -524,12 +526,17 @@ pub fn parse_program(text: &str, path: &Path) -> Result<Program, Error> {
         column,
         message,
     };
-    // Blocks in file order: (task id, first op, end op, line of PROCESS, column of id).
+    // Every task needs a PROCESS and a STOP line, so a valid task id is below the number of
+    // lines; larger ids are refused before any memory depends on them.
+    let num_lines = text.lines().count();
+    // Blocks in file order: (task id, first op, end op).
     let mut blocks: Vec<(u32, u32, u32)> = Vec::new();
     let mut ops: Vec<Op> = Vec::new();
     let mut pos: Vec<(u32, u32)> = Vec::new();
     let mut open: Option<(u32, usize)> = None; // (task, line of PROCESS)
-    let mut seen: Vec<Option<usize>> = Vec::new(); // line of the PROCESS of each id
+                                               // Line of the PROCESS of each id seen so far: memory proportional to the blocks read,
+                                               // whatever the ids.
+    let mut seen: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     let mut last_line = 0usize;
     for (li, raw) in text.lines().enumerate() {
         let line = li + 1;
@@ -614,20 +621,23 @@ pub fn parse_program(text: &str, path: &Path) -> Result<Program, Error> {
                 if id == NONE {
                     return Err(err(line, toks[1].0, "task id too large".into()));
                 }
-                if (id as usize) >= seen.len() {
-                    if id as usize > 100_000_000 {
-                        return Err(err(line, toks[1].0, format!("task id {id} too large")));
-                    }
-                    seen.resize(id as usize + 1, None);
+                if id as usize >= num_lines {
+                    return Err(err(
+                        line,
+                        toks[1].0,
+                        format!(
+                            "task id {id} but the file has only {num_lines} lines (tasks 0..T need a PROCESS and a STOP line each)"
+                        ),
+                    ));
                 }
-                if let Some(l) = seen[id as usize] {
+                if let Some(&l) = seen.get(&id) {
                     return Err(err(
                         line,
                         toks[1].0,
                         format!("task {id} is described twice (first at line {l})"),
                     ));
                 }
-                seen[id as usize] = Some(line);
+                seen.insert(id, line);
                 open = Some((id, line));
                 blocks.push((id, ops.len() as u32, ops.len() as u32));
             }
@@ -672,16 +682,6 @@ pub fn parse_program(text: &str, path: &Path) -> Result<Program, Error> {
             format!("task {t} has no STOP before the end of the file"),
         ));
     }
-    if let Some(missing) = seen.iter().position(|s| s.is_none()) {
-        return Err(err(
-            last_line.max(1),
-            1,
-            format!(
-                "task {missing} has no PROCESS block (tasks must be numbered 0..{} without gaps)",
-                seen.len()
-            ),
-        ));
-    }
     if blocks.is_empty() {
         return Err(err(
             last_line.max(1),
@@ -689,9 +689,26 @@ pub fn parse_program(text: &str, path: &Path) -> Result<Program, Error> {
             "the program has no PROCESS".into(),
         ));
     }
-    // Reorder the blocks into task order.
+    // Reorder the blocks into task order. The ids are distinct, so they are exactly
+    // 0..T when the k-th smallest is k for every k.
     let mut order: Vec<usize> = (0..blocks.len()).collect();
     order.sort_unstable_by_key(|&b| blocks[b].0);
+    if let Some(missing) = order
+        .iter()
+        .enumerate()
+        .find(|&(k, &b)| blocks[b].0 as usize != k)
+        .map(|(k, _)| k)
+    {
+        let max_id = blocks[*order.last().expect("blocks is not empty")].0;
+        return Err(err(
+            last_line.max(1),
+            1,
+            format!(
+                "task {missing} has no PROCESS block (tasks must be numbered 0..{} without gaps)",
+                u64::from(max_id) + 1
+            ),
+        ));
+    }
     let mut op_start = Vec::with_capacity(blocks.len() + 1);
     let mut sorted_ops = Vec::with_capacity(ops.len());
     let mut sorted_pos = Vec::with_capacity(ops.len());

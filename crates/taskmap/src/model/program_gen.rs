@@ -18,7 +18,11 @@
 //! default 200; for `random` the compute is `cycles_per_flit` × flits sent in the round, with
 //! ±50 % jitter), `flits` (message length, default 32; for `random` lengths are uniform in
 //! `flits/2 ..= 3·flits/2`), `partners` (default 7), `cycles_per_flit` (default 8), `seed`
-//! (default 1).
+//! (default 1). `partners` is capped to N−1.
+//!
+//! Limits, checked before anything is generated (an error, never a panic, from
+//! [`generate_program`] and the `try_*` generators): 2 to [`MAX_TASKS`] tasks, at most
+//! [`MAX_ROUNDS`] rounds and at most [`MAX_INSTRUCTIONS`] instructions in all.
 
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -57,24 +61,104 @@ impl Default for GenParams {
     }
 }
 
+/// Largest number of tasks of a generated program.
+pub const MAX_TASKS: u64 = 50_000_000;
+/// Largest `rounds` of a generated program.
+pub const MAX_ROUNDS: u32 = 1_000_000;
+/// Largest number of instructions of a generated program (12 bytes each, about 30 bytes
+/// per instruction while the program is built and checked: ~1.5 GB at the limit).
+pub const MAX_INSTRUCTIONS: u64 = 50_000_000;
+
+/// Checks the size of a program before it is generated: `tasks` in `2..=MAX_TASKS`,
+/// `rounds <= MAX_ROUNDS`, `rounds · per_round + extra <= MAX_INSTRUCTIONS` (saturating).
+fn check_size(
+    pattern: &str,
+    tasks: u64,
+    per_round: u64,
+    extra: u64,
+    p: &GenParams,
+) -> Result<(), Error> {
+    if !(2..=MAX_TASKS).contains(&tasks) {
+        return Err(Error::Config(format!(
+            "{pattern}: {tasks} tasks (need 2..={MAX_TASKS})"
+        )));
+    }
+    if p.rounds > MAX_ROUNDS {
+        return Err(Error::Config(format!(
+            "{pattern}: rounds={} is more than the limit {MAX_ROUNDS}",
+            p.rounds
+        )));
+    }
+    let total = u64::from(p.rounds)
+        .saturating_mul(per_round)
+        .saturating_add(extra);
+    if total > MAX_INSTRUCTIONS {
+        let shown = if total == u64::MAX {
+            "more than 2^64".to_string()
+        } else {
+            total.to_string()
+        };
+        return Err(Error::Config(format!(
+            "{pattern}: the program would have {shown} instructions ({} rounds × {per_round}), more than the limit {MAX_INSTRUCTIONS}; use fewer tasks, rounds or partners",
+            p.rounds
+        )));
+    }
+    Ok(())
+}
+
+/// Panics with the error's message: for the infallible generator wrappers.
+fn or_panic(r: Result<Program, Error>) -> Program {
+    r.unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Ring: task i sends to i+1 mod n and receives from i-1 mod n, `rounds` times.
+///
+/// # Panics
+/// When [`try_ring`] fails (`n < 2`, or the program exceeds the size limits).
 pub fn ring(n: u32, p: &GenParams) -> Program {
-    assert!(n >= 2, "a ring needs at least 2 tasks");
+    or_panic(try_ring(n, p))
+}
+
+/// As [`ring`], with errors for sizes out of range (see [`MAX_TASKS`], [`MAX_ROUNDS`],
+/// [`MAX_INSTRUCTIONS`]).
+pub fn try_ring(n: u32, p: &GenParams) -> Result<Program, Error> {
+    check_size("ring", u64::from(n), 3 * u64::from(n), 0, p)?;
     let mut b = ProgramBuilder::new();
     for i in 0..n {
         b.process();
         for _ in 0..p.rounds {
             b.compute(p.compute)
-                .send((i + 1) % n, p.flits)
-                .recv((i + n - 1) % n, p.flits);
+                .send(((u64::from(i) + 1) % u64::from(n)) as u32, p.flits)
+                .recv(
+                    ((u64::from(i) + u64::from(n) - 1) % u64::from(n)) as u32,
+                    p.flits,
+                );
         }
     }
-    b.build().expect("a generated ring is valid")
+    b.build()
 }
 
 /// 2-D mesh, 4-neighbour exchange on a `rows × cols` grid, row-major ids.
+///
+/// # Panics
+/// When [`try_mesh2d`] fails (fewer than 2 tasks, or the program exceeds the size limits).
 pub fn mesh2d(rows: u32, cols: u32, p: &GenParams) -> Program {
-    assert!(rows * cols >= 2, "a mesh needs at least 2 tasks");
+    or_panic(try_mesh2d(rows, cols, p))
+}
+
+/// As [`mesh2d`], with errors for sizes out of range.
+pub fn try_mesh2d(rows: u32, cols: u32, p: &GenParams) -> Result<Program, Error> {
+    let (r64, c64) = (u64::from(rows), u64::from(cols));
+    let n = r64 * c64;
+    // Per round: one INT_OP per task, a SEND and a RECEIVE per directed grid edge.
+    let grid_edges = (r64 * c64.saturating_sub(1)).saturating_add(c64 * r64.saturating_sub(1));
+    check_size(
+        "mesh",
+        n,
+        n.saturating_add(grid_edges.saturating_mul(4)),
+        0,
+        p,
+    )?;
     let mut b = ProgramBuilder::new();
     for r in 0..rows {
         for c in 0..cols {
@@ -103,13 +187,33 @@ pub fn mesh2d(rows: u32, cols: u32, p: &GenParams) -> Program {
             }
         }
     }
-    b.build().expect("a generated mesh is valid")
+    b.build()
 }
 
 /// Butterfly (FFT): `2^dim` tasks; per round, `dim` stages exchanging with `i xor 2^s`.
+///
+/// # Panics
+/// When [`try_butterfly`] fails (`dim` not in `1..=24`, or the program exceeds the size
+/// limits).
 pub fn butterfly(dim: u32, p: &GenParams) -> Program {
-    assert!((1..=24).contains(&dim), "butterfly dimension in 1..=24");
+    or_panic(try_butterfly(dim, p))
+}
+
+/// As [`butterfly`], with errors for sizes out of range.
+pub fn try_butterfly(dim: u32, p: &GenParams) -> Result<Program, Error> {
+    if !(1..=24).contains(&dim) {
+        return Err(Error::Config(format!(
+            "butterfly: dimension {dim} (need 1..=24)"
+        )));
+    }
     let n = 1u32 << dim;
+    check_size(
+        "butterfly",
+        u64::from(n),
+        3 * u64::from(dim) * u64::from(n),
+        0,
+        p,
+    )?;
     let mut b = ProgramBuilder::new();
     for i in 0..n {
         b.process();
@@ -120,21 +224,30 @@ pub fn butterfly(dim: u32, p: &GenParams) -> Program {
             }
         }
     }
-    b.build().expect("a generated butterfly is valid")
+    b.build()
 }
 
 /// Binary-tree reduce over `n` tasks (heap numbering): per round every task computes,
 /// receives from its children, and sends to its parent.
+///
+/// # Panics
+/// When [`try_tree_reduce`] fails (`n < 2`, or the program exceeds the size limits).
 pub fn tree_reduce(n: u32, p: &GenParams) -> Program {
-    assert!(n >= 2, "a tree needs at least 2 tasks");
+    or_panic(try_tree_reduce(n, p))
+}
+
+/// As [`tree_reduce`], with errors for sizes out of range.
+pub fn try_tree_reduce(n: u32, p: &GenParams) -> Result<Program, Error> {
+    let n64 = u64::from(n);
+    check_size("tree", n64, n64 + 2 * n64.saturating_sub(1), 0, p)?;
     let mut b = ProgramBuilder::new();
     for i in 0..n {
         b.process();
         for _ in 0..p.rounds {
             b.compute(p.compute);
-            for c in [2 * i + 1, 2 * i + 2] {
-                if c < n {
-                    b.recv(c, p.flits);
+            for c in [2 * u64::from(i) + 1, 2 * u64::from(i) + 2] {
+                if c < n64 {
+                    b.recv(c as u32, p.flits);
                 }
             }
             if i > 0 {
@@ -142,23 +255,45 @@ pub fn tree_reduce(n: u32, p: &GenParams) -> Program {
             }
         }
     }
-    b.build().expect("a generated tree is valid")
+    b.build()
 }
 
 /// Random program: a random partner graph with mean degree `min(partners, n-1)`; each round
 /// every task computes `cycles_per_flit` × (flits it sends in the round) cycles (±50 %),
 /// sends one message to every partner (random order, length uniform in
 /// `flits/2 ..= 3·flits/2`), then receives one from every partner (random order).
+///
+/// # Panics
+/// When [`try_random`] fails (`n < 2`, or the program exceeds the size limits).
 pub fn random(n: u32, p: &GenParams) -> Program {
-    assert!(n >= 2, "a random program needs at least 2 tasks");
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(p.seed);
+    or_panic(try_random(n, p))
+}
+
+/// As [`random`], with errors for sizes out of range. `partners` is capped to `n - 1`;
+/// the partner graph counts against [`MAX_INSTRUCTIONS`] even with `rounds = 0`.
+pub fn try_random(n: u32, p: &GenParams) -> Result<Program, Error> {
     let nn = u64::from(n);
-    let max_edges = nn * (nn - 1) / 2;
-    let want = ((nn * u64::from(p.partners)).div_ceil(2)).min(max_edges);
-    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+    let partners = u64::from(p.partners).min(nn.saturating_sub(1));
+    let max_edges = nn * nn.saturating_sub(1) / 2;
+    let want = (nn * partners).div_ceil(2).min(max_edges);
+    // Per round: one INT_OP per task, a SEND and a RECEIVE per partner pair and direction.
+    check_size(
+        "random",
+        nn,
+        nn.saturating_add(want.saturating_mul(4)),
+        0,
+        p,
+    )?;
+    if want.saturating_mul(4) > MAX_INSTRUCTIONS {
+        return Err(Error::Config(format!(
+            "random: {n} tasks with {partners} partners each make {want} partner pairs, more than the limit {}",
+            MAX_INSTRUCTIONS / 4
+        )));
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(p.seed);
     let mut edges = std::collections::HashSet::new();
     if want * 2 > max_edges {
-        // Dense: shuffle all pairs.
+        // Dense: shuffle all pairs (at most 2 · want of them, bounded above).
         let mut all: Vec<(u32, u32)> = (0..n)
             .flat_map(|u| (u + 1..n).map(move |v| (u, v)))
             .collect();
@@ -178,42 +313,63 @@ pub fn random(n: u32, p: &GenParams) -> Program {
     }
     let mut sorted: Vec<(u32, u32)> = edges.into_iter().collect();
     sorted.sort_unstable();
+    // Adjacency in CSR form; every list is sorted (pairs (a, x) with a < x come before the
+    // pairs (x, b) in the sorted order).
+    let mut adj_start = vec![0usize; n as usize + 1];
     for &(u, v) in &sorted {
-        adj[u as usize].push(v);
-        adj[v as usize].push(u);
+        adj_start[u as usize + 1] += 1;
+        adj_start[v as usize + 1] += 1;
     }
-    // Message lengths per (round, task, partner index).
+    for i in 0..n as usize {
+        adj_start[i + 1] += adj_start[i];
+    }
+    let mut adj = vec![0u32; adj_start[n as usize]];
+    let mut fill = adj_start.clone();
+    for &(u, v) in &sorted {
+        adj[fill[u as usize]] = v;
+        fill[u as usize] += 1;
+        adj[fill[v as usize]] = u;
+        fill[v as usize] += 1;
+    }
+    drop(sorted);
+    let nbrs = |u: u32| &adj[adj_start[u as usize]..adj_start[u as usize + 1]];
+    // Message lengths per (round, task, partner index), drawn in that order.
     let lo = (p.flits / 2).max(1);
-    let hi = (p.flits + p.flits / 2).max(lo);
-    let mut len = std::collections::HashMap::new();
-    for r in 0..p.rounds {
-        for u in 0..n {
-            for &v in &adj[u as usize] {
-                len.insert((r, u, v), rng.gen_range(lo..=hi));
-            }
+    let hi = (u64::from(p.flits) + u64::from(p.flits / 2)).min(u64::from(u32::MAX)) as u32;
+    let hi = hi.max(lo);
+    let per_round = adj.len();
+    let mut len: Vec<u32> = Vec::with_capacity(per_round * p.rounds as usize);
+    for _ in 0..p.rounds {
+        for _ in 0..per_round {
+            len.push(rng.gen_range(lo..=hi));
         }
     }
+    // Length of the message of round r from u to its partner v.
+    let len_of = |r: u32, u: u32, v: u32| -> u32 {
+        let k = nbrs(u).binary_search(&v).expect("v is a partner of u");
+        len[r as usize * per_round + adj_start[u as usize] + k]
+    };
     let mut b = ProgramBuilder::new();
     for u in 0..n {
         b.process();
-        let mut out = adj[u as usize].clone();
-        let mut inn = adj[u as usize].clone();
+        let mut out = nbrs(u).to_vec();
+        let mut inn = out.clone();
         for r in 0..p.rounds {
-            let sent: u64 = out.iter().map(|&v| u64::from(len[&(r, u, v)])).sum();
-            let base = sent * u64::from(p.cycles_per_flit);
+            let sent: u64 = out.iter().map(|&v| u64::from(len_of(r, u, v))).sum();
+            let base = sent.saturating_mul(u64::from(p.cycles_per_flit));
             let c = (base as f64 * rng.gen_range(0.5..1.5)).round() as u64;
             b.compute(c.min(u64::from(u32::MAX)) as u32);
             out.shuffle(&mut rng);
             inn.shuffle(&mut rng);
             for &v in &out {
-                b.send(v, len[&(r, u, v)]);
+                b.send(v, len_of(r, u, v));
             }
             for &v in &inn {
-                b.recv(v, len[&(r, v, u)]);
+                b.recv(v, len_of(r, v, u));
             }
         }
     }
-    b.build().expect("a generated random program is valid")
+    b.build()
 }
 
 /// Generates a program from a spec such as `ring:64`, `mesh:8x8,rounds=10`,
@@ -259,48 +415,28 @@ pub fn generate_program(spec: &str) -> Result<Program, Error> {
             .parse::<u32>()
             .map_err(|_| bad(format!("expected a size, found \"{s}\"")))
     };
-    let limit = |n: u64| {
-        if !(2..=50_000_000).contains(&n) {
-            Err(bad(format!("{n} tasks: need 2..=50000000")))
-        } else {
-            Ok(())
-        }
+    // Sizes are checked (tasks, rounds, instructions) by the generators before any memory
+    // is allocated; their errors are reported under the spec.
+    let in_spec = |e: Error| match e {
+        Error::Config(m) => bad(m),
+        other => other,
     };
-    Ok(match kind.trim() {
-        "ring" => {
-            let n = int(size)?;
-            limit(u64::from(n))?;
-            ring(n, &p)
-        }
+    match kind.trim() {
+        "ring" => try_ring(int(size)?, &p),
         "mesh" => {
             let (r, c) = size
                 .split_once('x')
                 .ok_or_else(|| bad("mesh size is RxC".into()))?;
-            let (r, c) = (int(r)?, int(c)?);
-            limit(u64::from(r) * u64::from(c))?;
-            mesh2d(r, c, &p)
+            try_mesh2d(int(r)?, int(c)?, &p)
         }
-        "butterfly" => {
-            let d = int(size)?;
-            if !(1..=24).contains(&d) {
-                return Err(bad("butterfly dimension in 1..=24".into()));
-            }
-            butterfly(d, &p)
-        }
-        "tree" => {
-            let n = int(size)?;
-            limit(u64::from(n))?;
-            tree_reduce(n, &p)
-        }
-        "random" => {
-            let n = int(size)?;
-            limit(u64::from(n))?;
-            random(n, &p)
-        }
+        "butterfly" => try_butterfly(int(size)?, &p),
+        "tree" => try_tree_reduce(int(size)?, &p),
+        "random" => try_random(int(size)?, &p),
         other => {
             return Err(bad(format!(
                 "unknown pattern \"{other}\" (ring, mesh, butterfly, tree, random)"
             )))
         }
-    })
+    }
+    .map_err(in_spec)
 }

@@ -177,7 +177,7 @@ impl Bipartitioner {
                     .max()
                     .unwrap_or(0);
                 for s in 0..2 {
-                    lvl.bound[s][c] = sp.bound[s][c] + maxw / 2;
+                    lvl.bound[s][c] = sp.bound[s][c].saturating_add(maxw / 2);
                 }
             }
         }

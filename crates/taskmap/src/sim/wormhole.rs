@@ -6,8 +6,9 @@
 //! * **Routes**: the architecture's deterministic dimension-order (e-cube) routes over
 //!   directed links ([`Architecture::route`]); meshes, tori and hypercubes have them.
 //! * **Wormhole flow control**, one flit per `flit_cycles` (`T_c`) per link, one packet per
-//!   link at a time, a one-flit buffer at the end of every link, no virtual channels. A
-//!   message of `L` flits is one packet. Its header starts crossing link `k` of its route
+//!   link at a time (per virtual channel on tori, see below; meshes and hypercubes have
+//!   one channel per link), a one-flit buffer at the end of every link. A message of `L`
+//!   flits is one packet. Its header starts crossing link `k` of its route
 //!   at `a_k`: `a_0` = injection time (or later, when link 0 is free), `a_{k+1} >= a_k +
 //!   T_c`, later when link `k+1` is held by another packet. A blocked header keeps every
 //!   link its worm still occupies. The tail leaves link `k` at `r_k = a_{k+L-1} + T_c`
@@ -39,6 +40,9 @@
 //!   Without them a torus can deadlock: the simulation then stops and reports the blocked
 //!   tasks and the stuck messages. Meshes and hypercubes with e-cube routing are
 //!   deadlock-free.
+//!
+//! * **Large times** saturate at `u64::MAX − 1` (never reaching the `u64::MAX` "not yet"
+//!   sentinels) instead of overflowing; the CLI refuses parameters above 2^32.
 //!
 //! Complexity: O((ops + Σ hops) · log E) time, E the number of pending events (at most
 //! PEs + messages in flight), O(T + M + links) memory (24 bytes per message).
@@ -261,6 +265,21 @@ pub fn simulate(
 pub fn simulate_ideal(program: &Program, params: &WormholeParams) -> Result<SimReport, Error> {
     let n = program.num_tasks();
     Sim::new(program, None, (0..n as u32).collect(), n, params).run()
+}
+
+/// Latest representable time: sums saturate here, below the `u64::MAX` sentinels.
+const T_MAX: u64 = u64::MAX - 1;
+
+/// `a + b`, saturating at [`T_MAX`].
+#[inline]
+fn tadd(a: u64, b: u64) -> u64 {
+    a.saturating_add(b).min(T_MAX)
+}
+
+/// `a · b`, saturating at [`T_MAX`].
+#[inline]
+fn tmul(a: u64, b: u64) -> u64 {
+    a.saturating_mul(b).min(T_MAX)
 }
 
 /// `Sim::running` of a PE that spends a task switch with no task to run after it.
@@ -491,12 +510,12 @@ impl<'a> Sim<'a> {
             }
             let opi = self.pc[t as usize];
             if opi == self.prog.op_start(t + 1) {
-                self.finish[t as usize] = now + extra;
-                self.busy[pei] += extra;
+                self.finish[t as usize] = tadd(now, extra);
+                self.busy[pei] = tadd(self.busy[pei], extra);
                 self.running[pei] = NONE;
                 if extra > 0 {
                     // The switch is PE time; the next task starts after it.
-                    self.push_step_idle(pe, now + extra);
+                    self.push_step_idle(pe, tadd(now, extra));
                     return;
                 }
                 continue;
@@ -505,7 +524,7 @@ impl<'a> Sim<'a> {
                 Op::Compute(c) => u64::from(c),
                 Op::Send { .. } => {
                     let m = self.prog.msg_of_op()[opi as usize];
-                    let at = now + extra + self.p.send_overhead;
+                    let at = tadd(tadd(now, extra), self.p.send_overhead);
                     self.push(at, EvKind::Inject(m));
                     self.p.send_overhead
                 }
@@ -514,9 +533,9 @@ impl<'a> Sim<'a> {
                     if self.deliver[m as usize] == u64::MAX {
                         self.blocked_since[t as usize] = now;
                         self.running[pei] = NONE;
-                        self.busy[pei] += extra;
+                        self.busy[pei] = tadd(self.busy[pei], extra);
                         if extra > 0 {
-                            self.push_step_idle(pe, now + extra);
+                            self.push_step_idle(pe, tadd(now, extra));
                             return;
                         }
                         continue;
@@ -525,12 +544,12 @@ impl<'a> Sim<'a> {
                 }
             };
             self.pc[t as usize] += 1;
-            let d = dur + extra;
-            self.busy[pei] += d;
+            let d = tadd(dur, extra);
+            self.busy[pei] = tadd(self.busy[pei], d);
             if d == 0 && self.p.ready_policy != ReadyPolicy::RoundRobin {
                 continue;
             }
-            self.push(now + d, EvKind::PeStep(pe));
+            self.push(tadd(now, d), EvKind::PeStep(pe));
             return;
         }
     }
@@ -552,15 +571,19 @@ impl<'a> Sim<'a> {
         let arch = match self.arch {
             None => {
                 self.network_messages += 1;
-                self.free_latency_sum += len * self.p.flit_cycles;
-                self.push(now + len * self.p.flit_cycles, EvKind::Deliver(m));
+                let lat = tmul(len, self.p.flit_cycles);
+                self.free_latency_sum = tadd(self.free_latency_sum, lat);
+                self.push(tadd(now, lat), EvKind::Deliver(m));
                 return;
             }
             Some(a) => a,
         };
         if sp == dp {
             self.local_messages += 1;
-            self.push(now + len * self.p.local_cycles_per_flit, EvKind::Deliver(m));
+            self.push(
+                tadd(now, tmul(len, self.p.local_cycles_per_flit)),
+                EvKind::Deliver(m),
+            );
             return;
         }
         self.network_messages += 1;
@@ -598,7 +621,7 @@ impl<'a> Sim<'a> {
         }
         let d = f.route.len() as u64;
         debug_assert!(d >= 1);
-        self.free_latency_sum += self.p.flit_cycles * (len + d - 1);
+        self.free_latency_sum = tadd(self.free_latency_sum, tmul(self.p.flit_cycles, len + d - 1));
         self.request(slot, now);
     }
 
@@ -633,25 +656,25 @@ impl<'a> Sim<'a> {
                     if hop + 1 >= len {
                         let k = hop + 1 - len;
                         let lk = self.flights[slot as usize].route[k];
-                        self.actions.push(Action::Release(lk, a + tc));
+                        self.actions.push(Action::Release(lk, tadd(a, tc)));
                     }
                     if hop + 1 == d {
                         let first = (d + 1).saturating_sub(len);
                         for k in first..d {
                             let lk = self.flights[slot as usize].route[k];
-                            let r = a + (k + len + 1 - d) as u64 * tc;
+                            let r = tadd(a, tmul((k + len + 1 - d) as u64, tc));
                             self.actions.push(Action::Release(lk, r));
                         }
-                        self.push(a + len as u64 * tc, EvKind::Deliver(msg));
+                        self.push(tadd(a, tmul(len as u64, tc)), EvKind::Deliver(msg));
                         self.free_flights.push(slot);
                     } else {
                         self.flights[slot as usize].hop += 1;
-                        self.push(a + tc, EvKind::Header(slot));
+                        self.push(tadd(a, tc), EvKind::Header(slot));
                     }
                 }
                 Action::Release(l, r) => {
                     let l = l as usize;
-                    self.link_busy[l] += r - self.link_acq[l];
+                    self.link_busy[l] = tadd(self.link_busy[l], r - self.link_acq[l]);
                     match self.link_wait[l].pop_front() {
                         Some(w) => self.actions.push(Action::Acquire(w, r)),
                         None => self.link_until[l] = r,
