@@ -6,7 +6,8 @@
 //! Reference: K.-E. Berger, F. Galea, B. Le Cun, R. Sirdey, "Fast generation of large task
 //! network mappings", IPDPSW 2014.
 
-use taskmap_arch::{Architecture, PeId};
+use crate::multilevel::DistTable;
+use taskmap_arch::Architecture;
 use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
@@ -98,9 +99,7 @@ impl Loads {
 /// weight `1/(2·d+1)` by distance and the neighbour PEs of every PE.
 #[derive(Debug)]
 pub struct BergerDist<'a> {
-    k: u32,
-    table: Vec<u32>,
-    arch: &'a dyn Architecture,
+    dist: DistTable<'a>,
     inv: Vec<f64>,
     nbr_xadj: Vec<usize>,
     nbr: Vec<u32>,
@@ -111,33 +110,13 @@ impl<'a> BergerDist<'a> {
     /// Builds the table and the neighbour lists: O(k²) distance calls.
     pub fn new(arch: &'a dyn Architecture) -> Self {
         let k = arch.pe_count();
-        let mut table = Vec::new();
-        let mut dmax = 0u64;
-        if k <= 4096 {
-            table.reserve(k as usize * k as usize);
-            for a in 0..k {
-                for b in 0..k {
-                    let d = arch.distance(PeId(a), PeId(b));
-                    dmax = dmax.max(d);
-                    table.push(d.min(u32::MAX as u64) as u32);
-                }
-            }
-            if dmax > u32::MAX as u64 {
-                table = Vec::new();
-            }
-        }
-        let inv_len = if table.is_empty() {
-            0
-        } else {
-            dmax as usize + 1
-        };
+        let dist = DistTable::new(arch);
+        let inv_len = dist.max_distance().map_or(0, |d| d as usize + 1);
         let inv = (0..inv_len.min(1 << 20))
             .map(|d| 1.0 / (2.0 * d as f64 + 1.0))
             .collect();
         let mut me = Self {
-            k,
-            table,
-            arch,
+            dist,
             inv,
             nbr_xadj: Vec::new(),
             nbr: Vec::new(),
@@ -170,17 +149,13 @@ impl<'a> BergerDist<'a> {
     /// Number of PEs.
     #[inline]
     pub fn k(&self) -> u32 {
-        self.k
+        self.dist.k()
     }
 
     /// Distance between `a` and `b`.
     #[inline]
     pub fn get(&self, a: u32, b: u32) -> u64 {
-        if self.table.is_empty() {
-            self.arch.distance(PeId(a), PeId(b))
-        } else {
-            self.table[a as usize * self.k as usize + b as usize] as u64
-        }
+        self.dist.get(a, b)
     }
 
     /// The distance-affinity weight `1/(2·d(a,b)+1)`.

@@ -47,6 +47,11 @@ impl<'a> DistTable<'a> {
         self.arch
     }
 
+    /// The largest distance, when the table is built (`None` above `MAX_TABLE_PES`).
+    pub fn max_distance(&self) -> Option<u64> {
+        self.table.iter().max().map(|&d| u64::from(d))
+    }
+
     /// Distance between PEs `a` and `b`.
     #[inline]
     pub fn get(&self, a: u32, b: u32) -> u64 {

@@ -9,4 +9,29 @@ pub mod perego;
 pub mod wormhole;
 
 pub use perego::{FEstimate, SpmModel, SpmParams};
+
+use taskmap_arch::{Architecture, PeId};
+
+use crate::error::Error;
+use crate::mapping::Mapping;
+
+/// Checks that `mapping` maps `num_tasks` tasks onto PEs of `arch` and that `arch` has
+/// routes (`what` names the model that needs them); returns the PE of every task.
+pub(crate) fn routed_mapping(
+    num_tasks: usize,
+    arch: &dyn Architecture,
+    mapping: &Mapping,
+    what: &str,
+) -> Result<Vec<u32>, Error> {
+    mapping.check(num_tasks, arch)?;
+    let mut probe = Vec::new();
+    if !arch.route(PeId(0), PeId(0), &mut probe) {
+        return Err(Error::Config(format!(
+            "the target {} has no routes; {} needs a mesh, torus or hypercube",
+            arch.spec(),
+            what
+        )));
+    }
+    Ok(mapping.as_slice().iter().map(|p| p.0).collect())
+}
 pub use wormhole::{simulate, simulate_ideal, ReadyPolicy, SimReport, WormholeParams};

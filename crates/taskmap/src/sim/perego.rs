@@ -239,29 +239,7 @@ impl SpmModel {
 
     /// `F` and its terms for `mapping` on `arch` (which needs routes).
     pub fn evaluate(&self, arch: &dyn Architecture, mapping: &Mapping) -> Result<FEstimate, Error> {
-        let n = self.work.len();
-        if mapping.len() != n {
-            return Err(Error::Mismatch(format!(
-                "the mapping has {} tasks, the program {}",
-                mapping.len(),
-                n
-            )));
-        }
-        let k = arch.pe_count();
-        if let Some(t) = mapping.as_slice().iter().position(|p| p.0 >= k) {
-            return Err(Error::Mismatch(format!(
-                "task {t} is mapped to PE {}, the target has {k} PEs",
-                mapping.pe(t as u32).0
-            )));
-        }
-        let mut probe = Vec::new();
-        if !arch.route(PeId(0), PeId(0), &mut probe) {
-            return Err(Error::Config(format!(
-                "the target {} has no routes; F needs a mesh, torus or hypercube",
-                arch.spec()
-            )));
-        }
-        let pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
+        let pes = super::routed_mapping(self.work.len(), arch, mapping, "F")?;
         Ok(self.evaluate_partial(arch, &pes))
     }
 

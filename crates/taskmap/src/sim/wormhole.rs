@@ -234,30 +234,9 @@ pub fn simulate(
     mapping: &Mapping,
     params: &WormholeParams,
 ) -> Result<SimReport, Error> {
-    let n = program.num_tasks();
-    if mapping.len() != n {
-        return Err(Error::Mismatch(format!(
-            "the mapping has {} tasks, the program {}",
-            mapping.len(),
-            n
-        )));
-    }
-    let k = arch.pe_count();
-    if let Some(t) = mapping.as_slice().iter().position(|p| p.0 >= k) {
-        return Err(Error::Mismatch(format!(
-            "task {t} is mapped to PE {}, the target has {k} PEs",
-            mapping.pe(t as u32).0
-        )));
-    }
-    let mut probe = Vec::new();
-    if !arch.route(PeId(0), PeId(0), &mut probe) {
-        return Err(Error::Config(format!(
-            "the target {} has no routes; the wormhole simulator needs a mesh, torus or hypercube",
-            arch.spec()
-        )));
-    }
-    let pe_of: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
-    Sim::new(program, Some(arch), pe_of, k as usize, params).run()
+    let pe_of =
+        super::routed_mapping(program.num_tasks(), arch, mapping, "the wormhole simulator")?;
+    Sim::new(program, Some(arch), pe_of, arch.pe_count() as usize, params).run()
 }
 
 /// Simulates `program` on the ideal machine: every task on its own PE, fully connected, no
