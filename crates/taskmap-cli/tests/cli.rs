@@ -190,21 +190,14 @@ fn a_failed_write_leaves_no_file() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("taken.map"), "{}", stderr(&o));
     assert!(blocker.join("keep").exists());
-    let names = |d: &Path| -> Vec<String> {
-        std::fs::read_dir(d)
+    let assert_no_tmp = |d: &Path| {
+        let names: Vec<String> = std::fs::read_dir(d)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect()
+            .collect();
+        assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{:?}", names);
     };
-    assert_eq!(
-        names(dir.path())
-            .iter()
-            .filter(|n| n.ends_with(".tmp"))
-            .count(),
-        0,
-        "{:?}",
-        names(dir.path())
-    );
+    assert_no_tmp(dir.path());
     // A good write leaves the file and nothing else.
     let good = dir.path().join("out.map");
     let o = taskmap(&["map", "-o", good.to_str().unwrap()]);
@@ -213,15 +206,7 @@ fn a_failed_write_leaves_no_file() {
         std::fs::read_to_string(&good).unwrap().lines().count(),
         1025
     );
-    assert_eq!(
-        names(dir.path())
-            .iter()
-            .filter(|n| n.ends_with(".tmp"))
-            .count(),
-        0,
-        "{:?}",
-        names(dir.path())
-    );
+    assert_no_tmp(dir.path());
 }
 
 #[test]

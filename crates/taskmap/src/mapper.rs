@@ -77,6 +77,22 @@ impl RunContext {
     }
 }
 
+/// Splits one algorithm parameter `key=value` (both trimmed); `None` for an empty parameter.
+/// `alg` names the algorithm in the error.
+pub(crate) fn key_value<'a>(
+    alg: &str,
+    param: &'a str,
+) -> Result<Option<(&'a str, &'a str)>, Error> {
+    let param = param.trim();
+    if param.is_empty() {
+        return Ok(None);
+    }
+    let (key, value) = param
+        .split_once('=')
+        .ok_or_else(|| Error::Config(format!("{}: expected key=value, got \"{}\"", alg, param)))?;
+    Ok(Some((key.trim(), value.trim())))
+}
+
 /// The registered algorithms, parseable from `name` or `name,key=value,...`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "algorithm", rename_all = "kebab-case")]

@@ -94,14 +94,9 @@ pub struct DrbSpec {
 impl DrbSpec {
     /// Applies one `key=value` parameter.
     pub fn set(&mut self, param: &str) -> Result<(), Error> {
-        let param = param.trim();
-        if param.is_empty() {
+        let Some((key, value)) = crate::mapper::key_value("drb", param)? else {
             return Ok(());
-        }
-        let (key, value) = param
-            .split_once('=')
-            .ok_or_else(|| Error::Config(format!("drb: expected key=value, got \"{}\"", param)))?;
-        let (key, value) = (key.trim(), value.trim());
+        };
         match key {
             "tries" => self.tries = Some(parse_usize("drb", key, value)?),
             "fm" => self.fm = Some(parse_usize("drb", key, value)?),

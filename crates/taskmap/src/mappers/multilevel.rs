@@ -185,14 +185,9 @@ pub(crate) fn parse_usize(alg: &str, key: &str, value: &str) -> Result<usize, Er
 impl MultilevelSpec {
     /// Applies one `key=value` parameter.
     pub fn set(&mut self, param: &str) -> Result<(), Error> {
-        let param = param.trim();
-        if param.is_empty() {
+        let Some((key, value)) = crate::mapper::key_value("multilevel", param)? else {
             return Ok(());
-        }
-        let (key, value) = param.split_once('=').ok_or_else(|| {
-            Error::Config(format!("multilevel: expected key=value, got \"{}\"", param))
-        })?;
-        let (key, value) = (key.trim(), value.trim());
+        };
         match key {
             "preset" => {
                 if MultilevelMapper::preset(value).is_none() {

@@ -69,14 +69,9 @@ impl Default for PnpMapper {
 impl PnpMapper {
     /// Applies one `key=value` parameter.
     pub fn set(&mut self, param: &str) -> Result<(), Error> {
-        let param = param.trim();
-        if param.is_empty() {
+        let Some((key, value)) = crate::mapper::key_value("pnp", param)? else {
             return Ok(());
-        }
-        let (key, value) = param
-            .split_once('=')
-            .ok_or_else(|| Error::Config(format!("pnp: expected key=value, got \"{}\"", param)))?;
-        let (key, value) = (key.trim(), value.trim());
+        };
         let int = || {
             value.parse::<usize>().map_err(|_| {
                 Error::Config(format!(

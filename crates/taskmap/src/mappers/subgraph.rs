@@ -65,15 +65,11 @@ impl Default for SubgraphMapper {
 impl SubgraphMapper {
     /// Applies one `key=value` parameter: `factor=F` (0 < F ≤ 1).
     pub fn set(&mut self, param: &str) -> Result<(), Error> {
-        let param = param.trim();
-        if param.is_empty() {
-            return Ok(());
-        }
         let name = self.registry_name();
-        let (key, value) = param.split_once('=').ok_or_else(|| {
-            Error::Config(format!("{}: expected key=value, got \"{}\"", name, param))
-        })?;
-        match key.trim() {
+        let Some((key, value)) = crate::mapper::key_value(name, param)? else {
+            return Ok(());
+        };
+        match key {
             "factor" | "size_factor" => {
                 let f: f64 = value.trim().parse().map_err(|_| {
                     Error::Config(format!(
