@@ -153,11 +153,25 @@ struct EvalArgs {
     /// Mapping file (Scotch .map or one PE per line).
     #[arg(short, long, value_name = "FILE")]
     mapping: PathBuf,
+    /// A timed program (PROCESS/INT_OP/SEND/RECEIVE/STOP) instead of --graph: the static
+    /// metrics are those of its task graph, and the report adds De Petris & Perego's
+    /// completion-time estimate F (default machine parameters, see `taskmap sim`).
+    #[arg(long, value_name = "FILE", conflicts_with = "graph")]
+    program: Option<PathBuf>,
     #[command(flatten)]
     constraints: Constraints,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     format: OutputFormat,
+}
+
+/// `taskmap eval`'s report: the evaluation, and F when a program was given.
+#[derive(serde::Serialize)]
+struct EvalReport {
+    #[serde(flatten)]
+    evaluation: taskmap::Evaluation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    perego_f: Option<taskmap::sim::perego::FEstimate>,
 }
 
 #[derive(Args)]
@@ -610,9 +624,15 @@ fn cmd_compare(a: CompareArgs) -> Result<u8> {
 }
 
 fn cmd_eval(a: EvalArgs) -> Result<u8> {
-    let (graph, _) = match &a.input.graph {
-        Some(_) => load_graph(&a.input)?,
-        None => bail!("--graph is required"),
+    let program = a
+        .program
+        .as_ref()
+        .map(|p| taskmap::model::program::read_program(p))
+        .transpose()?;
+    let graph = match (&a.input.graph, &program) {
+        (Some(_), _) => load_graph(&a.input)?.0,
+        (None, Some(p)) => p.to_task_graph(),
+        (None, None) => bail!("--graph (or --program) is required"),
     };
     let arch = load_arch(&a.arch)?;
     let mapping = Mapping::read(&a.mapping)?;
@@ -623,11 +643,39 @@ fn cmd_eval(a: EvalArgs) -> Result<u8> {
     };
     let e = evaluate(&graph, arch.as_ref(), &mapping, &opts)
         .with_context(|| format!("evaluating {}", a.mapping.display()))?;
+    let perego_f = match &program {
+        Some(p) => {
+            let model = taskmap::sim::perego::SpmModel::build(p, &Default::default())?;
+            Some(model.evaluate(arch.as_ref(), &mapping)?)
+        }
+        None => None,
+    };
+    let feasible = e.feasible();
     match a.format {
-        OutputFormat::Human => out!("{}", render_evaluation(&e)),
-        OutputFormat::Json => print_json(&e)?,
+        OutputFormat::Human => {
+            out!("{}", render_evaluation(&e));
+            if let Some(f) = &perego_f {
+                outln!(
+                    "F (De Petris & Perego) {:.1} cycles (max on PE {}), F_sum {:.1}",
+                    f.f,
+                    f.argmax,
+                    f.f_sum
+                );
+                outln!(
+                    "  terms: comp+idle {:.1}, distance {:.1}, multitasking {:.1}, contention {:.1}",
+                    f.comp_idle,
+                    f.distance,
+                    f.multitasking,
+                    f.contention
+                );
+            }
+        }
+        OutputFormat::Json => print_json(&EvalReport {
+            evaluation: e,
+            perego_f,
+        })?,
     }
-    Ok(if e.feasible() { 0 } else { 1 })
+    Ok(if feasible { 0 } else { 1 })
 }
 
 #[derive(serde::Serialize)]

@@ -351,3 +351,61 @@ fn oversized_or_bad_requests_exit_2_without_panicking() {
     let o = taskmap(&["map", "-A", "ml", "--preset", "fast", "--dump-config"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn eval_of_a_program_reports_f_like_sim() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = dir.path().join("ring.prog").display().to_string();
+    let o = taskmap(&["gen", "program", "ring:16", "-o", &prog]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Task i on PE (5 i) mod 16: a scattered mapping, so distance and contention matter.
+    let m = dir.path().join("m.pes");
+    let text: String = (0..16).map(|t| format!("{}\n", (5 * t) % 16)).collect();
+    std::fs::write(&m, text).unwrap();
+    let m = m.display().to_string();
+    let o = taskmap(&[
+        "eval",
+        "--program",
+        &prog,
+        "-a",
+        "torus:4x4",
+        "-m",
+        &m,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = json(&o);
+    let o = taskmap(&[
+        "sim",
+        "--program",
+        &prog,
+        "--arch",
+        "torus:4x4",
+        "--mapping",
+        &m,
+        "--f",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = json(&o);
+    assert_eq!(e["perego_f"]["f"], s["f"]["f"]);
+    assert_eq!(e["perego_f"]["contention"], s["f"]["contention"]);
+    // The static metrics are those of the program's task graph: 16 ring edges.
+    assert_eq!(e["edges"], 16);
+    assert!(e["comm_cost"].as_u64().unwrap() > 0);
+    // --program and --graph together are refused.
+    let o = taskmap(&[
+        "eval",
+        "--program",
+        &prog,
+        "-g",
+        &prog,
+        "-a",
+        "torus:4x4",
+        "-m",
+        &m,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
