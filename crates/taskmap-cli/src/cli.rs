@@ -102,12 +102,8 @@ struct MapArgs {
     /// Never show a progress display (it appears on a terminal after one second).
     #[arg(long)]
     quiet: bool,
-    /// Seed of every random choice.
-    #[arg(short, long, default_value_t = 0)]
-    seed: u64,
-    /// Threads for parallel phases.
-    #[arg(short, long, default_value_t = 1)]
-    threads: usize,
+    #[command(flatten)]
+    run: RunArgs,
     #[command(flatten)]
     constraints: Constraints,
     /// Write the mapping here (.map: Scotch format; otherwise one PE per line).
@@ -116,6 +112,17 @@ struct MapArgs {
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     format: OutputFormat,
+}
+
+/// How a mapper runs: seed and threads (shared by `map` and `compare`).
+#[derive(Args)]
+struct RunArgs {
+    /// Seed of every random choice.
+    #[arg(short, long, default_value_t = 0)]
+    seed: u64,
+    /// Threads for parallel phases.
+    #[arg(short, long, default_value_t = 1)]
+    threads: usize,
 }
 
 #[derive(Args)]
@@ -130,12 +137,8 @@ struct CompareArgs {
     /// maps timed programs and is slow on large static graphs).
     #[arg(short = 'A', long = "algorithm")]
     algorithms: Vec<String>,
-    /// Seed of every random choice.
-    #[arg(short, long, default_value_t = 0)]
-    seed: u64,
-    /// Threads for parallel phases.
-    #[arg(short, long, default_value_t = 1)]
-    threads: usize,
+    #[command(flatten)]
+    run: RunArgs,
     #[command(flatten)]
     constraints: Constraints,
     /// Report format.
@@ -433,8 +436,8 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             graph: &graph,
             target: spec,
             algorithm: &algorithm,
-            seed: a.seed,
-            threads: a.threads,
+            seed: a.run.seed,
+            threads: a.run.threads,
             epsilon: a.constraints.epsilon.unwrap_or(0.03),
             capacities: a
                 .constraints
@@ -462,7 +465,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             }
         }
     }
-    let mut ctx = RunContext::new(a.seed).with_threads(a.threads)?;
+    let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
     let phase = std::sync::Arc::new(std::sync::Mutex::new(String::from("start")));
     ctx.progress = Some(phase.clone());
     let mapper = algorithm.build();
@@ -502,8 +505,8 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
         graph: graph_name,
         target: problem.arch.spec(),
         algorithm: alg_text,
-        seed: a.seed,
-        threads: a.threads,
+        seed: a.run.seed,
+        threads: a.run.threads,
         timings_ms: ctx
             .timings
             .iter()
@@ -553,7 +556,7 @@ fn cmd_compare(a: CompareArgs) -> Result<u8> {
     };
     let mut rows = Vec::with_capacity(specs.len());
     for (name, alg) in names.iter().zip(&specs) {
-        let mut ctx = RunContext::new(a.seed).with_threads(a.threads)?;
+        let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
         let t0 = Instant::now();
         let result = alg.build().map(&problem, &mut ctx);
         let time_ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -589,7 +592,7 @@ fn cmd_compare(a: CompareArgs) -> Result<u8> {
                 "graph {}  target {}  seed {}",
                 graph_name,
                 problem.arch.spec(),
-                a.seed
+                a.run.seed
             );
             outln!(
                 "{:<32} {:>14} {:>12} {:>10} {:>9} {:>12}",
