@@ -331,6 +331,22 @@ fn arch_spec(arch: Option<&String>, input: &GraphInput) -> Result<String> {
     }
 }
 
+/// What a mapping run is checked against: the hard capacities when given (they replace the
+/// balance bound, as in the mappers; ε is then checked only when given explicitly),
+/// otherwise ε (default 0.03).
+fn eval_options(problem: &Problem, constraints: &Constraints) -> EvalOptions {
+    match &problem.capacities {
+        Some(c) => EvalOptions {
+            epsilon: constraints.epsilon,
+            capacities: Some(c.clone()),
+        },
+        None => EvalOptions {
+            epsilon: Some(problem.epsilon),
+            capacities: None,
+        },
+    }
+}
+
 /// Reads the graph, the target and the constraints into a checked problem.
 fn load_problem(
     input: &GraphInput,
@@ -452,7 +468,6 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     }
     let (problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
     let k = problem.arch.pe_count();
-    let capacities = problem.capacities.clone();
     if let Some(c) = &problem.capacities {
         for con in 0..problem.graph.ncon() {
             let total = problem.graph.total_vertex_weight(con);
@@ -475,10 +490,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
         mapper.map(&problem, &mut ctx)?
     };
     let map_time = t0.elapsed();
-    let opts = EvalOptions {
-        epsilon: Some(problem.epsilon),
-        capacities,
-    };
+    let opts = eval_options(&problem, &a.constraints);
     let evaluation = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
     if let Some(out) = &a.output {
         mapping
@@ -550,10 +562,7 @@ fn cmd_compare(a: CompareArgs) -> Result<u8> {
         .iter()
         .map(|n| n.parse::<AlgorithmSpec>())
         .collect::<Result<_, _>>()?;
-    let opts = EvalOptions {
-        epsilon: Some(problem.epsilon),
-        capacities: problem.capacities.clone(),
-    };
+    let opts = eval_options(&problem, &a.constraints);
     let mut rows = Vec::with_capacity(specs.len());
     for (name, alg) in names.iter().zip(&specs) {
         let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;

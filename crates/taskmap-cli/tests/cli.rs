@@ -409,3 +409,32 @@ fn eval_of_a_program_reports_f_like_sim() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn hard_capacities_replace_the_default_epsilon() {
+    // 1,024 tasks on 16 PEs: capacity 70 allows loads above the default ε bound (66), which
+    // must not count as a violation; an explicit --epsilon is still checked.
+    let o = taskmap(&["map", "-A", "block", "--capacity", "70", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["evaluation"]["epsilon"], serde_json::Value::Null);
+    let o = taskmap(&[
+        "compare",
+        "-A",
+        "block",
+        "--capacity",
+        "70",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json(&o)[0]["feasible"], true);
+    let o = taskmap(&[
+        "map",
+        "--capacity",
+        "70",
+        "--epsilon",
+        "0.03",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json(&o)["evaluation"]["epsilon"], 0.03);
+}
