@@ -186,11 +186,7 @@ impl Bipartitioner {
         for i in (0..levels.len()).rev() {
             let fine = if i == 0 { sp } else { &levels[i - 1].0 };
             side = levels[i].1.iter().map(|&c| side[c as usize]).collect();
-            for _ in 0..self.fm_passes {
-                if !fm(fine, &mut side, self.fm_stall, scratch) {
-                    break;
-                }
-            }
+            fm_passes(fine, &mut side, self.fm_passes, self.fm_stall, scratch);
         }
         side
     }
@@ -210,11 +206,7 @@ impl Bipartitioner {
         let mut side = vec![0u8; n];
         for t in 0..self.tries.max(1) {
             grow(sp, t, &mut side, scratch, rng);
-            for _ in 0..self.fm_passes {
-                if !fm(sp, &mut side, self.fm_stall, scratch) {
-                    break;
-                }
-            }
+            fm_passes(sp, &mut side, self.fm_passes, self.fm_stall, scratch);
             let viol = sp.violation(&sp.loads(&side));
             let cost = sp.cost(&side);
             if best
@@ -321,26 +313,32 @@ fn grow(
     heap.clear();
 }
 
-/// One FM pass; returns whether it improved (overload, cost).
-fn fm(sp: &SubProblem, side: &mut [u8], stall: usize, scratch: &mut BipartScratch) -> bool {
+/// Up to `passes` FM passes on `side`; stops after a pass that does not improve
+/// (overload, cost). Gains, loads and the cost are computed once and kept up to date by
+/// every move and every rollback; each pass queues only the boundary (tasks with a
+/// neighbour on the other side or unequal external costs), so a pass costs
+/// O(n + moves · deg · log n) rather than O((n + m) · log n).
+fn fm_passes(
+    sp: &SubProblem,
+    side: &mut [u8],
+    passes: usize,
+    stall: usize,
+    scratch: &mut BipartScratch,
+) {
+    if passes == 0 {
+        return;
+    }
     let n = sp.n();
     let ncon = sp.ncon;
     let mut w = sp.loads(side);
     let mut viol = sp.violation(&w);
     let mut cost = sp.cost(side) as i64;
-    let (start_viol, start_cost) = (viol, cost);
-    let (mut best_viol, mut best_cost, mut best_len) = (viol, cost, 0usize);
     scratch.gain.clear();
+    scratch.gain.extend((0..n).map(|v| sp.gain(side, v)));
     scratch.locked.clear();
     scratch.locked.resize(n, false);
-    scratch.log.clear();
     for s in 0..2 {
         scratch.heaps[s].reset(n);
-    }
-    for v in 0..n {
-        let g = sp.gain(side, v);
-        scratch.gain.push(g);
-        scratch.heaps[side[v] as usize].set(v as u32, g);
     }
     let viol_after = |w: &[Vec<u64>; 2], v: usize, from: usize| -> u64 {
         let mut x = 0;
@@ -351,47 +349,23 @@ fn fm(sp: &SubProblem, side: &mut [u8], stall: usize, scratch: &mut BipartScratc
         }
         x
     };
-    let mut since = 0usize;
-    loop {
-        // The best allowed move among the two queue tops.
-        let mut pick: Option<(usize, i64, u64)> = None;
-        scratch.deferred.clear();
-        for s in 0..2 {
-            // A blocked top stays queued (dropping blocked tasks would drain the queues
-            // under tight bounds): the next move from the other side may unblock it. While
-            // a bound is exceeded, a few blocked tasks are set aside (and queued again after
-            // the move) to find one whose move repairs the balance.
-            let mut skipped = if viol > 0 { 0 } else { FM_DEFER };
-            while let Some((v, g)) = scratch.heaps[s].peek() {
-                let nv = viol_after(&w, v as usize, s);
-                if nv == 0 || nv < viol {
-                    if pick.map(|p| g > p.1).unwrap_or(true) {
-                        pick = Some((v as usize, g, nv));
-                    }
-                    break;
-                }
-                if skipped == FM_DEFER {
-                    break;
-                }
-                skipped += 1;
-                scratch.heaps[s].remove(v);
-                scratch.deferred.push(v);
-            }
-        }
-        let Some((v, g, nv)) = pick else { break };
+    // Moves v to the other side, updating loads, cost and gains (and, when `queue`, the
+    // queue entries of unlocked neighbours, inserting new boundary tasks).
+    let flip = |v: usize,
+                side: &mut [u8],
+                w: &mut [Vec<u64>; 2],
+                cost: &mut i64,
+                scratch: &mut BipartScratch,
+                queue: bool| {
         let s = side[v] as usize;
-        scratch.heaps[s].remove(v as u32);
+        *cost -= scratch.gain[v];
+        scratch.gain[v] = -scratch.gain[v];
         side[v] = (1 - s) as u8;
-        scratch.locked[v] = true;
-        scratch.log.push(v as u32);
         for c in 0..ncon {
             let vw = sp.vertex_weight[v * ncon + c];
             w[s][c] -= vw;
             w[1 - s][c] += vw;
         }
-        viol = nv;
-        cost -= g;
-        scratch.gain[v] = -g;
         for e in sp.xadj[v]..sp.xadj[v + 1] {
             let u = sp.adjncy[e] as usize;
             let d = 2 * (sp.edge_weight[e] * sp.cut_dist) as i64;
@@ -400,34 +374,91 @@ fn fm(sp: &SubProblem, side: &mut [u8], stall: usize, scratch: &mut BipartScratc
             } else {
                 scratch.gain[u] -= d;
             }
-            if !scratch.locked[u] && scratch.heaps[side[u] as usize].contains(u as u32) {
+            if queue && !scratch.locked[u] {
                 scratch.heaps[side[u] as usize].set(u as u32, scratch.gain[u]);
             }
         }
-        for &u in &scratch.deferred {
-            let u = u as usize;
-            scratch.heaps[side[u] as usize].set(u as u32, scratch.gain[u]);
-        }
-        if (viol, cost) < (best_viol, best_cost) {
-            best_viol = viol;
-            best_cost = cost;
-            best_len = scratch.log.len();
-            since = 0;
-        } else {
-            since += 1;
-            if since >= stall {
-                break;
+    };
+    for _ in 0..passes {
+        let (start_viol, start_cost) = (viol, cost);
+        let (mut best_viol, mut best_cost, mut best_len) = (viol, cost, 0usize);
+        scratch.log.clear();
+        for v in 0..n {
+            let boundary = sp.ext[0][v] != sp.ext[1][v]
+                || sp.adjncy[sp.xadj[v]..sp.xadj[v + 1]]
+                    .iter()
+                    .any(|&u| side[u as usize] != side[v]);
+            if boundary {
+                scratch.heaps[side[v] as usize].set(v as u32, scratch.gain[v]);
             }
         }
+        let mut since = 0usize;
+        loop {
+            // The best allowed move among the two queue tops.
+            let mut pick: Option<(usize, i64, u64)> = None;
+            scratch.deferred.clear();
+            for s in 0..2 {
+                // A blocked top stays queued (dropping blocked tasks would drain the
+                // queues under tight bounds): the next move from the other side may unblock
+                // it. While a bound is exceeded, a few blocked tasks are set aside (and
+                // queued again after the move) to find one whose move repairs the balance.
+                let mut skipped = if viol > 0 { 0 } else { FM_DEFER };
+                while let Some((v, g)) = scratch.heaps[s].peek() {
+                    let nv = viol_after(&w, v as usize, s);
+                    if nv == 0 || nv < viol {
+                        if pick.map(|p| g > p.1).unwrap_or(true) {
+                            pick = Some((v as usize, g, nv));
+                        }
+                        break;
+                    }
+                    if skipped == FM_DEFER {
+                        break;
+                    }
+                    skipped += 1;
+                    scratch.heaps[s].remove(v);
+                    scratch.deferred.push(v);
+                }
+            }
+            let Some((v, _, nv)) = pick else { break };
+            scratch.heaps[side[v] as usize].remove(v as u32);
+            scratch.locked[v] = true;
+            scratch.log.push(v as u32);
+            flip(v, side, &mut w, &mut cost, scratch, true);
+            viol = nv;
+            for i in 0..scratch.deferred.len() {
+                let u = scratch.deferred[i] as usize;
+                scratch.heaps[side[u] as usize].set(u as u32, scratch.gain[u]);
+            }
+            if (viol, cost) < (best_viol, best_cost) {
+                best_viol = viol;
+                best_cost = cost;
+                best_len = scratch.log.len();
+                since = 0;
+            } else {
+                since += 1;
+                if since >= stall {
+                    break;
+                }
+            }
+        }
+        for s in 0..2 {
+            scratch.heaps[s].clear();
+        }
+        for i in 0..scratch.log.len() {
+            let v = scratch.log[i] as usize;
+            scratch.locked[v] = false;
+        }
+        while scratch.log.len() > best_len {
+            let v = scratch.log.pop().expect("non-empty log") as usize;
+            flip(v, side, &mut w, &mut cost, scratch, false);
+        }
+        viol = best_viol;
+        debug_assert_eq!(cost, best_cost);
+        debug_assert_eq!(cost, sp.cost(side) as i64);
+        if (best_viol, best_cost) >= (start_viol, start_cost) {
+            break;
+        }
     }
-    for s in 0..2 {
-        scratch.heaps[s].clear();
-    }
-    while scratch.log.len() > best_len {
-        let v = scratch.log.pop().expect("non-empty log") as usize;
-        side[v] ^= 1;
-    }
-    (best_viol, best_cost) < (start_viol, start_cost)
 }
 
 /// One level of heavy-edge matching on a task set; `None` when it barely shrinks.
@@ -436,7 +467,6 @@ fn coarsen_sub(
     coarsen_to: usize,
     rng: &mut impl Rng,
 ) -> Option<(SubProblem, Vec<u32>)> {
-    use rand::seq::SliceRandom;
     const NONE: u32 = u32::MAX;
     let n = sp.n();
     let ncon = sp.ncon;
@@ -450,14 +480,15 @@ fn coarsen_sub(
         cap[c] = ((3 * tot) as f64 / (2 * coarsen_to) as f64).ceil() as u64;
         cap[c] = cap[c].max(maxw).max(1);
     }
-    let vsum = |v: usize| -> f64 {
-        (0..ncon)
-            .map(|c| sp.vertex_weight[v * ncon + c])
-            .sum::<u64>()
-            .max(1) as f64
-    };
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.shuffle(rng);
+    let vsum: Vec<f64> = (0..n)
+        .map(|v| {
+            sp.vertex_weight[v * ncon..(v + 1) * ncon]
+                .iter()
+                .sum::<u64>()
+                .max(1) as f64
+        })
+        .collect();
+    let order = super::coarsen::local_random_order(n, rng);
     let mut mate = vec![NONE; n];
     for &v in &order {
         let v = v as usize;
@@ -475,7 +506,7 @@ fn coarsen_sub(
                 continue;
             }
             let w = sp.edge_weight[e].max(1) as f64;
-            let r = w * w / (vsum(v) * vsum(u));
+            let r = w * w / (vsum[v] * vsum[u]);
             if r > best_r {
                 best_r = r;
                 best = u as u32;
@@ -518,10 +549,15 @@ fn coarsen_sub(
     };
     c.xadj.push(0);
     let mut pos = vec![usize::MAX; nc];
+    let mut w = vec![0u64; ncon];
+    c.xadj.reserve(nc);
+    c.ext[0].reserve(nc);
+    c.ext[1].reserve(nc);
+    c.vertex_weight.reserve(nc * ncon);
     for cv in 0..nc {
         let start = c.adjncy.len();
         let (mut e0, mut e1) = (0u64, 0u64);
-        let mut w = vec![0u64; ncon];
+        w.fill(0);
         for &v in &members[first[cv]..first[cv + 1]] {
             let v = v as usize;
             e0 += sp.ext[0][v];
@@ -549,4 +585,78 @@ fn coarsen_sub(
         c.ext[1].push(e1);
     }
     Some((c, cluster))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// A random task set with external costs, weights and bounds.
+    fn random_sub(n: usize, rng: &mut impl Rng) -> SubProblem {
+        let mut adj: Vec<Vec<(u32, u64)>> = vec![Vec::new(); n];
+        for v in 1..n {
+            for _ in 0..3 {
+                let u = rng.gen_range(0..v);
+                let w = rng.gen_range(1..5u64);
+                adj[v].push((u as u32, w));
+                adj[u].push((v as u32, w));
+            }
+        }
+        let mut sp = SubProblem {
+            ncon: 2,
+            cut_dist: 2,
+            share0: 0.5,
+            ..SubProblem::default()
+        };
+        sp.xadj.push(0);
+        for row in &adj {
+            for &(u, w) in row {
+                sp.adjncy.push(u);
+                sp.edge_weight.push(w);
+            }
+            sp.xadj.push(sp.adjncy.len());
+            sp.vertex_weight.push(rng.gen_range(1..4));
+            sp.vertex_weight.push(rng.gen_range(0..3));
+            for s in 0..2 {
+                let e = if rng.gen_bool(0.3) {
+                    rng.gen_range(0..20)
+                } else {
+                    0
+                };
+                sp.ext[s].push(e);
+            }
+        }
+        for c in 0..2 {
+            let tot: u64 = (0..n).map(|v| sp.vertex_weight[v * 2 + c]).sum();
+            for s in 0..2 {
+                sp.bound[s].push(tot * 52 / 100);
+            }
+        }
+        sp
+    }
+
+    /// FM never returns a worse (overload, cost) than it started from, and the cost it
+    /// tracks incrementally through moves and rollbacks equals a recomputation.
+    #[test]
+    fn fm_never_worsens_and_tracks_cost() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut scratch = BipartScratch::default();
+        for trial in 0..30 {
+            let sp = random_sub(50 + trial * 10, &mut rng);
+            let mut side: Vec<u8> = (0..sp.n()).map(|_| rng.gen_range(0..2u8)).collect();
+            let before = (sp.violation(&sp.loads(&side)), sp.cost(&side));
+            fm_passes(&sp, &mut side, 4, 30, &mut scratch);
+            let after = (sp.violation(&sp.loads(&side)), sp.cost(&side));
+            assert!(
+                after <= before,
+                "trial {trial}: {after:?} worse than {before:?}"
+            );
+            assert!(
+                after.1 < before.1 || after.0 < before.0,
+                "trial {trial}: no gain"
+            );
+        }
+    }
 }
