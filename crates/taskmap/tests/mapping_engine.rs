@@ -111,6 +111,7 @@ fn refiner_never_increases_cost_and_keeps_balance() {
                 problem.epsilon,
                 &Default::default(),
                 &mut rng,
+                None,
             );
             let mut st = KwayState::new(&problem.graph, &dist, &bound, start);
             assert!(rebalance(&mut st), "{spec}: rebalance failed");
@@ -222,13 +223,13 @@ fn same_seed_same_mapping() {
                 let mut ctx = RunContext::new(5).with_threads(threads).unwrap();
                 mapper.map(&problem, &mut ctx).unwrap()
             };
-            let a = run(2);
-            let b = run(2);
-            assert_eq!(a, b, "{alg} on {spec}");
-            // The thread count does not change the result either.
-            assert_eq!(a, run(1), "{alg} on {spec}");
+            // Same seed and thread count, same mapping (DRB cuts a level's jobs into one
+            // chain per thread, so the thread count may change the result).
+            assert_eq!(run(2), run(2), "{alg} on {spec}");
+            let one = run(1);
+            assert_eq!(one, run(1), "{alg} on {spec}");
             let mut ctx = RunContext::new(5);
-            assert_eq!(a, mapper.map(&problem, &mut ctx).unwrap());
+            assert_eq!(one, mapper.map(&problem, &mut ctx).unwrap());
         }
     }
 }

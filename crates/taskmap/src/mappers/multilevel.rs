@@ -14,7 +14,8 @@
 //!    ([`crate::mappers::drb`]) with multilevel bipartitions (task sets above
 //!    `bipartitioner.coarsen_to` tasks are coarsened inside each split), `initial_runs`
 //!    independent runs with their own seeds (run in parallel on the context's pool; the
-//!    best after refinement is kept, so the result does not depend on the thread count).
+//!    best after refinement is kept); each DRB also splits the jobs of a level in parallel
+//!    chains, one per thread (see [`drb`]).
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
 //!    ([`KwayRefiner`]: label propagation, FM with rollback on levels of at most
 //!    `fm_max_tasks` tasks, swaps) on every level.
@@ -365,9 +366,10 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     let epsilon = problem.epsilon;
     let bip = &cfg.bipartitioner;
     let mut part = ctx.timed("initial", |ctx| {
+        let pool = ctx.pool.as_ref();
         let run = |seed: u64| -> (bool, u64, Vec<u32>) {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let p = drb(coarsest, arch, &bound, epsilon, bip, &mut rng);
+            let p = drb(coarsest, arch, &bound, epsilon, bip, &mut rng, pool);
             let mut st = KwayState::new(coarsest, &dist, &bound, p);
             let ok = rebalance(&mut st);
             cfg.refiner.refine(&mut st, &mut rng);
