@@ -96,6 +96,10 @@ struct MapArgs {
     /// Preset of the multilevel mapper: fast, default or strong (adds `preset=P`).
     #[arg(short = 'P', long, value_name = "PRESET")]
     preset: Option<String>,
+    /// Fixed tasks: a Scotch fixed-vertex file (a count, then `task pe` lines, as `gmap -f`)
+    /// or one line per task with its PE or -1; task ids 0-based (drb and multilevel).
+    #[arg(long, value_name = "FILE")]
+    fixed: Option<PathBuf>,
     /// Print the effective configuration as JSON and exit.
     #[arg(long)]
     dump_config: bool,
@@ -380,6 +384,7 @@ struct MapConfig<'a> {
     threads: usize,
     epsilon: f64,
     capacities: Option<String>,
+    fixed: Option<String>,
     output: Option<String>,
 }
 
@@ -461,13 +466,22 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
                 .as_ref()
                 .map(|p| p.display().to_string())
                 .or(a.constraints.capacity.clone()),
+            fixed: a.fixed.as_ref().map(|p| p.display().to_string()),
             output: a.output.as_ref().map(|p| p.display().to_string()),
         };
         print_json(&cfg)?;
         return Ok(0);
     }
-    let (problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
+    let (mut problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
     let k = problem.arch.pe_count();
+    if let Some(path) = &a.fixed {
+        problem.fixed = Some(taskmap::problem::read_fixed(
+            path,
+            problem.graph.num_tasks(),
+            k,
+        )?);
+        problem.check_with_fixed()?;
+    }
     if let Some(c) = &problem.capacities {
         for con in 0..problem.graph.ncon() {
             let total = problem.graph.total_vertex_weight(con);

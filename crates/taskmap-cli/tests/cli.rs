@@ -438,3 +438,73 @@ fn hard_capacities_replace_the_default_epsilon() {
     ]);
     assert_eq!(json(&o)["evaluation"]["epsilon"], 0.03);
 }
+
+#[test]
+fn fixed_tasks_stay_on_their_pes_and_bad_pin_files_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = fixture("delaunay_n10.graph");
+    let pins = dir.path().join("pins.map");
+    std::fs::write(&pins, "% task pe\n3\n0 15\n1023 0\n512 7\n").unwrap();
+    let out = dir.path().join("m.pes");
+    for alg in ["multilevel", "drb", "multilevel,per_pe=2"] {
+        let o = taskmap(&[
+            "map",
+            "-g",
+            &g,
+            "-a",
+            "torus:4x4",
+            "-A",
+            alg,
+            "--fixed",
+            pins.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{alg}: {}", stderr(&o));
+        let pes: Vec<u32> = std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(|l| l.trim().parse().unwrap())
+            .collect();
+        assert_eq!((pes[0], pes[1023], pes[512]), (15, 0, 7), "{alg}");
+    }
+    // Malformed pin files: the place and what is wrong, exit 2, and a mapper that cannot
+    // honour pins is refused.
+    for (text, msg) in [
+        ("2\n0 1\n", "announces 2 fixed tasks but the file has 1"),
+        ("1\n0 16\n", "PE 16 out of range"),
+        ("2\n5 1\n5 2\n", "task 5 is fixed twice"),
+        ("1\n1024 1\n", "task 1024 out of range"),
+        ("1\nx 1\n", "expected a task id"),
+        ("1\n0 1 2\n", "expected \"task pe\""),
+        ("3\n-1\n2\n", "one line per task"),
+    ] {
+        std::fs::write(&pins, text).unwrap();
+        let o = taskmap(&[
+            "map",
+            "-g",
+            &g,
+            "-a",
+            "torus:4x4",
+            "--fixed",
+            pins.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{text:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("pins.map:"), "{text:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(msg), "{text:?}: {}", stderr(&o));
+    }
+    std::fs::write(&pins, "1\n0 1\n").unwrap();
+    let o = taskmap(&[
+        "map",
+        "-g",
+        &g,
+        "-a",
+        "torus:4x4",
+        "-A",
+        "gtwp",
+        "--fixed",
+        pins.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("drb and multilevel"), "{}", stderr(&o));
+}

@@ -121,7 +121,13 @@ pub struct Problem {
     pub epsilon: f64,
     /// Hard capacities (no PE above them), if any.
     pub capacities: Option<Capacities>,
+    /// Fixed tasks: the PE of every task, [`FREE`] for a task the mapper places
+    /// (Scotch's `-f`). Only `drb` and `multilevel` accept them.
+    pub fixed: Option<Vec<u32>>,
 }
+
+/// A task that is not fixed, in [`Problem::fixed`].
+pub const FREE: u32 = u32::MAX;
 
 impl Problem {
     /// A problem with the default imbalance 0.03 and no hard capacities.
@@ -131,11 +137,39 @@ impl Problem {
             arch,
             epsilon: 0.03,
             capacities: None,
+            fixed: None,
         }
     }
 
-    /// Checks that the parts fit together.
+    /// Checks that the parts fit together, for a mapper that cannot honour fixed tasks
+    /// (an error when there are some).
     pub fn check(&self) -> Result<(), Error> {
+        if self.fixed.is_some() {
+            return Err(Error::Config(
+                "fixed tasks are supported by the drb and multilevel algorithms only".into(),
+            ));
+        }
+        self.check_with_fixed()
+    }
+
+    /// Checks that the parts fit together, fixed tasks included.
+    pub fn check_with_fixed(&self) -> Result<(), Error> {
+        if let Some(f) = &self.fixed {
+            let k = self.arch.pe_count();
+            if f.len() != self.graph.num_tasks() {
+                return Err(Error::Mismatch(format!(
+                    "fixed tasks are given for {} tasks but the graph has {}",
+                    f.len(),
+                    self.graph.num_tasks()
+                )));
+            }
+            if let Some((t, &p)) = f.iter().enumerate().find(|(_, &p)| p != FREE && p >= k) {
+                return Err(Error::Mismatch(format!(
+                    "task {} is fixed to PE {} but the target has {} PEs",
+                    t, p, k
+                )));
+            }
+        }
         if self.arch.pe_count() == 0 {
             return Err(Error::Mismatch("the target has no PE".into()));
         }
@@ -153,6 +187,15 @@ impl Problem {
             }
         }
         Ok(())
+    }
+
+    /// The PE task `t` is fixed to, if any.
+    #[inline]
+    pub fn fixed_pe(&self, t: u32) -> Option<u32> {
+        self.fixed
+            .as_ref()
+            .map(|f| f[t as usize])
+            .filter(|&p| p != FREE)
     }
 
     /// The largest load every PE may carry for constraint `c`: with hard capacities, the
@@ -240,4 +283,153 @@ pub fn max_loads(
             ((1.0 + epsilon) * share - 1e-9).ceil().max(0.0) as u64
         })
         .collect()
+}
+
+/// Reads a file of fixed tasks for a graph of `n` tasks and a target of `k` PEs, in one of
+/// two forms: Scotch's (a first line with the number of pairs, then `task pe` lines, as
+/// for `gmap -f`), or one line per task holding its PE or `-1` for a free task. Task ids are
+/// 0-based; `%`/`#` lines and empty lines are skipped. Errors name the line and column.
+pub fn read_fixed(path: &Path, n: usize, k: u32) -> Result<Vec<u32>, Error> {
+    let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    parse_fixed(&text, path, n, k)
+}
+
+/// Parses fixed tasks (see [`read_fixed`]); `path` names the input in errors.
+pub fn parse_fixed(bytes: &[u8], path: &Path, n: usize, k: u32) -> Result<Vec<u32>, Error> {
+    let err = |line: usize, column: usize, message: String| Error::Parse {
+        path: path.into(),
+        line,
+        column,
+        message,
+    };
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        err(line, 1, "the file is not UTF-8 text".into())
+    })?;
+    // Data lines: (line number, tokens with their columns).
+    let mut rows: Vec<(usize, Vec<(usize, &str)>)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let t = raw.trim_start();
+        if t.is_empty() || t.starts_with('%') || t.starts_with('#') {
+            continue;
+        }
+        let mut toks = Vec::with_capacity(2);
+        let mut start = None;
+        for (j, ch) in raw.char_indices().chain(std::iter::once((raw.len(), ' '))) {
+            if ch.is_ascii_whitespace() {
+                if let Some(s0) = start.take() {
+                    toks.push((s0 + 1, &raw[s0..j]));
+                }
+            } else if start.is_none() {
+                start = Some(j);
+            }
+        }
+        rows.push((i + 1, toks));
+    }
+    let mut fixed = vec![FREE; n];
+    let pe_at = |line: usize, col: usize, tok: &str| -> Result<u32, Error> {
+        let p: u64 = tok.parse().map_err(|_| {
+            err(
+                line,
+                col,
+                format!("expected a PE number, found \"{}\"", tok),
+            )
+        })?;
+        if p >= k as u64 {
+            return Err(err(
+                line,
+                col,
+                format!("PE {} out of range 0..{} (the target has {} PEs)", p, k, k),
+            ));
+        }
+        Ok(p as u32)
+    };
+    let scotch = (rows.len() >= 2 && rows[0].1.len() == 1 && rows[1].1.len() >= 2)
+        || (rows.len() == 1 && n != 1 && rows[0].1.len() == 1 && rows[0].1[0].1 == "0");
+    if !scotch {
+        if rows.len() != n {
+            let line = rows.last().map_or(1, |r| r.0);
+            return Err(err(
+                line,
+                1,
+                format!(
+                    "expected one line per task ({} tasks) or a Scotch fixed-vertex file, found {} data lines",
+                    n,
+                    rows.len()
+                ),
+            ));
+        }
+        for (t, (line, toks)) in rows.iter().enumerate() {
+            if toks.len() != 1 {
+                return Err(err(
+                    *line,
+                    toks.get(1).map_or(1, |x| x.0),
+                    format!(
+                        "expected one PE (or -1) per line, found {} fields",
+                        toks.len()
+                    ),
+                ));
+            }
+            let (col, tok) = toks[0];
+            if tok != "-1" {
+                fixed[t] = pe_at(*line, col, tok)?;
+            }
+        }
+        return Ok(fixed);
+    }
+    let (hline, htoks) = &rows[0];
+    let count: usize = htoks[0].1.parse().map_err(|_| {
+        err(
+            *hline,
+            htoks[0].0,
+            format!(
+                "expected the number of fixed tasks, found \"{}\"",
+                htoks[0].1
+            ),
+        )
+    })?;
+    if rows.len() - 1 != count {
+        return Err(err(
+            rows.last().map_or(*hline, |r| r.0),
+            1,
+            format!(
+                "the header announces {} fixed tasks but the file has {} lines",
+                count,
+                rows.len() - 1
+            ),
+        ));
+    }
+    for (line, toks) in &rows[1..] {
+        if toks.len() != 2 {
+            return Err(err(
+                *line,
+                toks.first().map_or(1, |x| x.0),
+                format!("expected \"task pe\", found {} fields", toks.len()),
+            ));
+        }
+        let (tcol, ttok) = toks[0];
+        let t: u64 = ttok.parse().map_err(|_| {
+            err(
+                *line,
+                tcol,
+                format!("expected a task id, found \"{}\"", ttok),
+            )
+        })?;
+        if t >= n as u64 {
+            return Err(err(
+                *line,
+                tcol,
+                format!("task {} out of range 0..{} (ids are 0-based)", t, n),
+            ));
+        }
+        if fixed[t as usize] != FREE {
+            return Err(err(*line, tcol, format!("task {} is fixed twice", t)));
+        }
+        fixed[t as usize] = pe_at(*line, toks[1].0, toks[1].1)?;
+    }
+    Ok(fixed)
 }

@@ -112,6 +112,7 @@ fn refiner_never_increases_cost_and_keeps_balance() {
                 &Default::default(),
                 &mut rng,
                 None,
+                None,
             );
             let mut st = KwayState::new(&problem.graph, &dist, &bound, start);
             assert!(rebalance(&mut st), "{spec}: rebalance failed");
@@ -402,9 +403,9 @@ fn coarsening_preserves_weights() {
             .collect();
         for hem in [false, true] {
             let (cluster, nc) = if hem {
-                heavy_edge_matching(g, &maxw, &mut rng)
+                heavy_edge_matching(g, &maxw, &[], &mut rng)
             } else {
-                label_propagation_clusters(g, &maxw, 3, &mut rng)
+                label_propagation_clusters(g, &maxw, 3, &[], &mut rng)
             };
             assert!(nc < g.num_tasks(), "graph {gi}: no contraction");
             assert!(cluster.iter().all(|&c| (c as usize) < nc));
@@ -448,7 +449,8 @@ fn projection_keeps_cost_and_loads() {
     let bound = load_bounds(&problem);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let total = problem.graph.total_vertex_weight(0);
-    let (cluster, nc) = label_propagation_clusters(&problem.graph, &[total / 500], 3, &mut rng);
+    let (cluster, nc) =
+        label_propagation_clusters(&problem.graph, &[total / 500], 3, &[], &mut rng);
     let coarse = contract(&problem.graph, &cluster, nc);
     let coarse_part: Vec<u32> = (0..nc).map(|_| rng.gen_range(0..dist.k())).collect();
     let fine_part: Vec<u32> = cluster.iter().map(|&c| coarse_part[c as usize]).collect();
@@ -476,6 +478,7 @@ fn multilevel_bisection_of_a_grid() {
         cut_dist: 1,
         bound: [vec![808], vec![808]],
         share0: 0.5,
+        fixed: Vec::new(),
     };
     for coarsen_to in [0, 100] {
         let bip = Bipartitioner {
@@ -491,5 +494,71 @@ fn multilevel_bisection_of_a_grid() {
             // The optimum is 40 (a straight cut).
             assert!(cut <= 60, "coarsen_to {coarsen_to} seed {seed}: cut {cut}");
         }
+    }
+}
+
+/// Fixed tasks stay on their PEs, balance still holds and the same seed gives the same
+/// mapping, for DRB and for the multilevel mapper with and without coarsening; the
+/// per-task pin file form reads back what the Scotch form says.
+#[test]
+fn fixed_tasks_are_honoured() {
+    use taskmap::problem::{parse_fixed, FREE};
+    let g = gen::random_geometric(3000, 8.0, 3);
+    for spec in ["torus:8x8", "tree:4:8:6/1:10:100", "hypercube:5"] {
+        let mut problem = Problem::new(g.clone(), arch(spec));
+        let k = problem.arch.pe_count();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let mut fixed = vec![FREE; 3000];
+        for _ in 0..60 {
+            fixed[rng.gen_range(0..3000)] = rng.gen_range(0..k);
+        }
+        problem.fixed = Some(fixed.clone());
+        for alg in [
+            "drb",
+            "multilevel",
+            "multilevel,per_pe=4",
+            "multilevel,coarsening=hem,per_pe=4",
+        ] {
+            let mapper = alg.parse::<AlgorithmSpec>().unwrap().build();
+            let run = || mapper.map(&problem, &mut RunContext::new(4)).unwrap();
+            let m = run();
+            for (t, &p) in fixed.iter().enumerate() {
+                if p != FREE {
+                    assert_eq!(m.pe(t as u32).0, p, "{alg} on {spec}: task {t}");
+                }
+            }
+            let ev = evaluate(
+                &problem.graph,
+                problem.arch.as_ref(),
+                &m,
+                &EvalOptions {
+                    epsilon: Some(problem.epsilon),
+                    capacities: None,
+                },
+            )
+            .unwrap();
+            assert!(ev.balanced == Some(true), "{alg} on {spec}: unbalanced");
+            assert_eq!(m, run(), "{alg} on {spec}");
+        }
+        // A mapper that cannot honour pins refuses them.
+        let gtwp = "gtwp".parse::<AlgorithmSpec>().unwrap().build();
+        assert!(gtwp.map(&problem, &mut RunContext::new(1)).is_err());
+        // The two file forms agree.
+        let mut scotch = format!("{}\n", fixed.iter().filter(|&&p| p != FREE).count());
+        let mut list = String::new();
+        for (t, &p) in fixed.iter().enumerate() {
+            if p != FREE {
+                scotch.push_str(&format!("{t} {p}\n"));
+                list.push_str(&format!("{p}\n"));
+            } else {
+                list.push_str("-1\n");
+            }
+        }
+        let path = std::path::Path::new("pins");
+        assert_eq!(
+            parse_fixed(scotch.as_bytes(), path, 3000, k).unwrap(),
+            fixed
+        );
+        assert_eq!(parse_fixed(list.as_bytes(), path, 3000, k).unwrap(), fixed);
     }
 }

@@ -34,10 +34,10 @@ use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
 use crate::mappers::multilevel::parse_usize;
 use crate::mapping::Mapping;
-use crate::multilevel::bipart::{BipartScratch, Bipartitioner, SubProblem};
+use crate::multilevel::bipart::{BipartScratch, Bipartitioner, SubProblem, FREE_SIDE};
 use crate::multilevel::refine::{rebalance, KwayRefiner, KwayState};
 use crate::multilevel::{load_bounds, DistTable};
-use crate::problem::Problem;
+use crate::problem::{Problem, FREE};
 
 /// The DRB mapper.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -54,7 +54,7 @@ impl Mapper for DrbMapper {
     }
 
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
-        problem.check()?;
+        problem.check_with_fixed()?;
         let bound = load_bounds(problem);
         let arch = problem.arch.as_ref();
         let dist = ctx.timed("distance-table", |_| DistTable::new(arch));
@@ -68,9 +68,11 @@ impl Mapper for DrbMapper {
                 &self.bipartitioner,
                 &mut ctx.rng,
                 ctx.pool.as_ref(),
+                problem.fixed.as_deref(),
             )
         });
-        let mut state = KwayState::new(graph, &dist, &bound, part);
+        let mut state = KwayState::new(graph, &dist, &bound, part)
+            .with_fixed(problem.fixed.as_deref().unwrap_or(&[]));
         ctx.timed("rebalance", |_| rebalance(&mut state));
         if self.refine {
             ctx.timed("refine", |ctx| {
@@ -162,6 +164,7 @@ pub fn drb(
     bip: &Bipartitioner,
     rng: &mut impl Rng,
     pool: Option<&rayon::ThreadPool>,
+    fixed: Option<&[u32]>,
 ) -> Vec<u32> {
     let n = graph.num_tasks();
     let mut part = vec![0u32; n];
@@ -237,6 +240,7 @@ pub fn drb(
             job_of: &job_of,
             new_dom: &new_dom,
             jobs: &jobs,
+            fixed,
         };
         let run_chain = |c: usize| -> Vec<Vec<u8>> {
             let (lo, hi) = bounds_of(c);
@@ -304,6 +308,7 @@ struct JobContext<'a> {
     job_of: &'a [u32],
     new_dom: &'a [AtomicU32],
     jobs: &'a [Job],
+    fixed: Option<&'a [u32]>,
 }
 
 impl JobContext<'_> {
@@ -356,6 +361,25 @@ impl JobContext<'_> {
             sp.ext[1].push(e1);
         }
         sp.cut_dist = arch.domain_distance(&d0, &d1).max(1);
+        // Fixed tasks go to the half that holds their PE.
+        if let Some(fixed) = self.fixed {
+            if tasks.iter().any(|&t| fixed[t as usize] != FREE) {
+                let mut in0 = vec![false; arch.pe_count() as usize];
+                let mut pes0: Vec<PeId> = Vec::new();
+                arch.domain_pes(&d0, &mut pes0);
+                for p in &pes0 {
+                    in0[p.idx()] = true;
+                }
+                sp.fixed = tasks
+                    .iter()
+                    .map(|&t| match fixed[t as usize] {
+                        FREE => FREE_SIDE,
+                        p if in0[p as usize] => 0,
+                        _ => 1,
+                    })
+                    .collect();
+            }
+        }
 
         // Load bounds of the two sides.
         let mut pes: Vec<PeId> = Vec::new();

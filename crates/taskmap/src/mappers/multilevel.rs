@@ -45,7 +45,7 @@ use crate::multilevel::coarsen::{
 };
 use crate::multilevel::refine::{rebalance, KwayRefiner, KwayState};
 use crate::multilevel::{load_bounds, DistTable};
-use crate::problem::Problem;
+use crate::problem::{Problem, FREE};
 
 /// The multilevel mapper's configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -291,16 +291,18 @@ impl Mapper for MultilevelMapper {
     }
 
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
-        problem.check()?;
+        problem.check_with_fixed()?;
         let part = multilevel_map(self, problem, ctx);
         Ok(Mapping::new(part.into_iter().map(PeId).collect()))
     }
 }
 
-/// One level of the hierarchy: a coarse graph and the cluster of every finer task.
+/// One level of the hierarchy: a coarse graph, the cluster of every finer task, and the
+/// PE every coarse task is fixed to (empty when no task is fixed).
 struct Level {
     graph: TaskGraph,
     cluster: Vec<u32>,
+    fixed: Vec<u32>,
 }
 
 fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContext) -> Vec<u32> {
@@ -310,6 +312,7 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     let dist = ctx.timed("distance-table", |_| DistTable::new(arch));
     let graph = &problem.graph;
     let ncon = graph.ncon();
+    let fixed0: &[u32] = problem.fixed.as_deref().unwrap_or(&[]);
 
     // Coarsening.
     let levels = ctx.timed("coarsen", |ctx| {
@@ -336,23 +339,41 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         let mut levels: Vec<Level> = Vec::new();
         loop {
             let cur = levels.last().map_or(graph, |l| &l.graph);
+            let cur_fixed = levels.last().map_or(fixed0, |l| &l.fixed[..]);
             let n = cur.num_tasks();
             if n <= target || levels.len() >= cfg.max_levels {
                 break;
             }
             let (cluster, nc) = match cfg.coarsening {
-                Coarsening::LabelPropagation => {
-                    label_propagation_clusters(cur, &mcw, cfg.cluster_rounds, &mut ctx.rng)
+                Coarsening::LabelPropagation => label_propagation_clusters(
+                    cur,
+                    &mcw,
+                    cfg.cluster_rounds,
+                    cur_fixed,
+                    &mut ctx.rng,
+                ),
+                Coarsening::HeavyEdgeMatching => {
+                    heavy_edge_matching(cur, &mcw, cur_fixed, &mut ctx.rng)
                 }
-                Coarsening::HeavyEdgeMatching => heavy_edge_matching(cur, &mcw, &mut ctx.rng),
             };
             if nc as f64 > 0.95 * n as f64 {
                 break;
             }
             let coarse = contract(cur, &cluster, nc);
+            // Fixed tasks stay single, so their coarse task inherits the pin.
+            let mut fixed = Vec::new();
+            if !cur_fixed.is_empty() {
+                fixed = vec![FREE; nc];
+                for (v, &p) in cur_fixed.iter().enumerate() {
+                    if p != FREE {
+                        fixed[cluster[v] as usize] = p;
+                    }
+                }
+            }
             levels.push(Level {
                 graph: coarse,
                 cluster,
+                fixed,
             });
         }
         levels
@@ -360,6 +381,7 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
 
     // Initial mapping of the coarsest graph: independent runs, best kept.
     let coarsest = levels.last().map_or(graph, |l| &l.graph);
+    let coarsest_fixed = levels.last().map_or(fixed0, |l| &l.fixed[..]);
     let seeds: Vec<u64> = (0..cfg.initial_runs.max(1))
         .map(|_| ctx.rng.gen())
         .collect();
@@ -369,8 +391,9 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         let pool = ctx.pool.as_ref();
         let run = |seed: u64| -> (bool, u64, Vec<u32>) {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let p = drb(coarsest, arch, &bound, epsilon, bip, &mut rng, pool);
-            let mut st = KwayState::new(coarsest, &dist, &bound, p);
+            let pins = (!coarsest_fixed.is_empty()).then_some(coarsest_fixed);
+            let p = drb(coarsest, arch, &bound, epsilon, bip, &mut rng, pool, pins);
+            let mut st = KwayState::new(coarsest, &dist, &bound, p).with_fixed(coarsest_fixed);
             let ok = rebalance(&mut st);
             cfg.refiner.refine(&mut st, &mut rng);
             (ok, st.comm_cost(), st.part)
@@ -390,9 +413,14 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     ctx.timed("refine", |ctx| {
         for i in (0..levels.len()).rev() {
             let fine = if i == 0 { graph } else { &levels[i - 1].graph };
+            let fine_fixed = if i == 0 {
+                fixed0
+            } else {
+                &levels[i - 1].fixed[..]
+            };
             let cl = &levels[i].cluster;
             let projected: Vec<u32> = cl.iter().map(|&c| part[c as usize]).collect();
-            let mut st = KwayState::new(fine, &dist, &bound, projected);
+            let mut st = KwayState::new(fine, &dist, &bound, projected).with_fixed(fine_fixed);
             if !st.is_balanced() {
                 rebalance(&mut st);
             }
@@ -402,7 +430,8 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         if levels.is_empty() {
             // The initial run already refined the input graph.
         }
-        let mut st = KwayState::new(graph, &dist, &bound, std::mem::take(&mut part));
+        let mut st =
+            KwayState::new(graph, &dist, &bound, std::mem::take(&mut part)).with_fixed(fixed0);
         if !st.is_balanced() {
             rebalance(&mut st);
         }

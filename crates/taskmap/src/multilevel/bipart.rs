@@ -36,7 +36,13 @@ pub struct SubProblem {
     pub bound: [Vec<u64>; 2],
     /// Share of the load side 0 should get, in `[0, 1]`.
     pub share0: f64,
+    /// Side every task is fixed to (0 or 1), [`FREE_SIDE`] for a free task; empty when no
+    /// task is fixed.
+    pub fixed: Vec<u8>,
 }
+
+/// A task that may go to either side, in [`SubProblem::fixed`].
+pub const FREE_SIDE: u8 = u8::MAX;
 
 impl SubProblem {
     /// Number of tasks.
@@ -54,6 +60,13 @@ impl SubProblem {
         self.ext[1].clear();
         self.bound[0].clear();
         self.bound[1].clear();
+        self.fixed.clear();
+    }
+
+    /// The side `v` is fixed to, if any.
+    #[inline]
+    fn fixed_side(&self, v: usize) -> Option<u8> {
+        self.fixed.get(v).copied().filter(|&s| s != FREE_SIDE)
     }
 
     /// The cost of a bipartition.
@@ -269,15 +282,36 @@ fn grow(
         let gv = sp.gain(side, v);
         scratch.gain.push(gv);
     }
+    let mut acc = 0.0;
+    // Tasks fixed to the growing side join first.
+    if !sp.fixed.is_empty() {
+        for v in 0..n {
+            if sp.fixed[v] != g {
+                continue;
+            }
+            side[v] = g;
+            acc += nw[v];
+            for c in 0..ncon {
+                w[c] += sp.vertex_weight[v * ncon + c];
+            }
+            for e in sp.xadj[v]..sp.xadj[v + 1] {
+                let u = sp.adjncy[e] as usize;
+                if side[u] != g {
+                    scratch.gain[u] += 2 * (sp.edge_weight[e] * sp.cut_dist) as i64;
+                }
+            }
+        }
+    }
     if t == 0 {
         for v in 0..n {
-            heap.set(v as u32, scratch.gain[v]);
+            if side[v] != g {
+                heap.set(v as u32, scratch.gain[v]);
+            }
         }
     } else {
         let seed = rng.gen_range(0..n) as u32;
         heap.set(seed, i64::MAX);
     }
-    let mut acc = 0.0;
     let mut pending_rest = t != 0;
     while acc < target - 1e-12 {
         let v = match heap.pop() {
@@ -294,6 +328,9 @@ fn grow(
             }
             None => break,
         };
+        if side[v] == g || sp.fixed_side(v).is_some() {
+            continue;
+        }
         if (0..ncon).any(|c| w[c] + sp.vertex_weight[v * ncon + c] > sp.bound[g as usize][c]) {
             continue;
         }
@@ -337,6 +374,12 @@ fn fm_passes(
     scratch.gain.extend((0..n).map(|v| sp.gain(side, v)));
     scratch.locked.clear();
     scratch.locked.resize(n, false);
+    // Fixed tasks stay locked for good (a pass unlocks only the tasks it moved).
+    for v in 0..n {
+        if sp.fixed_side(v).is_some() {
+            scratch.locked[v] = true;
+        }
+    }
     for s in 0..2 {
         scratch.heaps[s].reset(n);
     }
@@ -384,6 +427,9 @@ fn fm_passes(
         let (mut best_viol, mut best_cost, mut best_len) = (viol, cost, 0usize);
         scratch.log.clear();
         for v in 0..n {
+            if scratch.locked[v] {
+                continue;
+            }
             let boundary = sp.ext[0][v] != sp.ext[1][v]
                 || sp.adjncy[sp.xadj[v]..sp.xadj[v + 1]]
                     .iter()
@@ -495,10 +541,16 @@ fn coarsen_sub(
         if mate[v] != NONE {
             continue;
         }
+        if sp.fixed_side(v).is_some() {
+            // Fixed tasks stay single, so a coarse task is fixed exactly when its task is.
+            mate[v] = v as u32;
+            continue;
+        }
         let (mut best, mut best_r) = (NONE, -1.0f64);
         for e in sp.xadj[v]..sp.xadj[v + 1] {
             let u = sp.adjncy[e] as usize;
             if mate[u] != NONE
+                || sp.fixed_side(u).is_some()
                 || (0..ncon).any(|c| {
                     sp.vertex_weight[v * ncon + c] + sp.vertex_weight[u * ncon + c] > cap[c]
                 })
@@ -583,6 +635,9 @@ fn coarsen_sub(
         c.vertex_weight.extend_from_slice(&w);
         c.ext[0].push(e0);
         c.ext[1].push(e1);
+        if !sp.fixed.is_empty() {
+            c.fixed.push(sp.fixed[members[first[cv]] as usize]);
+        }
     }
     Some((c, cluster))
 }

@@ -13,6 +13,8 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 use taskmap_graph::TaskGraph;
 
+use crate::problem::FREE;
+
 /// How to group tasks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Coarsening {
@@ -63,13 +65,16 @@ fn mix(a: u64, b: u64) -> u64 {
 }
 
 /// Clusters by size-constrained label propagation; returns `(cluster of each task,
-/// number of clusters)`, clusters numbered `0..nc` in order of first appearance.
+/// number of clusters)`, clusters numbered `0..nc` in order of first appearance. Tasks
+/// with `fixed[v] != FREE` stay alone in their cluster (`fixed` empty: none is fixed).
 pub fn label_propagation_clusters(
     graph: &TaskGraph,
     max_weight: &[u64],
     rounds: usize,
+    fixed: &[u32],
     rng: &mut impl Rng,
 ) -> (Vec<u32>, usize) {
+    let pinned = |v: u32| !fixed.is_empty() && fixed[v as usize] != FREE;
     let n = graph.num_tasks();
     let ncon = graph.ncon();
     let mut cluster: Vec<u32> = (0..n as u32).collect();
@@ -81,9 +86,16 @@ pub fn label_propagation_clusters(
         let mut moved = 0usize;
         let salt: u64 = rng.gen();
         for &v in &order {
+            if pinned(v) {
+                continue;
+            }
             let own = cluster[v as usize];
             for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
                 let c = cluster[u as usize];
+                // A pinned task's cluster (its own id) takes nobody.
+                if pinned(c) {
+                    continue;
+                }
                 if rating[c as usize] == 0 {
                     touched.push(c);
                 }
@@ -137,12 +149,15 @@ pub fn label_propagation_clusters(
     compact(&mut cluster)
 }
 
-/// Heavy-edge matching; returns `(cluster of each task, number of clusters)`.
+/// Heavy-edge matching; returns `(cluster of each task, number of clusters)`. Tasks with
+/// `fixed[v] != FREE` stay unmatched (`fixed` empty: none is fixed).
 pub fn heavy_edge_matching(
     graph: &TaskGraph,
     max_weight: &[u64],
+    fixed: &[u32],
     rng: &mut impl Rng,
 ) -> (Vec<u32>, usize) {
+    let pinned = |v: u32| !fixed.is_empty() && fixed[v as usize] != FREE;
     let n = graph.num_tasks();
     let ncon = graph.ncon();
     const NONE: u32 = u32::MAX;
@@ -157,10 +172,14 @@ pub fn heavy_edge_matching(
         if mate[v as usize] != NONE {
             continue;
         }
+        if pinned(v) {
+            mate[v as usize] = v;
+            continue;
+        }
         let mut best = NONE;
         let mut best_r = -1.0f64;
         for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
-            if mate[u as usize] != NONE || u == v {
+            if mate[u as usize] != NONE || u == v || pinned(u) {
                 continue;
             }
             let ok = (0..ncon)

@@ -45,6 +45,9 @@ pub struct KwayState<'a> {
     ncon: usize,
     conn: Vec<u64>,
     touched: Vec<u32>,
+    /// PE of every task, [`crate::problem::FREE`] for a task that may move; empty when no
+    /// task is fixed. Fixed tasks never move.
+    fixed: &'a [u32],
 }
 
 impl<'a> KwayState<'a> {
@@ -74,7 +77,22 @@ impl<'a> KwayState<'a> {
             ncon,
             conn: vec![0; k],
             touched: Vec::new(),
+            fixed: &[],
         }
+    }
+
+    /// Pins tasks: `fixed[v]` is the PE task `v` must stay on, or
+    /// [`crate::problem::FREE`]. The refiners and [`rebalance`] never move a pinned task.
+    pub fn with_fixed(mut self, fixed: &'a [u32]) -> Self {
+        assert!(fixed.is_empty() || fixed.len() == self.part.len());
+        self.fixed = fixed;
+        self
+    }
+
+    /// Whether `v` may move.
+    #[inline]
+    pub fn movable(&self, v: u32) -> bool {
+        self.fixed.is_empty() || self.fixed[v as usize] == crate::problem::FREE
     }
 
     /// Sums the edge weights of `v` per neighbouring PE into `conn`/`touched`.
@@ -163,6 +181,9 @@ impl<'a> KwayState<'a> {
     /// The best move of `v` among its neighbours' PEs: `(q, gain)`. With `feasible_only`,
     /// only PEs that can take `v`. Ties go to the PE with the lower load (constraint 0).
     fn best_move(&mut self, v: u32, feasible_only: bool) -> Option<(u32, i64)> {
+        if !self.movable(v) {
+            return None;
+        }
         self.gather(v);
         let p = self.part[v as usize];
         let here = self.cost_at(p) as i64;
@@ -394,6 +415,9 @@ pub fn swap_pass(state: &mut KwayState<'_>, rng: &mut impl Rng) -> i64 {
     let ncon = state.ncon;
     let mut total = 0i64;
     for &v in &order {
+        if !state.movable(v) {
+            continue;
+        }
         let p = state.part[v as usize];
         state.gather(v);
         let here = state.cost_at(p) as i64;
@@ -410,7 +434,7 @@ pub fn swap_pass(state: &mut KwayState<'_>, rng: &mut impl Rng) -> i64 {
             let u = state.graph.neighbors(v)[i];
             let w = state.graph.edge_weights(v)[i];
             let q = state.part[u as usize];
-            if q == p {
+            if q == p || !state.movable(u) {
                 continue;
             }
             let g_v = gv.iter().find(|e| e.0 == q).map_or(0, |e| e.1);
@@ -462,7 +486,7 @@ pub fn rebalance(state: &mut KwayState<'_>) -> bool {
         let mut cands: Vec<(i64, u32, u32)> = Vec::new();
         for v in 0..n as u32 {
             let p = state.part[v as usize];
-            if !is_over[p as usize] {
+            if !is_over[p as usize] || !state.movable(v) {
                 continue;
             }
             if let Some((q, g)) = state.best_move(v, true) {
