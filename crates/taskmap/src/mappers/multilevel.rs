@@ -14,8 +14,9 @@
 //!    ([`crate::mappers::drb`]) with multilevel bipartitions (task sets above
 //!    `bipartitioner.coarsen_to` tasks are coarsened inside each split), `initial_runs`
 //!    independent runs with their own seeds (run in parallel on the context's pool; the
-//!    best after refinement is kept); each DRB also splits the jobs of a level in parallel
-//!    chains, one per thread (see [`drb`]).
+//!    best after refinement is kept); with fewer runs than threads, each DRB also splits
+//!    the jobs of a level into parallel chains, one per thread (see [`drb`]), otherwise the
+//!    mapping does not depend on the thread count.
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
 //!    ([`KwayRefiner`]: label propagation, FM with rollback on levels of at most
 //!    `fm_max_tasks` tasks, swaps) on every level.
@@ -388,7 +389,11 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     let epsilon = problem.epsilon;
     let bip = &cfg.bipartitioner;
     let mut part = ctx.timed("initial", |ctx| {
-        let pool = ctx.pool.as_ref();
+        // With at least as many runs as threads, the runs are the parallelism and every
+        // DRB runs as one chain (the mapping is then the same for every thread count);
+        // otherwise each DRB also splits its levels into chains (see `drb`).
+        let threads = ctx.pool.as_ref().map_or(1, |p| p.current_num_threads());
+        let pool = ctx.pool.as_ref().filter(|_| seeds.len() < threads);
         let run = |seed: u64| -> (bool, u64, Vec<u32>) {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
             let pins = (!coarsest_fixed.is_empty()).then_some(coarsest_fixed);
