@@ -26,7 +26,7 @@ use rand::Rng;
 use taskmap_graph::TaskGraph;
 
 use super::dist::DistTable;
-use super::pq::IndexedHeap;
+use super::pq::{key_gain, lifo_key, IndexedHeap};
 
 /// A mapping under refinement: PE per task, loads per PE and constraint, and the scratch
 /// space the gain computations use.
@@ -347,10 +347,11 @@ pub fn fm_pass(
     let k = state.dist.k();
     let mut over = (0..k).filter(|&p| state.overloaded(p)).count();
     let over0 = over;
+    let mut stamp = 0i64;
     for &v in &boundary {
         if let Some((q, g)) = state.best_move(v, true) {
             target[v as usize] = q;
-            heap.set(v, g);
+            heap.set(v, lifo_key(g, &mut stamp));
         }
     }
     let mut log: Vec<(u32, u32)> = Vec::new();
@@ -359,10 +360,10 @@ pub fn fm_pass(
         let Some((q, g)) = state.best_move(v, true) else {
             continue;
         };
-        if g < key {
+        if g < key_gain(key) {
             // Feasibility changed since the key was set: requeue with the true gain.
             target[v as usize] = q;
-            heap.set(v, g);
+            heap.set(v, lifo_key(g, &mut stamp));
             continue;
         }
         let p = state.part[v as usize];
@@ -392,7 +393,7 @@ pub fn fm_pass(
             match state.best_move(u, true) {
                 Some((qu, gu)) => {
                     target[u as usize] = qu;
-                    heap.set(u, gu);
+                    heap.set(u, lifo_key(gu, &mut stamp));
                 }
                 None => heap.remove(u),
             }
