@@ -200,14 +200,14 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
             Mapping::read(path)?
         } else if let Some(alg) = &a.algorithm {
             let alg_spec = AlgorithmSpec::from_str(alg)?;
-            if alg_spec.name() == "greedy-perego" {
+            if let AlgorithmSpec::GreedyPerego(g) = &alg_spec {
                 // With the program at hand, use its full phase model rather than the graph's.
                 let g = GreedyPerego {
                     spm: SpmParams {
                         overlap_fraction: a.overlap_fraction,
                         machine: params.clone(),
                     },
-                    ..GreedyPerego::default()
+                    ..g.clone()
                 };
                 greedy_map_program(&program, arch.as_ref(), &g)?
             } else {

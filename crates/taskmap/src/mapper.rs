@@ -108,7 +108,7 @@ pub enum AlgorithmSpec {
     /// Multilevel: coarsening, DRB on the coarsest graph, k-way f_C refinement per level.
     Multilevel(crate::mappers::multilevel::MultilevelSpec),
     /// De Petris & Perego's greedy contention-aware mapper (F over wormhole routes).
-    GreedyPerego,
+    GreedyPerego(crate::mappers::greedy_perego::GreedyPerego),
     /// Greedy task-wise placement, Berger et al. 2014, Algorithm 1 (literal).
     Gtwp,
     /// GTWP with the best PE taken among those the task fits on (ours).
@@ -143,7 +143,7 @@ impl AlgorithmSpec {
         ),
         (
             "greedy-perego",
-            "De Petris & Perego's greedy mapper minimising their completion-time estimate F (wormhole k-ary n-cubes: mesh, torus, hypercube)",
+            "De Petris & Perego's greedy mapper minimising their completion-time estimate F (wormhole k-ary n-cubes: mesh, torus, hypercube); variant=paper for the paper's rules only (default adds our end-game search), params lookahead, bounding_box, degree_radius, max_tasks_per_pe, candidates, tie_tolerance, endgame, endgame_budget, one_to_one",
         ),
         (
             "gtwp",
@@ -175,7 +175,7 @@ impl AlgorithmSpec {
             AlgorithmSpec::Random => "random",
             AlgorithmSpec::Drb(_) => "drb",
             AlgorithmSpec::Multilevel(_) => "multilevel",
-            AlgorithmSpec::GreedyPerego => "greedy-perego",
+            AlgorithmSpec::GreedyPerego(_) => "greedy-perego",
             AlgorithmSpec::Gtwp => "gtwp",
             AlgorithmSpec::GtwpFit => "gtwp-fit",
             AlgorithmSpec::Subgraph(_) => "subgraph",
@@ -193,9 +193,7 @@ impl AlgorithmSpec {
             AlgorithmSpec::Random => Box::new(mappers::random::RandomMapper),
             AlgorithmSpec::Drb(s) => Box::new(s.to_mapper()),
             AlgorithmSpec::Multilevel(s) => Box::new(s.to_mapper()),
-            AlgorithmSpec::GreedyPerego => {
-                Box::new(mappers::greedy_perego::GreedyPerego::default())
-            }
+            AlgorithmSpec::GreedyPerego(g) => Box::new(g.clone()),
             AlgorithmSpec::Gtwp => Box::new(mappers::gtwp::GtwpMapper { fit_only: false }),
             AlgorithmSpec::GtwpFit => Box::new(mappers::gtwp::GtwpMapper { fit_only: true }),
             AlgorithmSpec::Subgraph(s) => Box::new(mappers::subgraph::SubgraphMapper {
@@ -228,7 +226,13 @@ impl FromStr for AlgorithmSpec {
                 }
                 AlgorithmSpec::Drb(spec)
             }
-            "greedy-perego" | "perego" => AlgorithmSpec::GreedyPerego,
+            "greedy-perego" | "perego" => {
+                let mut g = crate::mappers::greedy_perego::GreedyPerego::default();
+                for p in parts.by_ref() {
+                    g.set(p)?;
+                }
+                AlgorithmSpec::GreedyPerego(g)
+            }
             "multilevel" | "ml" => {
                 let mut spec = crate::mappers::multilevel::MultilevelSpec::default();
                 for p in parts.by_ref() {

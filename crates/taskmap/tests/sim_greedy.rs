@@ -1,78 +1,277 @@
-//! The greedy mapper of De Petris & Perego on the paper's regular patterns (§6.2). The
-//! paper embeds all of them optimally; without its look-ahead our version does on the cases
-//! marked optimal below and stays within a few per cent on the others.
+//! The greedy mapper of De Petris & Perego: its incremental F against a recomputation, the
+//! paper's Table II (§6.2) against the ideal machine, feasibility (memory bound, hard
+//! capacities), and the registered mapper. `table2_measure` and `scaling_measure` print
+//! the figures of `docs/simulation.md` (`cargo test --release -p taskmap --test
+//! sim_greedy -- --ignored --nocapture`).
 
 use std::str::FromStr;
 
-use taskmap::mappers::greedy_perego::{greedy_map_program, GreedyPerego};
-use taskmap::model::program_gen::{butterfly, mesh2d, ring, tree_reduce, GenParams};
+use rand::{Rng, SeedableRng};
+use taskmap::mappers::greedy_perego::{greedy_map, greedy_map_program, GreedyPerego};
+use taskmap::model::program_gen::{generate_program, mesh2d, random, ring, GenParams};
+use taskmap::model::Program;
+use taskmap::sim::perego::{SpmModel, SpmParams};
+use taskmap::sim::perego_incremental::IncrementalF;
 use taskmap::sim::wormhole::{simulate, simulate_ideal, WormholeParams};
-use taskmap::{parse_arch, AlgorithmSpec, Problem, RunContext};
+use taskmap::{parse_arch, AlgorithmSpec, Capacities, Mapping, PeId, Problem, RunContext};
 
-fn check_optimal(prog: &taskmap::model::Program, arch: &str) {
-    check_within(prog, arch, 0.0);
+/// Simulated completion, ideal completion, largest dilation, and whether every PE holds
+/// at most one task.
+struct Outcome {
+    sim: u64,
+    ideal: u64,
+    max_dilation: u64,
+    one_per_pe: bool,
 }
 
-fn check_within(prog: &taskmap::model::Program, arch: &str, slack: f64) {
+fn run(gen: &str, arch: &str, params: &GreedyPerego) -> Outcome {
+    let prog = generate_program(gen).unwrap();
     let arch = parse_arch(arch).unwrap();
-    let m = greedy_map_program(prog, arch.as_ref(), &GreedyPerego::default()).unwrap();
-    let params = WormholeParams::default();
-    let ideal = simulate_ideal(prog, &params).unwrap();
-    let r = simulate(prog, arch.as_ref(), &m, &params).unwrap();
-    let bound = (ideal.completion as f64 * (1.0 + slack)).floor() as u64;
-    assert!(
-        r.completion >= ideal.completion && r.completion <= bound,
-        "{} tasks on {}: {} vs ideal {}",
-        prog.num_tasks(),
-        arch.spec(),
-        r.completion,
-        ideal.completion
-    );
-    // One task per PE.
+    let m = greedy_map_program(&prog, arch.as_ref(), params).unwrap();
+    outcome(&prog, arch.as_ref(), &m)
+}
+
+fn outcome(prog: &Program, arch: &dyn taskmap::Architecture, m: &Mapping) -> Outcome {
+    let wp = WormholeParams::default();
+    let ideal = simulate_ideal(prog, &wp).unwrap().completion;
+    let sim = simulate(prog, arch, m, &wp).unwrap().completion;
+    let g = prog.to_task_graph();
+    let mut max_dilation = 0;
+    for u in 0..g.num_tasks() as u32 {
+        for &v in g.neighbors(u) {
+            max_dilation = max_dilation.max(arch.distance(m.pe(u), m.pe(v)));
+        }
+    }
     let mut used: Vec<u32> = m.as_slice().iter().map(|p| p.0).collect();
     used.sort_unstable();
     used.dedup();
-    assert_eq!(used.len(), prog.num_tasks());
+    Outcome {
+        sim,
+        ideal,
+        max_dilation,
+        one_per_pe: used.len() == m.len(),
+    }
+}
+
+/// The rows of Table II that the paper maps optimally, at the paper's largest sizes.
+const OPTIMAL: &[(&str, &str)] = &[
+    ("ring:64", "hypercube:6"),
+    ("ring:64", "torus:8x8"),
+    ("ring:64", "mesh:8x8"),
+    ("ring:512", "hypercube:9"),
+    ("ring:512", "torus:8x8x8"),
+    ("ring:512", "mesh:16x32"),
+    ("ring:512", "mesh:8x8x8"),
+    ("mesh:8x8", "hypercube:6"),
+    ("mesh:16x16", "hypercube:8"),
+    ("mesh:8x8", "mesh:8x8"),
+    ("mesh:28x28", "mesh:28x28"),
+    ("butterfly:6", "hypercube:6"),
+    ("butterfly:9", "hypercube:9"),
+];
+
+#[test]
+fn table2_optimal_rows_reach_the_ideal_machine() {
+    let params = GreedyPerego::default();
+    for &(g, a) in OPTIMAL {
+        let o = run(g, a, &params);
+        assert!(o.one_per_pe, "{g} on {a}: two tasks on a PE");
+        assert_eq!(o.max_dilation, 1, "{g} on {a}");
+        assert_eq!(o.sim, o.ideal, "{g} on {a}");
+    }
+}
+
+/// The paper's rules alone (no end-game search): optimal on part of Table II, close on
+/// the rest (measured values, see docs/simulation.md).
+#[test]
+fn table2_with_the_paper_rules_only() {
+    let params = GreedyPerego::paper();
+    let within = |g: &str, a: &str, slack: f64| {
+        let o = run(g, a, &params);
+        let bound = (o.ideal as f64 * (1.0 + slack)).floor() as u64;
+        assert!(
+            o.sim >= o.ideal && o.sim <= bound,
+            "{g} on {a}: {} vs ideal {}",
+            o.sim,
+            o.ideal
+        );
+    };
+    for (g, a) in [
+        ("ring:64", "hypercube:6"),
+        ("ring:64", "torus:8x8"),
+        ("mesh:8x8", "hypercube:6"),
+        ("mesh:8x8", "mesh:8x8"),
+        ("mesh:28x28", "mesh:28x28"),
+        ("butterfly:9", "hypercube:9"),
+    ] {
+        within(g, a, 0.0);
+    }
+    // Measured +0.3 %, +0.2 %, +0.2 %, +0.1 %, +11.7 %.
+    within("ring:64", "mesh:8x8", 0.004);
+    within("ring:512", "hypercube:9", 0.003);
+    within("ring:512", "torus:8x8x8", 0.003);
+    within("ring:512", "mesh:16x32", 0.002);
+    within("mesh:16x16", "hypercube:8", 0.12);
+}
+
+/// Butterflies and reduce trees on meshes, which no mapping embeds with dilation 1:
+/// regression bounds on the measured distance to the ideal machine.
+#[test]
+fn table2_suboptimal_rows() {
+    let params = GreedyPerego::default();
+    for (g, a, slack) in [
+        ("butterfly:4", "mesh:4x4", 0.032),
+        ("butterfly:6", "mesh:8x8", 0.11),
+        ("tree:15", "mesh:4x4", 0.065),
+        ("tree:31", "mesh:4x8", 0.032),
+    ] {
+        let o = run(g, a, &params);
+        let bound = (o.ideal as f64 * (1.0 + slack)).floor() as u64;
+        assert!(o.one_per_pe);
+        assert!(
+            o.sim >= o.ideal && o.sim <= bound,
+            "{g} on {a}: {} vs ideal {}",
+            o.sim,
+            o.ideal
+        );
+    }
+}
+
+/// The incremental F equals `evaluate_partial` recomputed from scratch: after every
+/// assignment (F, F_sum and R per PE) and for trial assignments, on random programs and
+/// random partial mappings (one-to-one and many-to-one), with classes enumerated and
+/// bounded.
+#[test]
+fn incremental_f_equals_recomputation() {
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+    let cases: &[(&str, u32, &str, bool)] = &[
+        ("random", 30, "mesh:6x6", false),
+        ("random", 40, "torus:4x4", true),
+        ("random", 32, "hypercube:5", false),
+        ("mesh", 16, "mesh:4x4", false),
+        ("graph", 36, "mesh:3x3x2", true),
+    ];
+    let mut trials = 0;
+    for (ci, &(kind, n, arch, many)) in cases.iter().enumerate() {
+        let arch = parse_arch(arch).unwrap();
+        let gp = GenParams {
+            seed: ci as u64 + 3,
+            ..GenParams::default()
+        };
+        let model = match kind {
+            "random" => SpmModel::build(&random(n, &gp), &SpmParams::default()).unwrap(),
+            "mesh" => SpmModel::build(&mesh2d(4, 4, &gp), &SpmParams::default()).unwrap(),
+            _ => SpmModel::from_task_graph(&random(n, &gp).to_task_graph(), &SpmParams::default()),
+        };
+        let k = arch.pe_count();
+        for small in [0u32, 64] {
+            let mut inc = IncrementalF::new(&model, arch.as_ref()).unwrap();
+            inc.set_small_class(small);
+            let mut order: Vec<u32> = (0..model.work.len() as u32).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.gen_range(0..=i));
+            }
+            let mut pes = vec![u32::MAX; model.work.len()];
+            for &t in &order {
+                let pick = |rng: &mut rand_xoshiro::Xoshiro256PlusPlus, inc: &IncrementalF| {
+                    let free: Vec<u32> = (0..k).filter(|&p| inc.tasks_on(p) == 0).collect();
+                    if many || free.is_empty() {
+                        rng.gen_range(0..k)
+                    } else {
+                        free[rng.gen_range(0..free.len())]
+                    }
+                };
+                for _ in 0..3 {
+                    let p = pick(&mut rng, &inc);
+                    let v = inc.trial(t, p);
+                    pes[t as usize] = p;
+                    let e = model.evaluate_partial(arch.as_ref(), &pes);
+                    pes[t as usize] = u32::MAX;
+                    assert!(close(v.f, e.f), "trial F {} vs {}", v.f, e.f);
+                    assert!(
+                        close(v.f_sum, e.f_sum),
+                        "trial F_sum {} vs {}",
+                        v.f_sum,
+                        e.f_sum
+                    );
+                    trials += 1;
+                }
+                let p = pick(&mut rng, &inc);
+                inc.assign(t, p);
+                pes[t as usize] = p;
+                let e = model.evaluate_partial(arch.as_ref(), &pes);
+                let v = inc.value();
+                assert!(close(v.f, e.f), "F {} vs {}", v.f, e.f);
+                assert!(close(v.f_sum, e.f_sum), "F_sum {} vs {}", v.f_sum, e.f_sum);
+                for (a, b) in inc.per_pe().iter().zip(&e.per_pe) {
+                    assert!(close(*a, *b), "R {} vs {}", a, b);
+                }
+            }
+            assert_eq!(inc.pes(), &pes[..]);
+        }
+    }
+    assert!(trials > 900, "{trials} trials");
 }
 
 #[test]
-fn rings_are_embedded_with_dilation_one() {
-    let gp = GenParams::default();
-    check_optimal(&ring(16, &gp), "mesh:4x4");
-    // Not closed with dilation 1 (measured +0.2 %, +0.4 %, +3.3 %).
-    check_within(&ring(36, &gp), "mesh:6x6", 0.005);
-    check_within(&ring(64, &gp), "mesh:8x8", 0.005);
-    check_within(&ring(16, &gp), "hypercube:4", 0.035);
-}
-
-#[test]
-fn meshes_and_butterflies() {
-    let gp = GenParams::default();
-    check_optimal(&mesh2d(4, 4, &gp), "mesh:4x4");
-    check_optimal(&mesh2d(8, 8, &gp), "mesh:8x8");
-    check_optimal(&mesh2d(4, 4, &gp), "hypercube:4");
-    check_optimal(&butterfly(4, &gp), "hypercube:4");
-    check_optimal(&butterfly(6, &gp), "hypercube:6");
-    check_optimal(&tree_reduce(31, &gp), "mesh:8x8");
-    // Measured +6.7 % and +3.0 %.
-    check_within(&mesh2d(8, 8, &gp), "hypercube:6", 0.07);
-    check_within(&butterfly(4, &gp), "mesh:4x4", 0.035);
+fn memory_bound_and_capacities_are_feasibility() {
+    // 40 tasks on 16 PEs with the memory bound M = 3 tasks per PE.
+    let prog = random(40, &GenParams::default());
+    let arch = parse_arch("mesh:4x4").unwrap();
+    let params = GreedyPerego {
+        max_tasks_per_pe: 3,
+        ..GreedyPerego::default()
+    };
+    let m = greedy_map_program(&prog, arch.as_ref(), &params).unwrap();
+    let mut count = [0u32; 16];
+    for p in m.as_slice() {
+        count[p.idx()] += 1;
+    }
+    assert!(count.iter().all(|&c| c <= 3), "{count:?}");
+    // M = 2 leaves room for 32 tasks only: an error, not a panic.
+    let tight = GreedyPerego {
+        max_tasks_per_pe: 2,
+        ..GreedyPerego::default()
+    };
+    assert!(greedy_map_program(&prog, arch.as_ref(), &tight).is_err());
+    // Hard capacities of a registered run: unit tasks, 2 per PE on a 4x4 torus.
+    let g = taskmap_graph::gen::grid(&[8, 4], false);
+    let mut problem = Problem::new(g, parse_arch("torus:4x4").unwrap());
+    problem.capacities = Some(Capacities::uniform(16, &[2]));
+    let spec = AlgorithmSpec::from_str("greedy-perego").unwrap();
+    let m = spec.build().map(&problem, &mut RunContext::new(1)).unwrap();
+    let mut count = [0u32; 16];
+    for p in m.as_slice() {
+        count[p.idx()] += 1;
+    }
+    assert!(count.iter().all(|&c| c <= 2), "{count:?}");
+    problem.capacities = Some(Capacities::uniform(16, &[1]));
+    assert!(spec.build().map(&problem, &mut RunContext::new(1)).is_err());
 }
 
 #[test]
 fn registered_on_a_task_graph() {
     let prog = ring(12, &GenParams::default());
     let problem = Problem::new(prog.to_task_graph(), parse_arch("mesh:4x4").unwrap());
-    let spec = AlgorithmSpec::from_str("greedy-perego").unwrap();
-    assert_eq!(spec.name(), "greedy-perego");
-    let m = spec.build().map(&problem, &mut RunContext::new(1)).unwrap();
-    assert_eq!(m.len(), 12);
     let arch = parse_arch("mesh:4x4").unwrap();
-    // The ring is closed with dilation 1 (12 tasks on a 4x4 mesh: a 3x4 cycle exists).
-    let dil: u64 = (0..12u32)
-        .map(|i| arch.distance(m.pe(i), m.pe((i + 1) % 12)))
-        .sum();
-    assert_eq!(dil, 12);
+    let dilation = |spec: &str| {
+        let spec = AlgorithmSpec::from_str(spec).unwrap();
+        assert_eq!(spec.name(), "greedy-perego");
+        let m = spec.build().map(&problem, &mut RunContext::new(1)).unwrap();
+        assert_eq!(m.len(), 12);
+        (0..12u32)
+            .map(|i| arch.distance(m.pe(i), m.pe((i + 1) % 12)))
+            .sum::<u64>()
+    };
+    // The ring is closed with dilation 1 (12 tasks on a 4x4 mesh: a 3x4 cycle exists); the
+    // paper's rules alone leave one edge of length 3.
+    assert_eq!(dilation("greedy-perego"), 12);
+    assert_eq!(dilation("greedy-perego,variant=paper"), 14);
+    assert!(dilation("greedy-perego,variant=paper,lookahead=off,bounding_box=off") >= 12);
+    assert!(AlgorithmSpec::from_str("greedy-perego,bogus=1").is_err());
+    assert!(AlgorithmSpec::from_str("greedy-perego,variant=best").is_err());
+    let spec = AlgorithmSpec::from_str("greedy-perego").unwrap();
     let c = parse_arch("complete:4").unwrap();
     let p2 = Problem::new(prog.to_task_graph(), c);
     assert!(spec.build().map(&p2, &mut RunContext::new(1)).is_err());
@@ -81,8 +280,7 @@ fn registered_on_a_task_graph() {
 #[test]
 fn beats_a_random_mapping_on_a_random_program() {
     use rand::seq::SliceRandom;
-    use rand::SeedableRng;
-    let prog = taskmap::model::program_gen::random(
+    let prog = random(
         100,
         &GenParams {
             seed: 2,
@@ -96,17 +294,84 @@ fn beats_a_random_mapping_on_a_random_program() {
         .unwrap()
         .completion;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
-    let mut worse = 0;
     for _ in 0..5 {
         let mut pes: Vec<u32> = (0..100).collect();
         pes.shuffle(&mut rng);
-        let m = taskmap::Mapping::new(pes.into_iter().map(taskmap::PeId).collect());
+        let m = Mapping::new(pes.into_iter().map(PeId).collect());
         let c = simulate(&prog, arch.as_ref(), &m, &params)
             .unwrap()
             .completion;
-        if c > greedy {
-            worse += 1;
+        assert!(c > greedy, "random {c} vs greedy {greedy}");
+    }
+}
+
+/// Prints Table II (environment `TABLE2="gen arch;gen arch;..."` and `PARAMS=k=v,...`
+/// override the cases and the parameters).
+#[test]
+#[ignore]
+fn table2_measure() {
+    let default_cases = "ring:64 hypercube:6;ring:64 torus:8x8;ring:64 mesh:8x8;\
+        ring:512 hypercube:9;ring:512 torus:8x8x8;ring:512 mesh:16x32;ring:512 mesh:8x8x8;\
+        mesh:8x8 hypercube:6;mesh:16x16 hypercube:8;mesh:8x8 mesh:8x8;mesh:28x28 mesh:28x28;\
+        butterfly:6 hypercube:6;butterfly:9 hypercube:9;butterfly:2 mesh:2x2;butterfly:4 mesh:4x4;\
+        butterfly:6 mesh:8x8;butterfly:8 mesh:16x16;tree:7 mesh:2x4;tree:31 mesh:4x8;\
+        tree:127 mesh:8x16;tree:511 mesh:16x32";
+    let cases = std::env::var("TABLE2").unwrap_or_else(|_| default_cases.to_string());
+    let mut params = GreedyPerego::default();
+    for p in std::env::var("PARAMS").unwrap_or_default().split(',') {
+        params.set(p).unwrap();
+    }
+    for case in cases.split(';') {
+        let Some((g, a)) = case.trim().split_once(' ') else {
+            continue;
+        };
+        let t0 = std::time::Instant::now();
+        let o = run(g, a, &params);
+        let secs = t0.elapsed().as_secs_f64();
+        println!(
+            "{:<14} {:<14} sim {:>7} ideal {:>7} {:+7.2} %  max dilation {:>2}  {:.3} s",
+            g,
+            a,
+            o.sim,
+            o.ideal,
+            100.0 * (o.sim as f64 / o.ideal as f64 - 1.0),
+            o.max_dilation,
+            secs
+        );
+    }
+}
+
+/// Prints the mapping time against the number of tasks (`SIZES=100,400,...`), random
+/// and mesh programs on the smallest square mesh that holds them.
+#[test]
+#[ignore]
+fn scaling_measure() {
+    let sizes: Vec<u32> = std::env::var("SIZES")
+        .unwrap_or_else(|_| "100,400,1000,2500,10000".into())
+        .split(',')
+        .map(|s| s.trim().parse().unwrap())
+        .collect();
+    let mut params = GreedyPerego::default();
+    for p in std::env::var("PARAMS").unwrap_or_default().split(',') {
+        params.set(p).unwrap();
+    }
+    for &n in &sizes {
+        let side = (n as f64).sqrt().ceil() as u32;
+        let arch = parse_arch(&format!("mesh:{side}x{side}")).unwrap();
+        for gen in [format!("random:{n}"), format!("mesh:{side}x{side}")] {
+            let prog = generate_program(&gen).unwrap();
+            let t0 = std::time::Instant::now();
+            let model = SpmModel::build(&prog, &params.spm).unwrap();
+            let t1 = t0.elapsed().as_secs_f64();
+            let m = greedy_map(&model, arch.as_ref(), &params).unwrap();
+            let t2 = t0.elapsed().as_secs_f64() - t1;
+            let o = outcome(&prog, arch.as_ref(), &m);
+            println!(
+                "{gen:<14} mesh:{side}x{side}  phases {:>4}  model {t1:7.3} s  greedy {t2:7.3} s  sim {} ideal {}",
+                model.num_phases(),
+                o.sim,
+                o.ideal
+            );
         }
     }
-    assert_eq!(worse, 5, "greedy {greedy}");
 }

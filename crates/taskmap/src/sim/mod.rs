@@ -4,11 +4,15 @@
 //!   on a k-ary n-cube with wormhole flow control, and on the ideal machine.
 //! * [`perego`]: the Synchronous Phases Model and the evaluation function `F` of De Petris
 //!   & Perego (1994).
+//! * [`perego_incremental`]: `F` of a growing partial mapping, updated incrementally (for
+//!   the greedy mapper).
 
 pub mod perego;
+pub mod perego_incremental;
 pub mod wormhole;
 
 pub use perego::{FEstimate, SpmModel, SpmParams};
+pub use perego_incremental::{FValue, IncrementalF};
 
 use taskmap_arch::{Architecture, PeId};
 

@@ -1,0 +1,308 @@
+//! The target as the greedy mapper sees it: fast distances from PE coordinates (meshes,
+//! tori, hypercubes; any other target with routes through [`Architecture::distance`]), the
+//! physical neighbours of every PE, degree sums within a distance, the PE centre, and the
+//! bounding rectangle of a set of PEs.
+
+use taskmap_arch::{Architecture, PeId};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Mesh,
+    Torus,
+    Hypercube,
+    Other,
+}
+
+/// Distances, neighbours and coordinates of the PEs of a k-ary n-cube.
+pub(crate) struct Topo<'a> {
+    arch: &'a dyn Architecture,
+    kind: Kind,
+    /// Extent of every dimension (2 for each hypercube dimension).
+    dims: Vec<u32>,
+    /// `coords[pe * nd + i]`.
+    coords: Vec<u32>,
+    k: usize,
+    nbr_start: Vec<u32>,
+    nbr: Vec<u32>,
+}
+
+impl<'a> Topo<'a> {
+    pub(crate) fn new(arch: &'a dyn Architecture) -> Self {
+        let k = arch.pe_count() as usize;
+        let spec = arch.spec();
+        let (kind, dims) = match spec.split_once(':') {
+            Some(("hypercube", d)) => match d.trim().parse::<u32>() {
+                Ok(n) => (Kind::Hypercube, vec![2; n as usize]),
+                Err(_) => (Kind::Other, Vec::new()),
+            },
+            Some((name @ ("mesh" | "torus"), d)) => {
+                let dims: Option<Vec<u32>> = d.split('x').map(|x| x.trim().parse().ok()).collect();
+                match dims {
+                    Some(dims) if name == "mesh" => (Kind::Mesh, dims),
+                    Some(dims) => (Kind::Torus, dims),
+                    None => (Kind::Other, Vec::new()),
+                }
+            }
+            _ => (Kind::Other, Vec::new()),
+        };
+        let product = dims
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d as usize));
+        let (kind, dims) = if kind != Kind::Other && product == Some(k) {
+            (kind, dims)
+        } else {
+            (Kind::Other, Vec::new())
+        };
+        let nd = dims.len();
+        let mut coords = vec![0u32; k * nd];
+        for p in 0..k {
+            let mut x = p;
+            for (i, &d) in dims.iter().enumerate() {
+                coords[p * nd + i] = (x % d as usize) as u32;
+                x /= d as usize;
+            }
+        }
+        // Physical neighbours from the links (deduplicated: a ring of two has one).
+        let mut pairs: Vec<(u32, u32)> = (0..arch.link_count())
+            .filter_map(|l| arch.link_endpoints(l))
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| (a.0, b.0))
+            .collect();
+        if pairs.is_empty() {
+            for a in 0..k as u32 {
+                for b in 0..k as u32 {
+                    if a != b && arch.distance(PeId(a), PeId(b)) == 1 {
+                        pairs.push((a, b));
+                    }
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut nbr_start = vec![0u32; k + 1];
+        for &(a, _) in &pairs {
+            nbr_start[a as usize + 1] += 1;
+        }
+        for i in 0..k {
+            nbr_start[i + 1] += nbr_start[i];
+        }
+        let nbr = pairs.into_iter().map(|(_, b)| b).collect();
+        Self {
+            arch,
+            kind,
+            dims,
+            coords,
+            k,
+            nbr_start,
+            nbr,
+        }
+    }
+
+    /// `n` of the k-ary n-cube (number of dimensions; 2 when unknown).
+    pub(crate) fn n_dims(&self) -> usize {
+        if self.kind == Kind::Other {
+            2
+        } else {
+            self.dims.len()
+        }
+    }
+
+    /// Hop distance.
+    #[inline]
+    pub(crate) fn dist(&self, a: u32, b: u32) -> u64 {
+        let nd = self.dims.len();
+        match self.kind {
+            Kind::Hypercube => u64::from((a ^ b).count_ones()),
+            Kind::Mesh => {
+                let (ca, cb) = (a as usize * nd, b as usize * nd);
+                (0..nd)
+                    .map(|i| u64::from(self.coords[ca + i].abs_diff(self.coords[cb + i])))
+                    .sum()
+            }
+            Kind::Torus => {
+                let (ca, cb) = (a as usize * nd, b as usize * nd);
+                (0..nd)
+                    .map(|i| {
+                        let d = self.coords[ca + i].abs_diff(self.coords[cb + i]);
+                        u64::from(d.min(self.dims[i] - d))
+                    })
+                    .sum()
+            }
+            Kind::Other => self.arch.distance(PeId(a), PeId(b)),
+        }
+    }
+
+    /// The physical neighbours of `pe`.
+    #[inline]
+    pub(crate) fn neighbours(&self, pe: u32) -> &[u32] {
+        &self.nbr[self.nbr_start[pe as usize] as usize..self.nbr_start[pe as usize + 1] as usize]
+    }
+
+    /// The PE with the smallest total distance to all PEs (lowest id on ties). O(k²)
+    /// distances, O(k·Σ dims) on meshes and tori (per-dimension sums).
+    pub(crate) fn centre(&self) -> u32 {
+        let k = self.k;
+        match self.kind {
+            Kind::Mesh | Kind::Torus => {
+                // Total distance is separable: Σ over dimensions of Σ_x |x_p − x|.
+                let nd = self.dims.len();
+                let per_dim: Vec<Vec<u64>> = self
+                    .dims
+                    .iter()
+                    .map(|&d| {
+                        (0..d)
+                            .map(|x| {
+                                (0..d)
+                                    .map(|y| {
+                                        let a = x.abs_diff(y);
+                                        u64::from(if self.kind == Kind::Torus {
+                                            a.min(d - a)
+                                        } else {
+                                            a
+                                        })
+                                    })
+                                    .sum::<u64>()
+                                    * (k as u64 / u64::from(d))
+                            })
+                            .collect()
+                    })
+                    .collect();
+                (0..k as u32)
+                    .min_by_key(|&p| {
+                        (0..nd)
+                            .map(|i| per_dim[i][self.coords[p as usize * nd + i] as usize])
+                            .sum::<u64>()
+                    })
+                    .unwrap_or(0)
+            }
+            Kind::Hypercube => 0,
+            Kind::Other => (0..k as u32)
+                .min_by_key(|&p| (0..k as u32).map(|q| self.dist(p, q)).sum::<u64>())
+                .unwrap_or(0),
+        }
+    }
+
+    /// For every PE, the sum of the degrees of the PEs at distance below `g` (itself
+    /// included when `g ≥ 1`). Breadth-first to depth `g − 1` from every PE.
+    pub(crate) fn degree_sums(&self, g: u32) -> Vec<u64> {
+        let deg = |p: u32| self.neighbours(p).len() as u64;
+        ball_sums(self.k, g, |p| self.neighbours(p), deg)
+    }
+
+    /// Bounding-rectangle state of a set of PEs.
+    pub(crate) fn new_box(&self) -> BoxState {
+        let nd = self.dims.len();
+        BoxState {
+            lo: vec![u32::MAX; nd],
+            hi: vec![0; nd],
+            occ: if self.kind == Kind::Torus {
+                self.dims.iter().map(|&d| vec![0u32; d as usize]).collect()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// Adds `pe` to the box.
+    pub(crate) fn box_add(&self, b: &mut BoxState, pe: u32) {
+        let nd = self.dims.len();
+        for i in 0..nd {
+            let x = self.coords[pe as usize * nd + i];
+            b.lo[i] = b.lo[i].min(x);
+            b.hi[i] = b.hi[i].max(x);
+            if let Some(o) = b.occ.get_mut(i) {
+                o[x as usize] += 1;
+            }
+        }
+    }
+
+    /// `(volume, Σ extents)` of the box with `pe` added (extents on a torus: the shortest
+    /// circular arc holding the coordinates). `(0, 0)` for targets without coordinates.
+    pub(crate) fn box_with(&self, b: &BoxState, pe: u32) -> (f64, u64) {
+        let nd = self.dims.len();
+        let mut vol = 1.0f64;
+        let mut sum = 0u64;
+        for i in 0..nd {
+            let x = self.coords[pe as usize * nd + i];
+            let ext = if self.kind == Kind::Torus {
+                let d = self.dims[i] as usize;
+                let occ = &b.occ[i];
+                // The largest run of empty coordinates (circular) once x is occupied.
+                let mut best_gap = 0usize;
+                let mut run = 0usize;
+                let mut first_run = None;
+                for y in 0..d {
+                    if occ[y] == 0 && y != x as usize {
+                        run += 1;
+                    } else {
+                        if first_run.is_none() {
+                            first_run = Some(run);
+                        }
+                        best_gap = best_gap.max(run);
+                        run = 0;
+                    }
+                }
+                // Wrap the trailing run into the leading one.
+                best_gap = best_gap.max(run + first_run.unwrap_or(0));
+                (d - best_gap.min(d)) as u64
+            } else {
+                let (lo, hi) = (b.lo[i].min(x), b.hi[i].max(x));
+                u64::from(hi - lo + 1)
+            };
+            vol *= ext as f64;
+            sum += ext;
+        }
+        if nd == 0 {
+            (0.0, 0)
+        } else {
+            (vol, sum)
+        }
+    }
+}
+
+/// Bounding box of the PEs used so far.
+pub(crate) struct BoxState {
+    lo: Vec<u32>,
+    hi: Vec<u32>,
+    occ: Vec<Vec<u32>>,
+}
+
+/// For every node of a graph of `n` nodes, the sum of `weight` over the nodes at hop
+/// distance below `g` (breadth-first from every node, depth `g − 1`).
+pub(crate) fn ball_sums<'n, F, W>(n: usize, g: u32, nbrs: F, weight: W) -> Vec<u64>
+where
+    F: Fn(u32) -> &'n [u32],
+    W: Fn(u32) -> u64,
+{
+    let mut out = vec![0u64; n];
+    if g == 0 {
+        return out;
+    }
+    let mut seen = vec![u32::MAX; n];
+    let mut frontier: Vec<u32> = Vec::new();
+    let mut next: Vec<u32> = Vec::new();
+    for s in 0..n as u32 {
+        seen[s as usize] = s;
+        frontier.clear();
+        frontier.push(s);
+        let mut total = weight(s);
+        for _ in 1..g {
+            next.clear();
+            for &u in &frontier {
+                for &v in nbrs(u) {
+                    if seen[v as usize] != s {
+                        seen[v as usize] = s;
+                        total += weight(v);
+                        next.push(v);
+                    }
+                }
+            }
+            std::mem::swap(&mut frontier, &mut next);
+            if frontier.is_empty() {
+                break;
+            }
+        }
+        out[s as usize] = total;
+    }
+    out
+}
