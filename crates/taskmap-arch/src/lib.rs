@@ -153,4 +153,14 @@ pub trait Architecture: Debug + Send + Sync {
     fn scotch_target(&self) -> Option<String> {
         None
     }
+    /// The same PEs (same ids) without wrap-around links, when this architecture has them:
+    /// the mesh of a torus. Its distances are at least this architecture's, so a mapping
+    /// made for it costs at most as much here. Recursive mappers use its domains for task
+    /// graphs that are not periodic themselves: on a torus, the two halves of a split ring
+    /// are equally close to either end of the other half, and bipartitioning cannot tell
+    /// which end a cut should face (Scotch's 100x100 grid onto `torus2D 16 16` suffers from
+    /// this).
+    fn unwrapped(&self) -> Option<Box<dyn Architecture>> {
+        None
+    }
 }

@@ -379,6 +379,13 @@ macro_rules! grid_arch {
             fn scotch_target(&self) -> Option<String> {
                 Some(self.grid.scotch_target())
             }
+            fn unwrapped(&self) -> Option<Box<dyn $crate::Architecture>> {
+                if !self.grid.torus || self.grid.dims.iter().all(|&d| d <= 2) {
+                    return None;
+                }
+                let mesh = $crate::mesh::Mesh::new(self.grid.dims.clone()).ok()?;
+                Some(Box::new(mesh))
+            }
         }
     };
 }

@@ -192,6 +192,28 @@ proptest! {
     }
 
     #[test]
+    fn torus_unwraps_to_its_mesh(dims in dims_strategy()) {
+        let t = Torus::new(dims.clone()).unwrap();
+        let m = Mesh::new(dims.clone()).unwrap();
+        prop_assert!(m.unwrapped().is_none());
+        match t.unwrapped() {
+            // Rings of at most 2 PEs have no wrap-around of their own.
+            None => prop_assert!(dims.iter().all(|&d| d <= 2)),
+            Some(u) => {
+                prop_assert_eq!(u.pe_count(), t.pe_count());
+                prop_assert_eq!(u.spec(), m.spec());
+                for a in 0..t.pe_count() {
+                    for b in 0..t.pe_count() {
+                        let (a, b) = (PeId(a), PeId(b));
+                        prop_assert_eq!(u.distance(a, b), m.distance(a, b));
+                        prop_assert!(u.distance(a, b) >= t.distance(a, b));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn hypercube_invariants(dim in 0u32..=6) {
         check_arch(&Hypercube::new(dim).unwrap(), true, true);
     }

@@ -139,11 +139,11 @@ impl AlgorithmSpec {
         ),
         (
             "multilevel",
-            "multilevel: coarsen, DRB on the coarsest graph, k-way f_C refinement; params preset=fast|default|strong, coarsening=lp|hem, runs, tries, fm, lp, swaps, per_pe, max_coarsest, fm_max, coarsen_to",
+            "multilevel: coarsen, DRB on the coarsest graph, k-way f_C refinement; params preset=fast|default|strong, coarsening=lp|hem, runs, tries, fm, lp, swaps, per_pe, max_coarsest, fm_max, coarsen_to, unwrap=0|1",
         ),
         (
             "greedy-perego",
-            "De Petris & Perego's greedy mapper minimising their completion-time estimate F (wormhole k-ary n-cubes: mesh, torus, hypercube); variant=paper for the paper's rules only (default adds our end-game search), params lookahead, bounding_box, degree_radius, max_tasks_per_pe, candidates, tie_tolerance, endgame, endgame_budget, one_to_one",
+            "De Petris & Perego's greedy mapper minimising their completion-time estimate F (wormhole k-ary n-cubes: mesh, torus, hypercube); variant=default|paper (paper: the paper's rules only; default adds our end-game search and exchange pass), params refine (exchange-pass evaluations per task, 0 off), endgame, endgame_budget, lookahead, bounding_box, degree_radius, max_tasks_per_pe, candidates, tie_tolerance, one_to_one",
         ),
         (
             "gtwp",
