@@ -214,6 +214,57 @@ fn incremental_f_equals_recomputation() {
     assert!(trials > 900, "{trials} trials");
 }
 
+/// Weights near 2^58 (a phase near 2^64 flits in all): the incremental F still equals the
+/// recomputation. The products of class sizes and volumes, and of tasks per PE and the
+/// flits a task receives, pass 2^64 (they used to wrap in release builds, and the bound of
+/// `trial` stopped the scan of the PEs too early).
+#[test]
+fn incremental_f_with_huge_weights() {
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
+    let n = 40u32;
+    // A star (hub 0, 2^58 per edge: the hub receives 39·2^57 flits) and a ring of the
+    // leaves (near 2^50).
+    let mut b = taskmap_graph::GraphBuilder::new(n as usize, 1);
+    for t in 1..n {
+        b.add_edge(0, t, 1 << 58);
+        b.add_edge(t, 1 + t % (n - 1), (1 << 50) + u64::from(t));
+        b.set_vertex_weight(t, 0, (1 << 40) + u64::from(t));
+    }
+    let model = SpmModel::from_task_graph(&b.build(), &SpmParams::default());
+    let total: u128 = model.phase_entries.iter().map(|e| u128::from(e.1)).sum();
+    assert!(total < 1 << 64 && total > 1 << 63, "{total}");
+    let arch = parse_arch("mesh:2x2").unwrap();
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+    for small in [0u32, 64] {
+        let mut inc = IncrementalF::new(&model, arch.as_ref()).unwrap();
+        inc.set_small_class(small);
+        let mut pes = vec![u32::MAX; n as usize];
+        for t in 0..n {
+            for _ in 0..3 {
+                let p = rng.gen_range(0..4);
+                let v = inc.trial(t, p);
+                pes[t as usize] = p;
+                let e = model.evaluate_partial(arch.as_ref(), &pes);
+                pes[t as usize] = u32::MAX;
+                assert!(close(v.f, e.f), "task {t}: trial F {} vs {}", v.f, e.f);
+                assert!(
+                    close(v.f_sum, e.f_sum),
+                    "task {t}: trial F_sum {} vs {}",
+                    v.f_sum,
+                    e.f_sum
+                );
+            }
+            let p = rng.gen_range(0..4);
+            inc.assign(t, p);
+            pes[t as usize] = p;
+            let e = model.evaluate_partial(arch.as_ref(), &pes);
+            let v = inc.value();
+            assert!(close(v.f, e.f), "task {t}: F {} vs {}", v.f, e.f);
+            assert!(close(v.f_sum, e.f_sum), "F_sum {} vs {}", v.f_sum, e.f_sum);
+        }
+    }
+}
+
 #[test]
 fn memory_bound_and_capacities_are_feasibility() {
     // 40 tasks on 16 PEs with the memory bound M = 3 tasks per PE.
@@ -248,6 +299,42 @@ fn memory_bound_and_capacities_are_feasibility() {
     assert!(count.iter().all(|&c| c <= 2), "{count:?}");
     problem.capacities = Some(Capacities::uniform(16, &[1]));
     assert!(spec.build().map(&problem, &mut RunContext::new(1)).is_err());
+}
+
+/// A target with more than 2^24 directed links is refused with an error naming it (its
+/// tables would take tens of GB: the run used to abort), by the greedy mapper, by the
+/// incremental F, by F and by the simulator; 2^24 itself is accepted.
+#[test]
+fn huge_targets_are_errors() {
+    let prog = ring(2, &GenParams::default());
+    let model = SpmModel::build(&prog, &SpmParams::default()).unwrap();
+    let huge = parse_arch("hypercube:27").unwrap();
+    let m = Mapping::new(vec![PeId(0), PeId(1)]);
+    let errors = [
+        greedy_map_program(&prog, huge.as_ref(), &GreedyPerego::default()).map(|_| ()),
+        IncrementalF::new(&model, huge.as_ref()).map(|_| ()),
+        model.evaluate(huge.as_ref(), &m).map(|_| ()),
+        simulate(&prog, huge.as_ref(), &m, &WormholeParams::default()).map(|_| ()),
+    ];
+    for e in errors {
+        let msg = e.unwrap_err().to_string();
+        assert!(
+            msg.contains("hypercube:27") && msg.contains("2^24"),
+            "{msg}"
+        );
+    }
+    let problem = Problem::new(prog.to_task_graph(), huge);
+    let spec = AlgorithmSpec::from_str("greedy-perego").unwrap();
+    let msg = spec
+        .build()
+        .map(&problem, &mut RunContext::new(1))
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("hypercube:27"), "{msg}");
+    // 2^19 PEs, 19·2^19 < 2^24 links: fine.
+    let big = parse_arch("hypercube:19").unwrap();
+    let m = greedy_map_program(&prog, big.as_ref(), &GreedyPerego::default()).unwrap();
+    assert_eq!(big.distance(m.pe(0), m.pe(1)), 1);
 }
 
 #[test]

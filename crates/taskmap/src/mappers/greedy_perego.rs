@@ -4,8 +4,9 @@
 //! # The paper's algorithm (`variant=paper`, [`GreedyPerego::paper`])
 //!
 //! * **First pair** (`Select_First_Pair`): the centre of the task graph (smallest total hop
-//!   distance to the other tasks; exact up to 4096 tasks, beyond a double sweep improved by
-//!   descent) on the centre PE (smallest total distance to the other PEs).
+//!   distance to the other tasks; exact up to 4096 tasks and 2^27 search steps, beyond a
+//!   double sweep improved by descent) on the centre PE (smallest total distance to the
+//!   other PEs; closed form on meshes, tori and hypercubes).
 //! * **Task selection** (`Select_Task`, §5.1): the task of M' (unmapped tasks with a
 //!   mapped partner) with the most mapped partners; ties by connectivity (tasks within
 //!   hop distance `< min(D_a/4, D_p/4)`), then (our reading, the paper leaves it open) the
@@ -45,16 +46,19 @@
 //!   neighbours than the smallest remaining degree prunes) for a completion that puts every
 //!   remaining task next to all its partners. Found, it is taken: it adds neither distance
 //!   nor contention. It runs from the second task on, with a budget of 64 nodes per
-//!   remaining task (at most 2^22); after a failure it is retried once half as many tasks
-//!   are left. It closes the rings and finds the Gray-code embeddings the paper's rules
-//!   miss.
+//!   remaining task (at most 2^22) and of 64 option evaluations per node of that budget
+//!   (at most 2^26; each node evaluates the options of the whole frontier to find the most
+//!   constrained task); after a failure it is retried once half as many tasks are left.
+//!   It closes the rings and finds the Gray-code embeddings the paper's rules miss.
 //! * **Exchange pass** (`refine_evals`): when the result has a task farther than distance
 //!   1 from a partner and no task has more partners than a PE has neighbours (rings,
 //!   meshes, trees; not butterflies or random programs on meshes, where it costs much and
 //!   gains little), tasks with a distant partner are moved to a free PE next to a
 //!   partner's PE or swapped with the task there, keeping changes that lower F_sum without
-//!   raising F (first improvement; changes that lengthen the routes are tried last; at most
-//!   64 full evaluations of F per task).
+//!   raising F (first improvement; changes that lengthen the routes are tried last). Each
+//!   try is a full evaluation of F (buffers reused), drawn from one pool of
+//!   `refine_evals · T` evaluations (64 · T by default), at most 2^16 and at most 2^31
+//!   steps in all.
 //!
 //! # Results (`tests/sim_greedy.rs`, docs/simulation.md)
 //!
@@ -70,8 +74,11 @@
 //!
 //! Per step: the task heap O(log a); F' over the PEs visited (all k with many tasks per
 //! PE); `s` trials of the incremental F (see [`crate::sim::perego_incremental`]); the
-//! tie-breakers on the tied candidates only (routes for the look-ahead). Before: O(T·a)
-//! for the centre (exact) and the balls of the connectivity and degree rules. A 400-task
+//! tie-breakers on the tied candidates only (routes for the look-ahead). Before: the
+//! centre (O(T·(T + a)), at most 2^27 steps) and the balls of the connectivity and degree
+//! rules (at most 2^27 steps per radius tried: a radius whose balls cost more is halved).
+//! Targets with more than 2^24 directed links or PEs are an error
+//! ([`crate::sim::MAX_ROUTED_LINKS`]): every table is sized by the target. A 400-task
 //! random program maps in about 0.1 s, 10,000 tasks in about 13 s (release build).
 //!
 //! Run as a registered algorithm on a task graph it uses
@@ -90,7 +97,7 @@ use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
 use crate::mapping::Mapping;
 use crate::problem::{Capacities, Problem};
-use crate::sim::perego::{SpmModel, SpmParams};
+use crate::sim::perego::{PartialScratch, SpmModel, SpmParams};
 use crate::sim::perego_incremental::{FValue, IncrementalF};
 
 use tasks::{centre_and_diameter, Partners};
@@ -124,15 +131,17 @@ pub struct GreedyPerego {
     /// half as many tasks are left. 0 turns it off ([`GreedyPerego::paper`]). Default
     /// `usize::MAX` (from the second task on).
     pub endgame: usize,
-    /// Node budget of the end-game search per remaining task (at most 2^22 nodes in all).
-    /// Default 64.
+    /// Node budget of the end-game search per remaining task (at most 2^22 nodes in all;
+    /// the option evaluations of the most-constrained choice are bounded by 64 per node of
+    /// the budget, 2^26 in all). Default 64.
     pub endgame_budget: u64,
     /// Ours (the exchange pass): after the greedy, when a task is farther than distance 1
     /// from a partner and no task has more partners than a PE has neighbours, move such
     /// tasks to a free PE next to a partner's PE or swap them with the task there,
     /// keeping a change when F_sum decreases and F does not increase (each candidate
-    /// scored by a full evaluation of F); at most this many evaluations per task (0: off).
-    /// Default 64.
+    /// scored by a full evaluation of F). The evaluations form one pool of this many per
+    /// task, `refine_evals · T`, shared by all tasks, at most 2^16 and at most 2^31 steps
+    /// in all (0: off). Default 64.
     pub refine_evals: u32,
     /// The bounding-rectangle tie-breaker. Default on.
     pub bounding_box: bool,
@@ -173,9 +182,8 @@ impl GreedyPerego {
 
     /// Sets one parameter from `key=value`: `variant=paper|default` (resets the others),
     /// `candidates`, `tie_tolerance`, `lookahead`, `endgame` (a number, `all` or `off`),
-    /// `endgame_budget`, `refine` (evaluations per task), `degree_radius` (`auto` or a
-    /// number), `bounding_box`,
-    /// `max_tasks_per_pe`, `one_to_one`.
+    /// `endgame_budget`, `refine` (evaluations per task, pooled), `degree_radius` (`auto`
+    /// or a number), `bounding_box`, `max_tasks_per_pe`, `one_to_one`.
     pub fn set(&mut self, param: &str) -> Result<(), Error> {
         let name = "greedy-perego";
         let Some((key, value)) = crate::mapper::key_value(name, param)? else {
@@ -317,7 +325,6 @@ struct Ctx<'a> {
     /// `n` of the k-ary n-cube.
     nd: usize,
     tc: f64,
-    cloc: f64,
     n: usize,
     k: usize,
 }
@@ -394,12 +401,16 @@ fn greedy_map_impl(
             params.tie_tolerance
         )));
     }
-    let inc = IncrementalF::new(model, arch).map_err(|_| {
-        Error::Config(format!(
+    // Every table below is sized by the target: refuse huge ones before allocating.
+    crate::sim::check_target_size(arch, "greedy-perego")?;
+    let mut probe = Vec::new();
+    if arch.pe_count() == 0 || !arch.route(PeId(0), PeId(0), &mut probe) {
+        return Err(Error::Config(format!(
             "greedy-perego needs a target with routes (mesh, torus, hypercube), got {}",
             arch.spec()
-        ))
-    })?;
+        )));
+    }
+    let inc = IncrementalF::new(model, arch)?;
     let n = model.work.len();
     let k = arch.pe_count() as usize;
     if n == 0 {
@@ -510,10 +521,20 @@ impl<'a> Ctx<'a> {
         // d < min(D_a/4, D_p/4)  <=>  d < ceil(...) for integer d; ball sums count the
         // distances below their radius.
         let conn_g = (da.min(u64::from(dp)) as f64 / 4.0).ceil() as u32;
-        let conn = ball_sums(n, conn_g, |t| partners.of(t), |_| 1);
+        // Bounded (ball_sums halves a radius whose balls are too costly).
+        let (conn, _) = ball_sums(n, conn_g, |t| partners.of(t), |_| 1);
         let g = params.degree_radius.unwrap_or(conn_g);
-        let sigma_task = ball_sums(n, g, |t| partners.of(t), |t| u64::from(partners.degree(t)));
-        let sigma_pe = topo.degree_sums(g);
+        // The two sides at the same radius (the smaller if one was halved).
+        let (mut sigma_pe, g_pe) = topo.degree_sums(g);
+        let (sigma_task, g_task) = ball_sums(
+            n,
+            g_pe,
+            |t| partners.of(t),
+            |t| u64::from(partners.degree(t)),
+        );
+        if g_task < g_pe {
+            sigma_pe = topo.degree_sums(g_task).0;
+        }
         let first_pe = topo.centre();
         let mut spare: Vec<u32> = (0..n as u32).collect();
         spare.sort_unstable_by_key(|&t| (Reverse(conn[t as usize]), t));
@@ -537,7 +558,6 @@ impl<'a> Ctx<'a> {
             one_to_one: params.one_to_one && n <= k,
             full_scan: false,
             tc: machine.flit_cycles as f64,
-            cloc: machine.local_cycles_per_flit as f64,
             n,
             k,
         }
@@ -645,7 +665,7 @@ fn candidates(st: &State, cx: &Ctx, sc: &mut Scratch, t: u32) -> Result<(), Erro
         sc.order.push((false, 0.0, 0.0, cx.first_pe));
         return Ok(());
     }
-    let (tc, cloc) = (cx.tc, cx.cloc);
+    let tc = cx.tc;
     let own = (model.work[tu] + model.wait[tu]) as f64;
     let r6 = inc.per_pe_eq6();
     let pes = inc.pes();
@@ -667,7 +687,7 @@ fn candidates(st: &State, cx: &Ctx, sc: &mut Scratch, t: u32) -> Result<(), Erro
                 continue;
             }
             if q == p {
-                on_p -= (ch.flits as f64 * (tc - cloc)).min(ch.wait as f64).max(0.0);
+                on_p -= model.local_saving(ch);
                 continue;
             }
             let v = ch.messages as f64 * tc * (cx.topo.dist(p, q) as f64 - 1.0);
@@ -945,6 +965,8 @@ fn endgame_completion(st: &State, cx: &Ctx) -> Option<Vec<(u32, u32)>> {
         opts: Vec::new(),
         nodes: 0,
         budget: 0,
+        work: 0,
+        work_budget: 0,
     };
     for t in 0..n as u32 {
         let p = pes[t as usize];
@@ -990,6 +1012,10 @@ fn endgame_completion(st: &State, cx: &Ctx) -> Option<Vec<(u32, u32)>> {
         .endgame_budget
         .saturating_mul(g.left as u64)
         .min(ENDGAME_MAX_NODES);
+    g.work_budget = g
+        .budget
+        .saturating_mul(ENDGAME_WORK_PER_NODE)
+        .min(ENDGAME_MAX_WORK);
     match g.dfs(st, cx) {
         Some(true) => Some(g.plan),
         _ => None,
@@ -998,6 +1024,12 @@ fn endgame_completion(st: &State, cx: &Ctx) -> Option<Vec<(u32, u32)>> {
 
 /// The most nodes one end-game search visits, whatever the number of tasks.
 const ENDGAME_MAX_NODES: u64 = 1 << 22;
+
+/// Option evaluations one end-game search may make per node of its budget.
+const ENDGAME_WORK_PER_NODE: u64 = 64;
+
+/// The most option evaluations one end-game search makes, whatever the number of tasks.
+const ENDGAME_MAX_WORK: u64 = 1 << 26;
 
 struct Endgame {
     pes: Vec<u32>,
@@ -1022,6 +1054,10 @@ struct Endgame {
     opts: Vec<u32>,
     nodes: u64,
     budget: u64,
+    /// Option evaluations (a frontier task's free PEs next to its mapped partners): each
+    /// node evaluates the options of the whole frontier to find the most constrained task.
+    work: u64,
+    work_budget: u64,
 }
 
 impl Endgame {
@@ -1137,9 +1173,14 @@ impl Endgame {
             if self.nodes > self.budget || self.frontier.is_empty() {
                 return None;
             }
-            if let Some(c) = self.most_constrained(st, cx) {
+            let chosen = self.most_constrained(st, cx);
+            if self.work > self.work_budget {
+                return None;
+            }
+            if let Some(c) = chosen {
                 let base = self.opts.len();
                 self.options(st, cx, c);
+                self.work += 1;
                 let hi = self.opts.len();
                 // The fewest free neighbours first (Warnsdorff), then the degree rule.
                 let used = &self.used;
@@ -1204,6 +1245,7 @@ impl Endgame {
         for i in 0..self.frontier.len() {
             let c = self.frontier[i];
             let cnt = self.options(st, cx, c);
+            self.work += 1;
             self.opts.truncate(base);
             if cnt == 0 {
                 return None;
@@ -1276,6 +1318,13 @@ fn distance_change(cx: &Ctx, pes: &[u32], u: u32, p: u32, v: u32) -> f64 {
     d
 }
 
+/// The most evaluations of F one exchange pass makes, whatever the number of tasks.
+const REFINE_MAX_EVALS: u64 = 1 << 16;
+
+/// The most steps (tasks, PEs, phase entries and route links visited) the evaluations of
+/// one exchange pass may take in all.
+const REFINE_MAX_WORK: u64 = 1 << 31;
+
 /// Ours, the exchange pass (see [`GreedyPerego::refine_evals`]): first-improvement passes
 /// over the tasks with a partner farther than distance 1, until a pass changes nothing or
 /// the evaluations run out; changes that lengthen the routes (eq. 4) are scored only once
@@ -1288,13 +1337,23 @@ fn refine(cx: &Ctx, pes: &mut [u32]) {
     if (0..cx.n as u32).any(|t| cx.partners.degree(t) as usize > max_pe_degree) {
         return;
     }
-    let mut budget = u64::from(cx.params.refine_evals) * cx.n as u64;
     let mut task_on = vec![UNMAPPED; cx.k];
     for (t, &p) in pes.iter().enumerate() {
         task_on[p as usize] = t as u32;
     }
-    let score = |e: &crate::sim::perego::FEstimate| (e.f_sum, e.f);
-    let mut cur = score(&cx.model.evaluate_partial(cx.arch, pes));
+    let mut sc = PartialScratch::default();
+    let eval = |pes: &[u32], sc: &mut PartialScratch| {
+        let e = cx.model.evaluate_partial_with(cx.arch, pes, sc);
+        (e.f_sum, e.f)
+    };
+    let mut cur = eval(pes, &mut sc);
+    // One pool of `refine_evals · T` evaluations, at most REFINE_MAX_EVALS, and at most
+    // REFINE_MAX_WORK steps in all (an evaluation costs about T + k + entries + the
+    // links its routes cross).
+    let per_eval = (cx.n + cx.k + cx.model.phase_entries.len() + sc.route_links()) as u64;
+    let mut budget = (u64::from(cx.params.refine_evals) * cx.n as u64)
+        .min(REFINE_MAX_EVALS)
+        .min(REFINE_MAX_WORK / per_eval.max(1));
     let mut cands: Vec<u32> = Vec::new();
     // First only changes that do not lengthen the routes, then any.
     let mut filtered = true;
@@ -1333,7 +1392,7 @@ fn refine(cx: &Ctx, pes: &mut [u32]) {
                 if v != UNMAPPED {
                     pes[v as usize] = pu;
                 }
-                let new = score(&cx.model.evaluate_partial(cx.arch, pes));
+                let new = eval(pes, &mut sc);
                 let tol = 1e-9 * cur.0.abs().max(1.0);
                 if new.0 < cur.0 - tol && new.1 <= cur.1 + 1e-9 * cur.1.abs().max(1.0) {
                     cur = new;

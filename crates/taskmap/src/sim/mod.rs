@@ -19,8 +19,32 @@ use taskmap_arch::{Architecture, PeId};
 use crate::error::Error;
 use crate::mapping::Mapping;
 
+/// The most directed links (and PEs) a target may have for the models that need routes
+/// (the wormhole simulator, F, the greedy mapper): their tables are sized by the target
+/// (O(links + PEs) words each), so a target such as `hypercube:27` (3.6·10^9 links) is
+/// refused with an error rather than exhausting memory.
+pub const MAX_ROUTED_LINKS: u64 = 1 << 24;
+
+/// Errors if `arch` has more than [`MAX_ROUTED_LINKS`] directed links or PEs (`what`
+/// names the model that refuses it).
+pub(crate) fn check_target_size(arch: &dyn Architecture, what: &str) -> Result<(), Error> {
+    let (links, pes) = (u64::from(arch.link_count()), u64::from(arch.pe_count()));
+    if links > MAX_ROUTED_LINKS || pes > MAX_ROUTED_LINKS {
+        return Err(Error::Config(format!(
+            "{}: the target {} has {} PEs and {} directed links; at most {} (2^24) of each are supported",
+            what,
+            arch.spec(),
+            pes,
+            links,
+            MAX_ROUTED_LINKS
+        )));
+    }
+    Ok(())
+}
+
 /// Checks that `mapping` maps `num_tasks` tasks onto PEs of `arch` and that `arch` has
-/// routes (`what` names the model that needs them); returns the PE of every task.
+/// routes (`what` names the model that needs them) of a size it can hold
+/// ([`MAX_ROUTED_LINKS`]); returns the PE of every task.
 pub(crate) fn routed_mapping(
     num_tasks: usize,
     arch: &dyn Architecture,
@@ -28,6 +52,7 @@ pub(crate) fn routed_mapping(
     what: &str,
 ) -> Result<Vec<u32>, Error> {
     mapping.check(num_tasks, arch)?;
+    check_target_size(arch, what)?;
     let mut probe = Vec::new();
     if !arch.route(PeId(0), PeId(0), &mut probe) {
         return Err(Error::Config(format!(

@@ -113,6 +113,32 @@ pub struct FEstimate {
     pub per_pe: Vec<f64>,
 }
 
+/// Reusable buffers of [`SpmModel::evaluate_partial_with`].
+#[derive(Clone, Debug, Default)]
+pub struct PartialScratch {
+    r: Vec<f64>,
+    route_start: Vec<u32>,
+    routes: Vec<LinkId>,
+    stamp: Vec<u32>,
+    owner: Vec<u32>,
+    epoch: u32,
+    uf: UnionFind,
+    size: Vec<u32>,
+    vol: Vec<u64>,
+}
+
+impl PartialScratch {
+    /// `R(m, n)` per PE of the last evaluation.
+    pub fn per_pe(&self) -> &[f64] {
+        &self.r
+    }
+
+    /// Directed links crossed by the routes of the last evaluation (with repeats).
+    pub fn route_links(&self) -> usize {
+        self.routes.len()
+    }
+}
+
 impl SpmModel {
     /// Runs the program on the ideal machine and derives the model. Errors if the program
     /// deadlocks (it cannot: [`Program`] construction checks it).
@@ -233,12 +259,30 @@ impl SpmModel {
     /// (the paper's F over partial mappings, §2). `arch` must have routes and every mapped
     /// PE must exist (callers check).
     pub fn evaluate_partial(&self, arch: &dyn Architecture, pes: &[u32]) -> FEstimate {
+        let mut sc = PartialScratch::default();
+        let mut est = self.evaluate_partial_with(arch, pes, &mut sc);
+        est.per_pe = sc.r;
+        est
+    }
+
+    /// [`Self::evaluate_partial`] with reused buffers (for callers that evaluate many
+    /// mappings on one target): the same values, except that `per_pe` is left empty (the
+    /// values per PE are in [`PartialScratch::per_pe`]). After the first call it allocates
+    /// nothing and costs O(T + k + Σ route lengths + entries·α), independent of the number
+    /// of links.
+    pub fn evaluate_partial_with(
+        &self,
+        arch: &dyn Architecture,
+        pes: &[u32],
+        sc: &mut PartialScratch,
+    ) -> FEstimate {
         let n = self.work.len();
         let k = arch.pe_count();
         let unmapped = u32::MAX;
         let tc = self.params.machine.flit_cycles as f64;
-        let cloc = self.params.machine.local_cycles_per_flit as f64;
-        let mut r = vec![0.0f64; k as usize];
+        let r = &mut sc.r;
+        r.clear();
+        r.resize(k as usize, 0.0);
         let mut est = FEstimate {
             f: 0.0,
             f_sum: 0.0,
@@ -258,32 +302,47 @@ impl SpmModel {
             est.comp_idle += v;
         }
         // Routes of the remote channels (CSR), distance and multitasking terms.
-        let mut route_start = vec![0u32; self.channels.len() + 1];
-        let mut routes: Vec<LinkId> = Vec::new();
+        let route_start = &mut sc.route_start;
+        route_start.clear();
+        route_start.resize(self.channels.len() + 1, 0);
+        let routes = &mut sc.routes;
+        routes.clear();
         for (ci, c) in self.channels.iter().enumerate() {
             let (pi, pj) = (PeId(pes[c.src as usize]), PeId(pes[c.dst as usize]));
             if pi.0 == unmapped || pj.0 == unmapped {
                 // no route: the channel is ignored
             } else if pi != pj {
-                arch.route(pi, pj, &mut routes);
+                arch.route(pi, pj, routes);
                 let d = (routes.len() as u32 - route_start[ci]) as f64;
                 let v = c.messages as f64 * tc * (d - 1.0);
                 r[pj.idx()] += v;
                 est.distance += v;
             } else {
-                let save = (c.flits as f64 * (tc - cloc)).min(c.wait as f64).max(0.0);
+                let save = self.local_saving(c);
                 r[pj.idx()] -= save;
                 est.multitasking += save;
             }
             route_start[ci + 1] = routes.len() as u32;
         }
-        // Contention, phase by phase.
-        let mut stamp = vec![u32::MAX; arch.link_count() as usize];
-        let mut owner = vec![0u32; arch.link_count() as usize];
-        let mut uf = UnionFind::new(0);
-        let mut size: Vec<u32> = Vec::new();
-        let mut vol: Vec<u64> = Vec::new();
+        // Contention, phase by phase. A link's stamp is the epoch of the phase that last
+        // used it (epochs run on across calls, so the table is never cleared).
+        let links = arch.link_count() as usize;
+        if sc.stamp.len() != links {
+            sc.stamp.clear();
+            sc.stamp.resize(links, 0);
+            sc.owner.clear();
+            sc.owner.resize(links, 0);
+            sc.epoch = 0;
+        }
+        let (stamp, owner, uf) = (&mut sc.stamp, &mut sc.owner, &mut sc.uf);
+        let (size, vol) = (&mut sc.size, &mut sc.vol);
         for h in 0..self.num_phases() {
+            if sc.epoch == u32::MAX {
+                stamp.iter_mut().for_each(|x| *x = 0);
+                sc.epoch = 0;
+            }
+            sc.epoch += 1;
+            let epoch = sc.epoch;
             let entries =
                 &self.phase_entries[self.phase_start[h] as usize..self.phase_start[h + 1] as usize];
             uf.reset(entries.len());
@@ -291,10 +350,10 @@ impl SpmModel {
                 let c = c as usize;
                 for &l in &routes[route_start[c] as usize..route_start[c + 1] as usize] {
                     let l = l as usize;
-                    if stamp[l] == h as u32 {
+                    if stamp[l] == epoch {
                         uf.union(owner[l], e as u32);
                     } else {
-                        stamp[l] = h as u32;
+                        stamp[l] = epoch;
                         owner[l] = e as u32;
                     }
                 }
@@ -333,8 +392,16 @@ impl SpmModel {
         }
         est.f = r[best];
         est.argmax = best as u32;
-        est.per_pe = r;
         est
+    }
+
+    /// Eq. 5 for one channel whose two ends share a PE: the cycles its receiver saves,
+    /// `min(m_ij · l_ij · (T_c − c_loc), q_ij)`, at least 0.
+    #[inline]
+    pub fn local_saving(&self, c: &SpmChannel) -> f64 {
+        let m = &self.params.machine;
+        let (tc, cloc) = (m.flit_cycles as f64, m.local_cycles_per_flit as f64);
+        (c.flits as f64 * (tc - cloc)).min(c.wait as f64).max(0.0)
     }
 
     /// A degenerate model of a static task graph, for mapping graphs without a program:
@@ -495,8 +562,19 @@ fn union_overlapping(
     }
 }
 
+/// The root of `x` in the union-find forest `parent`, with path halving (shared by
+/// [`UnionFind`] and the incremental F's classes).
+pub(crate) fn find_root(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let p = parent[x as usize];
+        parent[x as usize] = parent[p as usize];
+        x = p;
+    }
+    x
+}
+
 /// Union-find with path halving and union by size.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct UnionFind {
     parent: Vec<u32>,
     size: Vec<u32>,
@@ -517,13 +595,8 @@ impl UnionFind {
         self.size.resize(n, 1);
     }
 
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let p = self.parent[x as usize];
-            self.parent[x as usize] = self.parent[p as usize];
-            x = p;
-        }
-        x
+    fn find(&mut self, x: u32) -> u32 {
+        find_root(&mut self.parent, x)
     }
 
     fn union(&mut self, a: u32, b: u32) {

@@ -42,7 +42,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use taskmap_arch::{Architecture, LinkId, PeId};
 
-use super::perego::SpmModel;
+use super::perego::{find_root as find, SpmModel};
 use crate::error::Error;
 
 const NONE: u32 = u32::MAX;
@@ -64,7 +64,6 @@ pub struct IncrementalF<'a> {
     arch: &'a dyn Architecture,
     k: usize,
     tc: f64,
-    cloc: f64,
     /// Classes larger than this are bounded rather than enumerated in [`Self::trial`].
     small_class: u32,
     // Static structure of the model.
@@ -162,8 +161,11 @@ struct Scratch {
 }
 
 impl<'a> IncrementalF<'a> {
-    /// An empty partial mapping of `model`'s tasks onto `arch`, which needs routes.
+    /// An empty partial mapping of `model`'s tasks onto `arch`, which needs routes and at
+    /// most [`MAX_ROUTED_LINKS`](super::MAX_ROUTED_LINKS) directed links and PEs (its
+    /// tables are sized by the target); errors otherwise.
     pub fn new(model: &'a SpmModel, arch: &'a dyn Architecture) -> Result<Self, Error> {
+        super::check_target_size(arch, "F")?;
         let mut probe = Vec::new();
         if arch.pe_count() == 0 || !arch.route(PeId(0), PeId(0), &mut probe) {
             return Err(Error::Config(format!(
@@ -229,7 +231,7 @@ impl<'a> IncrementalF<'a> {
                         touched.push(h as u32);
                     }
                     cnt[h] += 1;
-                    fl[h] += model.phase_entries[e as usize].1;
+                    fl[h] = fl[h].saturating_add(model.phase_entries[e as usize].1);
                 }
             }
             for &h in &touched {
@@ -258,7 +260,6 @@ impl<'a> IncrementalF<'a> {
             arch,
             k,
             tc: machine.flit_cycles as f64,
-            cloc: machine.local_cycles_per_flit as f64,
             small_class: 64,
             in_start,
             in_chan,
@@ -360,9 +361,10 @@ impl<'a> IncrementalF<'a> {
             } else {
                 let (a, b) = self.change_coefficients(&ch);
                 let h = ch.phase as usize;
-                let m = u64::from(self.max_tasks_on);
-                bound += a.max(0.0) * (m * self.phase_max_in[h]) as f64
-                    + (-b).max(0.0) * (m * self.phase_max_in_flits[h]) as f64;
+                // In f64: the products of counts and flits may pass 2^64.
+                let m = f64::from(self.max_tasks_on);
+                bound += a.max(0.0) * (m * self.phase_max_in[h] as f64)
+                    + (-b).max(0.0) * (m * self.phase_max_in_flits[h] as f64);
             }
         }
         self.s.bound = bound;
@@ -576,7 +578,6 @@ impl<'a> IncrementalF<'a> {
     fn plan(&mut self, task: u32, pe: u32) {
         self.bump_stamps();
         let tc = self.tc;
-        let cloc = self.cloc;
         let model = self.model;
         let t = task as usize;
         {
@@ -608,7 +609,7 @@ impl<'a> IncrementalF<'a> {
                 }
                 let recv = if dir == 0 { pe } else { q };
                 if q == pe {
-                    let save = (ch.flits as f64 * (tc - cloc)).min(ch.wait as f64).max(0.0);
+                    let save = model.local_saving(ch);
                     self.s.direct.push((recv, -save));
                     continue;
                 }
@@ -717,7 +718,7 @@ impl<'a> IncrementalF<'a> {
         s.tvol.clear();
         s.tvol.resize(nodes, 0);
         for node in 0..nodes {
-            let r = tfind(&mut s.tparent, node as u32) as usize;
+            let r = find(&mut s.tparent, node as u32) as usize;
             if node < g {
                 let e = s.new_entries[lo + node].entry as usize;
                 s.tsize[r] += 1;
@@ -730,7 +731,7 @@ impl<'a> IncrementalF<'a> {
         }
         let first_change = s.changes.len();
         for node in g..nodes {
-            let r = tfind(&mut s.tparent, node as u32) as usize;
+            let r = find(&mut s.tparent, node as u32) as usize;
             let root = s.tnode_root[node];
             s.change_of_root[root as usize] = s.changes.len() as u32;
             s.changes.push(Change {
@@ -743,7 +744,7 @@ impl<'a> IncrementalF<'a> {
             });
         }
         for i in 0..g {
-            let r = tfind(&mut s.tparent, i as u32) as usize;
+            let r = find(&mut s.tparent, i as u32) as usize;
             let ne = s.new_entries[lo + i];
             let f = self.model.phase_entries[ne.entry as usize].1;
             let v = share(tc, s.tvol[r], f, s.tsize[r]);
@@ -753,13 +754,12 @@ impl<'a> IncrementalF<'a> {
         }
         let mut total = 0.0;
         for ch in &s.changes[first_change..] {
-            {
-                // Σ over the members of the new share minus the old one.
-                total += tc * (u64::from(ch.s_old) * ch.vol_new - ch.vol_old) as f64
-                    / (2.0 * ch.s_new as f64)
-                    - tc * (u64::from(ch.s_old) * ch.vol_old - ch.vol_old) as f64
-                        / (2.0 * ch.s_old as f64);
-            }
+            // Σ over the old members of the new share minus the old one; the products of
+            // sizes and volumes in u128 (exact: they may pass 2^64).
+            let s_old = u128::from(ch.s_old);
+            let (vol_old, vol_new) = (u128::from(ch.vol_old), u128::from(ch.vol_new));
+            total += tc * (s_old * vol_new - vol_old) as f64 / (2.0 * ch.s_new as f64)
+                - tc * ((s_old - 1) * vol_old) as f64 / (2.0 * ch.s_old as f64);
         }
         s.sum_delta += total;
     }
@@ -773,15 +773,6 @@ fn share(tc: f64, vol: u64, f: u64, size: u32) -> f64 {
     } else {
         tc * (vol - f) as f64 / (2.0 * size as f64)
     }
-}
-
-fn find(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        let p = parent[x as usize];
-        parent[x as usize] = parent[p as usize];
-        x = p;
-    }
-    x
 }
 
 /// Union by size of the classes of `a` and `b`, keeping sizes, volumes and the circular
@@ -800,17 +791,9 @@ fn union(parent: &mut [u32], size: &mut [u32], vol: &mut [u64], next: &mut [u32]
     next.swap(a as usize, b as usize);
 }
 
-fn tfind(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        let p = parent[x as usize];
-        parent[x as usize] = parent[p as usize];
-        x = p;
-    }
-    x
-}
-
+/// Union of the scratch classes of `a` and `b`, the smaller root becoming the parent.
 fn tunion(parent: &mut [u32], a: u32, b: u32) {
-    let (a, b) = (tfind(parent, a), tfind(parent, b));
+    let (a, b) = (find(parent, a), find(parent, b));
     if a != b {
         parent[a.max(b) as usize] = a.min(b);
     }

@@ -74,17 +74,24 @@ fn bfs(p: &Partners, s: u32, dist: &mut [u32], queue: &mut Vec<u32>) -> (u64, u3
     (total, ecc, last)
 }
 
-/// Tasks up to which the centre is found exactly (a search from every task).
+/// Tasks up to which the centre is found exactly (a search from every task), provided the
+/// searches take at most [`CENTRE_MAX_STEPS`] steps in all.
 pub(crate) const EXACT_CENTRE_MAX_TASKS: usize = 4096;
 
-/// Breadth-first searches the approximate centre may use.
+/// Breadth-first searches the approximate centre may use (fewer when
+/// [`CENTRE_MAX_STEPS`] would be passed).
 pub(crate) const MAX_DESCENT_SEARCHES: u32 = 1024;
 
+/// The most steps (tasks and partner entries visited, `T + a` per search) the centre may
+/// take, exact or approximate.
+pub(crate) const CENTRE_MAX_STEPS: u64 = 1 << 27;
+
 /// The centre (smallest total hop distance to all tasks, lowest id on ties) and the
-/// diameter of the task graph. Exact up to [`EXACT_CENTRE_MAX_TASKS`] tasks (O(T·a));
-/// beyond, the middle of a double-sweep path improved by descent over neighbours (first
-/// improvement, at most [`MAX_DESCENT_SEARCHES`] searches), and the largest eccentricity
-/// seen as the diameter.
+/// diameter of the task graph. Exact up to [`EXACT_CENTRE_MAX_TASKS`] tasks when
+/// `T·(T + a) ≤` [`CENTRE_MAX_STEPS`] (O(T·(T + a))); otherwise the middle of a
+/// double-sweep path improved by descent over neighbours (first improvement, at most
+/// [`MAX_DESCENT_SEARCHES`] searches and `CENTRE_MAX_STEPS` steps, at least 4 searches),
+/// and the largest eccentricity seen as the diameter.
 pub(crate) fn centre_and_diameter(p: &Partners) -> (u32, u32) {
     let n = p.len();
     if n == 0 {
@@ -92,7 +99,8 @@ pub(crate) fn centre_and_diameter(p: &Partners) -> (u32, u32) {
     }
     let mut dist = vec![u32::MAX; n];
     let mut queue = Vec::with_capacity(n);
-    if n <= EXACT_CENTRE_MAX_TASKS {
+    let per_search = (n + p.adj.len()) as u64;
+    if n <= EXACT_CENTRE_MAX_TASKS && n as u64 * per_search <= CENTRE_MAX_STEPS {
         let mut best = (u64::MAX, 0u32);
         let mut diam = 0;
         for s in 0..n as u32 {
@@ -120,8 +128,10 @@ pub(crate) fn centre_and_diameter(p: &Partners) -> (u32, u32) {
     }
     let (mut best_total, ecc, _) = bfs(p, cur, &mut dist, &mut queue);
     diam = diam.max(ecc);
+    let max_searches =
+        (CENTRE_MAX_STEPS / per_search).clamp(4, u64::from(MAX_DESCENT_SEARCHES)) as u32;
     let mut searches = 3;
-    'descent: while searches < MAX_DESCENT_SEARCHES {
+    'descent: while searches < max_searches {
         for &v in p.of(cur) {
             let (total, ecc, _) = bfs(p, v, &mut dist, &mut queue);
             diam = diam.max(ecc);
@@ -131,7 +141,7 @@ pub(crate) fn centre_and_diameter(p: &Partners) -> (u32, u32) {
                 cur = v;
                 continue 'descent;
             }
-            if searches >= MAX_DESCENT_SEARCHES {
+            if searches >= max_searches {
                 break 'descent;
             }
         }

@@ -5,6 +5,10 @@
 
 use taskmap_arch::{Architecture, PeId};
 
+/// PEs up to which the centre of a target other than a k-ary n-cube is found exactly
+/// (O(k²) distances).
+pub(crate) const EXACT_CENTRE_MAX_PES: usize = 4096;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Mesh,
@@ -138,53 +142,39 @@ impl<'a> Topo<'a> {
         &self.nbr[self.nbr_start[pe as usize] as usize..self.nbr_start[pe as usize + 1] as usize]
     }
 
-    /// The PE with the smallest total distance to all PEs (lowest id on ties). O(k²)
-    /// distances, O(k·Σ dims) on meshes and tori (per-dimension sums).
+    /// The PE with the smallest total distance to all PEs (lowest id on ties).
+    ///
+    /// Closed forms on k-ary n-cubes, O(n): on a mesh the total distance is separable and
+    /// each term `Σ_y |x − y|` is least at the median, so the lowest centre has
+    /// coordinate `⌊(d − 1)/2⌋` in every dimension; tori and hypercubes are
+    /// vertex-transitive, so every PE is a centre and PE 0 is the lowest. Other targets:
+    /// O(k²) distances up to [`EXACT_CENTRE_MAX_PES`] PEs, PE 0 beyond.
     pub(crate) fn centre(&self) -> u32 {
         let k = self.k;
         match self.kind {
-            Kind::Mesh | Kind::Torus => {
-                // Total distance is separable: Σ over dimensions of Σ_x |x_p − x|.
-                let nd = self.dims.len();
-                let per_dim: Vec<Vec<u64>> = self
-                    .dims
-                    .iter()
-                    .map(|&d| {
-                        (0..d)
-                            .map(|x| {
-                                (0..d)
-                                    .map(|y| {
-                                        let a = x.abs_diff(y);
-                                        u64::from(if self.kind == Kind::Torus {
-                                            a.min(d - a)
-                                        } else {
-                                            a
-                                        })
-                                    })
-                                    .sum::<u64>()
-                                    * (k as u64 / u64::from(d))
-                            })
-                            .collect()
-                    })
-                    .collect();
-                (0..k as u32)
-                    .min_by_key(|&p| {
-                        (0..nd)
-                            .map(|i| per_dim[i][self.coords[p as usize * nd + i] as usize])
-                            .sum::<u64>()
-                    })
-                    .unwrap_or(0)
+            Kind::Mesh => {
+                // Id of the PE with coordinates c: Σ_i c_i · Π_{j<i} d_j.
+                let mut id = 0u64;
+                let mut stride = 1u64;
+                for &d in &self.dims {
+                    id += u64::from(d.saturating_sub(1) / 2) * stride;
+                    stride *= u64::from(d);
+                }
+                id as u32
             }
-            Kind::Hypercube => 0,
-            Kind::Other => (0..k as u32)
+            Kind::Torus | Kind::Hypercube => 0,
+            Kind::Other if k <= EXACT_CENTRE_MAX_PES => (0..k as u32)
                 .min_by_key(|&p| (0..k as u32).map(|q| self.dist(p, q)).sum::<u64>())
                 .unwrap_or(0),
+            Kind::Other => 0,
         }
     }
 
     /// For every PE, the sum of the degrees of the PEs at distance below `g` (itself
-    /// included when `g ≥ 1`). Breadth-first to depth `g − 1` from every PE.
-    pub(crate) fn degree_sums(&self, g: u32) -> Vec<u64> {
+    /// included when `g ≥ 1`). Breadth-first to depth `g − 1` from every PE, the radius
+    /// halved while that passes [`BALL_MAX_STEPS`] (see [`ball_sums`]).
+    /// Returns the radius used with the sums.
+    pub(crate) fn degree_sums(&self, g: u32) -> (Vec<u64>, u32) {
         let deg = |p: u32| self.neighbours(p).len() as u64;
         ball_sums(self.k, g, |p| self.neighbours(p), deg)
     }
@@ -267,17 +257,46 @@ pub(crate) struct BoxState {
     occ: Vec<Vec<u32>>,
 }
 
+/// The most steps (nodes and neighbour entries visited) [`ball_sums`] takes at one radius.
+pub(crate) const BALL_MAX_STEPS: u64 = 1 << 27;
+
 /// For every node of a graph of `n` nodes, the sum of `weight` over the nodes at hop
-/// distance below `g` (breadth-first from every node, depth `g − 1`).
-pub(crate) fn ball_sums<'n, F, W>(n: usize, g: u32, nbrs: F, weight: W) -> Vec<u64>
+/// distance below `g` (breadth-first from every node, depth `g − 1`; O(n·ball) steps).
+/// When that would take more than [`BALL_MAX_STEPS`] steps, the radius is halved until it
+/// does not (so at most about `BALL_MAX_STEPS · log₂ g + n` steps in all); the radius used
+/// is returned with the sums.
+pub(crate) fn ball_sums<'n, F, W>(n: usize, g: u32, nbrs: F, weight: W) -> (Vec<u64>, u32)
+where
+    F: Fn(u32) -> &'n [u32],
+    W: Fn(u32) -> u64,
+{
+    let mut g = g;
+    loop {
+        if let Some(out) = ball_sums_within(n, g, &nbrs, &weight, BALL_MAX_STEPS) {
+            return (out, g);
+        }
+        g /= 2;
+    }
+}
+
+/// [`ball_sums`] at radius `g`, or `None` once more than `max_steps` steps are taken
+/// (never for `g ≤ 1`: n steps).
+fn ball_sums_within<'n, F, W>(
+    n: usize,
+    g: u32,
+    nbrs: &F,
+    weight: &W,
+    max_steps: u64,
+) -> Option<Vec<u64>>
 where
     F: Fn(u32) -> &'n [u32],
     W: Fn(u32) -> u64,
 {
     let mut out = vec![0u64; n];
     if g == 0 {
-        return out;
+        return Some(out);
     }
+    let mut steps = 0u64;
     let mut seen = vec![u32::MAX; n];
     let mut frontier: Vec<u32> = Vec::new();
     let mut next: Vec<u32> = Vec::new();
@@ -289,13 +308,18 @@ where
         for _ in 1..g {
             next.clear();
             for &u in &frontier {
-                for &v in nbrs(u) {
+                let nb = nbrs(u);
+                steps += nb.len() as u64 + 1;
+                for &v in nb {
                     if seen[v as usize] != s {
                         seen[v as usize] = s;
                         total += weight(v);
                         next.push(v);
                     }
                 }
+            }
+            if steps > max_steps {
+                return None;
             }
             std::mem::swap(&mut frontier, &mut next);
             if frontier.is_empty() {
@@ -304,5 +328,49 @@ where
         }
         out[s as usize] = total;
     }
-    out
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The closed-form centre is the lowest PE with the smallest total distance (checked
+    /// against every PE's total), and it is O(n) on huge targets (the per-dimension sums
+    /// took O(d²) steps: 10^12 on `torus:1000000`).
+    #[test]
+    fn centre_closed_form() {
+        for spec in [
+            "mesh:1",
+            "mesh:2",
+            "mesh:5",
+            "mesh:4x4",
+            "mesh:5x4",
+            "mesh:3x6x2",
+            "mesh:7x1",
+            "torus:4x4",
+            "torus:5x3",
+            "torus:2x7",
+            "hypercube:0",
+            "hypercube:4",
+        ] {
+            let arch = taskmap_arch::parse_arch(spec).unwrap();
+            let topo = Topo::new(arch.as_ref());
+            let k = arch.pe_count();
+            let naive = (0..k)
+                .min_by_key(|&p| (0..k).map(|q| topo.dist(p, q)).sum::<u64>())
+                .unwrap();
+            assert_eq!(topo.centre(), naive, "{spec}");
+        }
+        let t0 = std::time::Instant::now();
+        for (spec, centre) in [
+            ("torus:1000000", 0),
+            ("mesh:1000000", 499_999),
+            ("mesh:1000x1000", 499_499),
+        ] {
+            let arch = taskmap_arch::parse_arch(spec).unwrap();
+            assert_eq!(Topo::new(arch.as_ref()).centre(), centre, "{spec}");
+        }
+        assert!(t0.elapsed().as_secs() < 30);
+    }
 }
