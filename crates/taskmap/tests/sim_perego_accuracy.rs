@@ -4,93 +4,186 @@
 //! smallest square mesh that holds it. The paper reports a largest error of 5.8 % and a
 //! mean of 1.7 % against its simulator.
 //!
+//! Two sets of 40: the one the model was studied on (program seeds 1-40, mapping seeds
+//! 1000-1039) and a held-out one (program seeds 101-140, mapping seeds 1100-1139).
+//! `SpmModel::evaluate` (F with slack absorption) is compared with the paper's eq. 2-10
+//! alone (`SpmModel::evaluate_partial`, what the greedy mapper minimises).
+//!
 //! `cargo test -p taskmap --release --test sim_perego_accuracy -- --ignored --nocapture`
-//! prints the table (also `bench/perego_accuracy.sh`).
+//! prints the tables (also `bench/perego_accuracy.sh`).
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use taskmap::model::program_gen::{random, GenParams};
+use taskmap::model::Program;
 use taskmap::sim::perego::{SpmModel, SpmParams};
 use taskmap::sim::wormhole::simulate;
-use taskmap::{parse_arch, Mapping, PeId};
+use taskmap::{parse_arch, Architecture, Mapping, PeId};
+
+/// The two sets of programs: the studied one and the held-out one.
+const SETS: [(&str, u64); 2] = [("studied", 0), ("held-out", 100)];
+
+/// Program `i` of `count` in the set with seed offset `off`: tasks, mesh side, program,
+/// target, random one-to-one mapping.
+fn instance(
+    i: u32,
+    count: u32,
+    off: u64,
+    gen: &GenParams,
+) -> (u32, u32, Program, Box<dyn Architecture>, Mapping) {
+    let n = 4 + (i * 196).div_ceil(count.max(2) - 1).min(196);
+    let side = (1..).find(|s: &u32| s * s >= n).unwrap();
+    let prog = random(
+        n,
+        &GenParams {
+            seed: u64::from(i) + 1 + off,
+            ..gen.clone()
+        },
+    );
+    let arch = parse_arch(&format!("mesh:{side}x{side}")).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1000 + u64::from(i) + off);
+    let mut pes: Vec<u32> = (0..side * side).collect();
+    pes.shuffle(&mut rng);
+    let mapping = Mapping::new(pes[..n as usize].iter().map(|&p| PeId(p)).collect());
+    (n, side, prog, arch, mapping)
+}
 
 struct Row {
     tasks: u32,
     side: u32,
     sim: u64,
+    /// `SpmModel::evaluate`.
     f: f64,
+    /// Eq. 2-10 alone (`evaluate_partial`).
+    f_paper: f64,
     phases: usize,
+    /// At the argmax of `f` (one task per PE): w + q, distance, contention, absorbed slack
+    /// (cycles), and the task's simulated wait minus q.
+    terms: [f64; 4],
+    sim_extra_wait: i64,
+    /// The same terms at the argmax of `f_paper`.
+    paper_terms: [f64; 4],
+    paper_sim_extra_wait: i64,
 }
 
-fn run(count: u32, params: &SpmParams, gen: &GenParams) -> Vec<Row> {
+fn run(count: u32, off: u64, params: &SpmParams, gen: &GenParams) -> Vec<Row> {
     let mut rows = Vec::new();
     for i in 0..count {
-        let n = 4 + (i * 196).div_ceil(count.max(2) - 1).min(196);
-        let side = (1..).find(|s: &u32| s * s >= n).unwrap();
-        let prog = random(
-            n,
-            &GenParams {
-                seed: u64::from(i) + 1,
-                ..gen.clone()
-            },
-        );
-        let arch = parse_arch(&format!("mesh:{side}x{side}")).unwrap();
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1000 + u64::from(i));
-        let mut pes: Vec<u32> = (0..side * side).collect();
-        pes.shuffle(&mut rng);
-        let mapping = Mapping::new(pes[..n as usize].iter().map(|&p| PeId(p)).collect());
+        let (n, side, prog, arch, mapping) = instance(i, count, off, gen);
         let sim = simulate(&prog, arch.as_ref(), &mapping, &params.machine).unwrap();
         let model = SpmModel::build(&prog, params).unwrap();
         let f = model.evaluate(arch.as_ref(), &mapping).unwrap();
+        let pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
+        let fp = model.evaluate_partial(arch.as_ref(), &pes);
+        // Terms per task (every PE holds at most one task).
+        let nt = n as usize;
+        let tc = params.machine.flit_cycles as f64;
+        let mut dist = vec![0.0; nt];
+        for c in &model.channels {
+            let d = arch.distance(mapping.pe(c.src), mapping.pe(c.dst)) as f64;
+            dist[c.dst as usize] += c.messages as f64 * tc * (d - 1.0);
+        }
+        let terms_of = |pe: u32| -> ([f64; 4], i64) {
+            let t = pes.iter().position(|&p| p == pe).unwrap();
+            let own = (model.work[t] + model.wait[t]) as f64;
+            let cont = fp.per_pe[pe as usize] - own - dist[t];
+            let slack = fp.per_pe[pe as usize] - f.per_pe[pe as usize];
+            (
+                [own, dist[t], cont, slack],
+                sim.task_wait[t] as i64 - model.wait[t] as i64,
+            )
+        };
+        let (terms, sim_extra_wait) = terms_of(f.argmax);
+        let (paper_terms, paper_sim_extra_wait) = terms_of(fp.argmax);
         rows.push(Row {
             tasks: n,
             side,
             sim: sim.completion,
             f: f.f,
+            f_paper: fp.f,
             phases: model.num_phases(),
+            terms,
+            sim_extra_wait,
+            paper_terms,
+            paper_sim_extra_wait,
         });
     }
     rows
 }
 
-fn errors(rows: &[Row]) -> (f64, f64) {
+/// Largest and mean |error| of `f` (true) or of `f_paper` (false).
+fn errors(rows: &[Row], with_slack: bool) -> (f64, f64) {
     let errs: Vec<f64> = rows
         .iter()
-        .map(|r| (r.f - r.sim as f64).abs() / r.sim as f64)
+        .map(|r| {
+            let f = if with_slack { r.f } else { r.f_paper };
+            (f - r.sim as f64).abs() / r.sim as f64
+        })
         .collect();
     let max = errs.iter().cloned().fold(0.0, f64::max);
     (max, errs.iter().sum::<f64>() / errs.len() as f64)
 }
 
+fn pct(f: f64, sim: u64) -> f64 {
+    100.0 * (f - sim as f64) / sim as f64
+}
+
+/// Per program: simulated completion, F and its error, the paper's eq. 2-10 and its error,
+/// and at the argmax PE of each the terms of R (w + q, distance, contention, absorbed
+/// slack) against the simulated growth of that task's wait (`Δwait` = simulated wait − q).
 #[test]
 #[ignore]
 fn accuracy_table() {
     let params = SpmParams::default();
     let gen = GenParams::default();
-    let rows = run(40, &params, &gen);
-    println!("tasks mesh     sim_cycles      F_cycles  error%  phases");
-    for r in &rows {
+    for (name, off) in SETS {
+        let rows = run(40, off, &params, &gen);
+        println!("set {name}");
         println!(
-            "{:5} {:>2}x{:<2} {:12} {:13.1} {:7.2} {:7}",
-            r.tasks,
-            r.side,
-            r.side,
-            r.sim,
-            r.f,
-            100.0 * (r.f - r.sim as f64) / r.sim as f64,
-            r.phases
+            "tasks mesh  sim_cycles   F_cycles  err%   paper_F  err%  phases | at argmax F: w+q dist cont -slack Δwait | at argmax paper F: w+q dist cont Δwait"
+        );
+        for r in &rows {
+            let [o, d, c, s] = r.terms;
+            let [po, pd, pc, _] = r.paper_terms;
+            println!(
+                "{:5} {:>2}x{:<2} {:10} {:10.1} {:5.2} {:9.1} {:5.2} {:7} | {:6.0} {:4.0} {:4.0} {:5.0} {:5} | {:6.0} {:4.0} {:4.0} {:5}",
+                r.tasks,
+                r.side,
+                r.side,
+                r.sim,
+                r.f,
+                pct(r.f, r.sim),
+                r.f_paper,
+                pct(r.f_paper, r.sim),
+                r.phases,
+                o,
+                d,
+                c,
+                s,
+                r.sim_extra_wait,
+                po,
+                pd,
+                pc,
+                r.paper_sim_extra_wait
+            );
+        }
+        let (max, mean) = errors(&rows, true);
+        let (pmax, pmean) = errors(&rows, false);
+        let under = rows.iter().filter(|r| r.f < r.sim as f64).count();
+        let pover = rows.iter().filter(|r| r.f_paper > r.sim as f64).count();
+        println!(
+            "{name}: F max |error| {:.2} %, mean |error| {:.2} % ({under} of {} under); eq. 2-10 alone: max {:.2} %, mean {:.2} % ({pover} over)",
+            100.0 * max,
+            100.0 * mean,
+            rows.len(),
+            100.0 * pmax,
+            100.0 * pmean
         );
     }
-    let (max, mean) = errors(&rows);
-    println!(
-        "max |error| {:.2} %, mean |error| {:.2} %",
-        100.0 * max,
-        100.0 * mean
-    );
 }
 
-/// Sensitivity to the phase overlap fraction and to the message length.
+/// Sensitivity to the phase overlap fraction and to the message length, on both sets.
 #[test]
 #[ignore]
 fn accuracy_sweep() {
@@ -104,11 +197,219 @@ fn accuracy_sweep() {
                 flits,
                 ..GenParams::default()
             };
-            let rows = run(40, &params, &gen);
-            let (max, mean) = errors(&rows);
-            let phases: usize = rows.iter().map(|r| r.phases).sum::<usize>() / rows.len();
+            let mut line = format!("flits {flits:4} overlap_fraction {phi:.2}:");
+            for (name, off) in SETS {
+                let rows = run(40, off, &params, &gen);
+                let (max, mean) = errors(&rows, true);
+                let (pmax, pmean) = errors(&rows, false);
+                let phases: usize = rows.iter().map(|r| r.phases).sum::<usize>() / rows.len();
+                line += &format!(
+                    "  {name}: F {:.2} % / {:.2} %, eq. 2-10 {:.2} % / {:.2} % ({phases} phases)",
+                    100.0 * max,
+                    100.0 * mean,
+                    100.0 * pmax,
+                    100.0 * pmean
+                );
+            }
+            println!("{line}");
+        }
+    }
+}
+
+/// A quick version of the experiment that runs with the other tests (ten programs of
+/// 4-200 tasks per set). Measured when slack absorption was added: F max 1.99 %, mean
+/// 0.94 % (studied set), 2.50 % and 0.86 % (held-out); eq. 2-10 alone 5.69 % / 3.30 % and
+/// 6.00 % / 3.56 %. The bounds leave a small margin.
+#[test]
+fn accuracy_on_ten_programs() {
+    let gen = GenParams::default();
+    for (name, off) in SETS {
+        let rows = run(10, off, &SpmParams::default(), &gen);
+        let (max, mean) = errors(&rows, true);
+        let (_, pmean) = errors(&rows, false);
+        assert!(max < 0.03 && mean < 0.012, "{name}: max {max}, mean {mean}");
+        assert!(
+            mean < pmean,
+            "{name}: mean {mean} vs eq. 2-10 alone {pmean}"
+        );
+    }
+}
+
+/// Alternatives studied (not what `evaluate` computes), on both sets: the per-message delay
+/// `δ` (distance, plus eq. 9's share or eq. 8 over the messages of the phase whose routes
+/// share a link with it, `≡_h` of eq. 7, without eq. 9's division by `|S|`), counted
+/// (a) per message beyond its ideal-machine slack, summed per receiver (what `evaluate`
+/// does per phase entry), or (b) replayed along the ideal run's dependencies (a sender's
+/// delay postpones its later sends; a wait absorbs earlier delays), F = the latest task.
+#[test]
+#[ignore]
+fn accuracy_variants() {
+    use std::collections::HashSet;
+    use taskmap::model::program::Op;
+    use taskmap::sim::wormhole::{simulate_ideal, WormholeParams};
+    let params = SpmParams::default();
+    let wp = WormholeParams {
+        record_messages: true,
+        ..params.machine.clone()
+    };
+    for (name, off) in SETS {
+        // errors of: (a) eq. 9, (a) eq. 8, (b) eq. 9, (b) eq. 8
+        let mut errs = vec![Vec::new(); 4];
+        for i in 0..40 {
+            let (n, _, prog, arch, mapping) = instance(i, 40, off, &GenParams::default());
+            let sim = simulate(&prog, arch.as_ref(), &mapping, &params.machine).unwrap();
+            let ideal = simulate_ideal(&prog, &wp).unwrap();
+            let it = ideal.messages.as_ref().unwrap();
+            let model = SpmModel::build(&prog, &params).unwrap();
+            let msgs = prog.messages();
+            let dist = |m: usize| {
+                let msg = msgs[m];
+                arch.distance(mapping.pe(msg.src), mapping.pe(msg.dst)) as f64 - 1.0
+            };
+            // Per phase entry: eq. 9 share and eq. 8 over the link-sharing entries.
+            let mut share = std::collections::HashMap::new();
+            for h in 0..model.num_phases() {
+                let lo = model.phase_start[h] as usize;
+                let entries = &model.phase_entries[lo..model.phase_start[h + 1] as usize];
+                let routes: Vec<HashSet<u32>> = entries
+                    .iter()
+                    .map(|&(c, _)| {
+                        let ch = model.channels[c as usize];
+                        let mut v = Vec::new();
+                        arch.route(mapping.pe(ch.src), mapping.pe(ch.dst), &mut v);
+                        v.into_iter().collect()
+                    })
+                    .collect();
+                let mut class = vec![usize::MAX; entries.len()];
+                for s in 0..entries.len() {
+                    if class[s] != usize::MAX {
+                        continue;
+                    }
+                    let mut stack = vec![s];
+                    class[s] = s;
+                    while let Some(x) = stack.pop() {
+                        for y in 0..entries.len() {
+                            if class[y] == usize::MAX && !routes[x].is_disjoint(&routes[y]) {
+                                class[y] = s;
+                                stack.push(y);
+                            }
+                        }
+                    }
+                }
+                for e in 0..entries.len() {
+                    let members = (0..entries.len()).filter(|&x| class[x] == class[e]);
+                    let (mut size, mut others) = (0u64, 0u64);
+                    for x in members {
+                        size += 1;
+                        if x != e {
+                            others += entries[x].1;
+                        }
+                    }
+                    let direct: u64 = (0..entries.len())
+                        .filter(|&x| x != e && !routes[x].is_disjoint(&routes[e]))
+                        .map(|x| entries[x].1)
+                        .sum();
+                    let eq9 = others as f64 / (2.0 * size as f64);
+                    share.insert((h, entries[e].0), (eq9, direct as f64 / 2.0));
+                }
+            }
+            // Per message: (eq. 9, eq. 8) contention, split over an entry's messages by flits.
+            let mut cont = vec![(0.0f64, 0.0f64); msgs.len()];
+            let mut chan_entries: Vec<Vec<(usize, u64)>> = vec![Vec::new(); model.channels.len()];
+            for h in 0..model.num_phases() {
+                let r = model.phase_start[h] as usize..model.phase_start[h + 1] as usize;
+                for &(c, fl) in &model.phase_entries[r] {
+                    chan_entries[c as usize].push((h, fl));
+                }
+            }
+            for (ci, c) in prog.channels().iter().enumerate() {
+                let mut ms: Vec<usize> =
+                    (c.first_msg as usize..(c.first_msg + c.count) as usize).collect();
+                ms.sort_by_key(|&m| (it[m].inject, m));
+                let (mut ei, mut acc) = (0, 0u64);
+                for m in ms {
+                    let (h, fl) = chan_entries[ci][ei];
+                    let (s9, s8) = share[&(h, ci as u32)];
+                    let part = f64::from(msgs[m].flits) / fl as f64;
+                    cont[m] = (s9 * part, s8 * part);
+                    acc += u64::from(msgs[m].flits);
+                    if acc == fl {
+                        ei += 1;
+                        acc = 0;
+                    }
+                }
+            }
+            let simc = sim.completion as f64;
+            for (v, eq8) in [(0, false), (1, true)] {
+                let delta = |m: usize| dist(m) + if eq8 { cont[m].1 } else { cont[m].0 };
+                // (a) per message beyond its slack (reach of the RECEIVE on the ideal machine).
+                let mut fa = 0.0f64;
+                for t in 0..n {
+                    let base = prog.op_start(t) as usize;
+                    let (mut now, mut extra) = (0u64, 0.0f64);
+                    for (k, op) in prog.task_ops(t).iter().enumerate() {
+                        match *op {
+                            Op::Compute(c) => now += u64::from(c),
+                            Op::Send { .. } => now += wp.send_overhead,
+                            Op::Recv { .. } => {
+                                let m = prog.msg_of_op()[base + k] as usize;
+                                let slack = now.saturating_sub(it[m].deliver) as f64;
+                                extra += (delta(m) - slack).max(0.0);
+                                now = now.max(it[m].deliver) + wp.recv_overhead;
+                            }
+                        }
+                    }
+                    let t = t as usize;
+                    fa = fa.max((model.work[t] + model.wait[t]) as f64 + extra);
+                }
+                // (b) replay with latency L + δ until the delivery times are stable.
+                let mut del: Vec<f64> = (0..msgs.len()).map(|m| it[m].deliver as f64).collect();
+                let mut fb: f64;
+                loop {
+                    let mut changed = false;
+                    fb = 0.0;
+                    for t in 0..n {
+                        let base = prog.op_start(t) as usize;
+                        let mut now = 0.0f64;
+                        for (k, op) in prog.task_ops(t).iter().enumerate() {
+                            let m = prog.msg_of_op()[base + k] as usize;
+                            match *op {
+                                Op::Compute(c) => now += f64::from(c),
+                                Op::Send { .. } => {
+                                    now += wp.send_overhead as f64;
+                                    let d = now + f64::from(msgs[m].flits) + delta(m);
+                                    if (d - del[m]).abs() > 1e-9 {
+                                        del[m] = d;
+                                        changed = true;
+                                    }
+                                }
+                                Op::Recv { .. } => now = now.max(del[m]) + wp.recv_overhead as f64,
+                            }
+                        }
+                        fb = fb.max(now);
+                    }
+                    if !changed {
+                        break;
+                    }
+                }
+                errs[v].push((fa - simc) / simc);
+                errs[2 + v].push((fb - simc) / simc);
+            }
+        }
+        for (k, label) in [
+            "(a) per message beyond slack, eq. 9",
+            "(a) per message beyond slack, eq. 8",
+            "(b) replay, eq. 9",
+            "(b) replay, eq. 8",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let max = errs[k].iter().map(|e: &f64| e.abs()).fold(0.0, f64::max);
+            let mean = errs[k].iter().map(|e| e.abs()).sum::<f64>() / errs[k].len() as f64;
+            let under = errs[k].iter().filter(|&&e| e < 0.0).count();
             println!(
-                "flits {flits:4} overlap_fraction {phi:.2}: max {:.2} %, mean {:.2} %, mean phases {phases}",
+                "{name}: {label}: max {:.2} %, mean {:.2} % ({under} of 40 under)",
                 100.0 * max,
                 100.0 * mean
             );
@@ -116,11 +417,47 @@ fn accuracy_sweep() {
     }
 }
 
-/// A quick version of the experiment that runs with the other tests: the error stays
-/// within the bounds measured when the model was written (see docs/simulation.md).
+/// The messages the simulator's last task receives, for program `PROG` (index 0-39 of the
+/// studied set, default 22: 115 tasks): when each was injected on the ideal machine and
+/// in the simulation, its latency beyond `T_c·(L + d − 1)` (contention), and the
+/// receiver's wait for it on both.
 #[test]
-fn accuracy_on_ten_programs() {
-    let rows = run(10, &SpmParams::default(), &GenParams::default());
-    let (max, mean) = errors(&rows);
-    assert!(max < 0.08 && mean < 0.04, "max {max}, mean {mean}");
+#[ignore]
+fn accuracy_critical_task() {
+    use taskmap::model::program::Op;
+    use taskmap::sim::wormhole::{simulate_ideal, WormholeParams};
+    let i: u32 = std::env::var("PROG").map_or(22, |v| v.parse().expect("PROG: 0-39"));
+    let (n, _, prog, arch, mapping) = instance(i, 40, 0, &GenParams::default());
+    let wp = WormholeParams {
+        record_messages: true,
+        ..WormholeParams::default()
+    };
+    let sim = simulate(&prog, arch.as_ref(), &mapping, &wp).unwrap();
+    let ideal = simulate_ideal(&prog, &wp).unwrap();
+    let (st, it) = (
+        sim.messages.as_ref().unwrap(),
+        ideal.messages.as_ref().unwrap(),
+    );
+    let last = (0..n as usize).max_by_key(|&t| sim.task_finish[t]).unwrap();
+    println!(
+        "{n} tasks, last task {last}: finish {} simulated, {} ideal",
+        sim.task_finish[last], ideal.task_finish[last]
+    );
+    let base = prog.op_start(last as u32) as usize;
+    for (k, op) in prog.task_ops(last as u32).iter().enumerate() {
+        if let Op::Recv { from, flits } = *op {
+            let m = prog.msg_of_op()[base + k] as usize;
+            let d = arch.distance(mapping.pe(from), mapping.pe(last as u32));
+            let contention =
+                (st[m].deliver - st[m].inject) as i64 - i64::from(flits) - d as i64 + 1;
+            println!(
+                "from {from:4}, {flits:3} flits, {d:2} hops: injected {:6} ideal, {:6} simulated ({:+5}); contention {contention:5}; wait {:5} ideal, {:5} simulated",
+                it[m].inject,
+                st[m].inject,
+                st[m].inject as i64 - it[m].inject as i64,
+                it[m].wait,
+                st[m].wait
+            );
+        }
+    }
 }

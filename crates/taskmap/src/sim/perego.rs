@@ -7,6 +7,8 @@
 //! * `w_i`: cycles task `i` is busy (its `INT_OP`s plus the send and receive overheads);
 //! * per channel `i → j`: `m_ij` (messages), `l_ij` (mean length in flits) and `q_ij` (total
 //!   cycles the receiver `j` waited at `RECEIVE`s from `i`), and `q_j = Σ_i q_ij`;
+//! * per message, its slack: how long before the receiver reached the matching `RECEIVE`
+//!   it had arrived (0 when the receiver waited for it), summed per phase entry;
 //! * the phases: two messages belong to the same phase when their network intervals on the
 //!   ideal machine overlap for more than `overlap_fraction` of the longer of their two
 //!   minimal latencies (`T_c · L`); phases are the classes of the transitive closure,
@@ -28,7 +30,29 @@
 //! interference class of `(i,j)` in phase `h` (transitive closure, kept with union-find, of
 //! "the routes share a directed link" among the remote channels active in `h`), and `v^h_st`
 //! the flits `(s,t)` sends in phase `h` (the paper's `l_st` when the channel sends one
-//! message per phase). Complexity of `evaluate`: O(T + a·D + Σ_h a_h·D·α), D the diameter.
+//! message per phase). That is [`SpmModel::evaluate_partial`], the paper's F, which the
+//! greedy mapper minimises (and [`super::perego_incremental`] maintains).
+//!
+//! [`SpmModel::evaluate`], the estimate of the completion time of a complete mapping, also
+//! lets the receivers' slack absorb the delays: a message that reached its receiver `s`
+//! cycles before the receiver executed the `RECEIVE` on the ideal machine delays it only
+//! by `max(0, δ − s)` when the mapping makes it `δ` cycles slower. This is the case
+//! analysis the paper gives for eq. 5 (a faster local message saves only the cycles the
+//! receiver waited), applied to a slower remote message. Per phase entry `(h, i→j)`, with
+//! `n^h_ij` its messages and `s^h_ij` their summed slack:
+//!
+//! ```text
+//! δ^h_ij = n^h_ij · T_c · (d(m(i),m(j)) − 1) + T_c · Σ_{(s,t)∈S^h(i,j),(s,t)≠(i,j)} v^h_st / (2|S^h(i,j)|)
+//! R(m,n) = eq. 10 − Σ_{m(j)=n} Σ_{m(i)≠n} Σ_h min(δ^h_ij, s^h_ij)
+//! ```
+//!
+//! Without it, F adds the distance and contention of every channel to its receiver even
+//! when the receiver never waits for that channel; on the accuracy experiment (random
+//! programs, random mappings) F's maximum then sits on a task with little waiting whose
+//! simulated wait hardly grows, and F overestimates (`docs/simulation.md`). The absorbed
+//! cycles are reported in `slack` and, being a saving like eq. 5, in `multitasking`.
+//!
+//! Complexity of `evaluate`: O(T + a·D + Σ_h a_h·D·α), D the diameter.
 
 use taskmap_arch::{Architecture, LinkId, PeId};
 
@@ -90,6 +114,12 @@ pub struct SpmModel {
     /// of that channel in the phase).
     pub phase_start: Vec<u32>,
     pub phase_entries: Vec<(u32, u64)>,
+    /// Per phase entry: the messages of the channel in the phase.
+    pub entry_messages: Vec<u32>,
+    /// Per phase entry: the slack of its messages on the ideal machine, summed, in cycles:
+    /// how long before the receiver reached the matching `RECEIVE` each one had arrived
+    /// (0 for a message the receiver waited for; `u64::MAX` when one is never received).
+    pub entry_slack: Vec<u64>,
     /// Completion time on the ideal machine.
     pub ideal_completion: u64,
 }
@@ -109,6 +139,10 @@ pub struct FEstimate {
     pub distance: f64,
     pub multitasking: f64,
     pub contention: f64,
+    /// Part of `multitasking` that is not eq. 5: the delay of remote messages (distance and
+    /// contention) absorbed by the receivers' slack ([`SpmModel::evaluate`] only; 0 in
+    /// [`SpmModel::evaluate_partial`]).
+    pub slack: f64,
     /// `R(m, n)` per PE.
     pub per_pe: Vec<f64>,
 }
@@ -179,6 +213,7 @@ impl SpmModel {
             }
             channels.push(ch);
         }
+        let slack = message_slack(program, times, &params.machine);
         // Phases: sweep the messages in injection order; union overlapping ones.
         let tc = params.machine.flit_cycles;
         let mut order: Vec<u32> = (0..msgs.len() as u32)
@@ -199,24 +234,24 @@ impl SpmModel {
             }
             phase_of_msg[m as usize] = phase_of_root[r];
         }
-        // (phase, channel, flits), aggregated.
-        let mut triples: Vec<(u32, u32, u64)> = order
+        // (phase, channel, message), aggregated per (phase, channel).
+        let mut triples: Vec<(u32, u32, u32)> = order
             .iter()
-            .map(|&m| {
-                (
-                    phase_of_msg[m as usize],
-                    chan_of_msg[m as usize],
-                    u64::from(msgs[m as usize].flits),
-                )
-            })
+            .map(|&m| (phase_of_msg[m as usize], chan_of_msg[m as usize], m))
             .collect();
         triples.sort_unstable_by_key(|&(h, c, _)| (h, c));
         let mut phase_start = vec![0u32];
         let mut phase_entries: Vec<(u32, u64)> = Vec::new();
+        let mut entry_messages: Vec<u32> = Vec::new();
+        let mut entry_slack: Vec<u64> = Vec::new();
         let mut cur = (u32::MAX, u32::MAX);
-        for (h, c, f) in triples {
+        for (h, c, m) in triples {
+            let f = u64::from(msgs[m as usize].flits);
             if (h, c) == cur {
                 phase_entries.last_mut().expect("an entry").1 += f;
+                *entry_messages.last_mut().expect("an entry") += 1;
+                let sl = entry_slack.last_mut().expect("an entry");
+                *sl = sl.saturating_add(slack[m as usize]);
                 continue;
             }
             while phase_start.len() <= h as usize {
@@ -224,6 +259,8 @@ impl SpmModel {
             }
             cur = (h, c);
             phase_entries.push((c, f));
+            entry_messages.push(1);
+            entry_slack.push(slack[m as usize]);
         }
         phase_start.push(phase_entries.len() as u32);
         let n = program.num_tasks();
@@ -234,6 +271,8 @@ impl SpmModel {
             channels,
             phase_start,
             phase_entries,
+            entry_messages,
+            entry_slack,
             ideal_completion: ideal.completion,
         }
     }
@@ -248,16 +287,27 @@ impl SpmModel {
         &self.params
     }
 
-    /// `F` and its terms for `mapping` on `arch` (which needs routes).
+    /// `F` and its terms for `mapping` on `arch` (which needs routes), as an estimate of the
+    /// completion time: eq. 2-10 where the delay a remote message gets from the mapping
+    /// (distance and contention, `δ`) only counts beyond its slack on the ideal machine,
+    /// `max(0, δ − slack)` per phase entry (the case analysis of eq. 5 applied to a slower
+    /// message instead of a faster one). The absorbed part is in `slack` and, as a saving,
+    /// in `multitasking`.
     pub fn evaluate(&self, arch: &dyn Architecture, mapping: &Mapping) -> Result<FEstimate, Error> {
         let pes = super::routed_mapping(self.work.len(), arch, mapping, "F")?;
-        Ok(self.evaluate_partial(arch, &pes))
+        let mut sc = PartialScratch::default();
+        let mut est = self.evaluate_inner(arch, &pes, &mut sc, true);
+        est.per_pe = sc.r;
+        Ok(est)
     }
 
-    /// `F` for a partial mapping: `pes[t]` is the PE of task `t` or `u32::MAX` when `t` is
-    /// not mapped yet; unmapped tasks and the channels touching them count for nothing
-    /// (the paper's F over partial mappings, §2). `arch` must have routes and every mapped
-    /// PE must exist (callers check).
+    /// The paper's `F` (eq. 2-10, without the slack absorption of [`Self::evaluate`]) for a
+    /// partial mapping: `pes[t]` is the PE of task `t` or `u32::MAX` when `t` is not mapped
+    /// yet; unmapped tasks and the channels touching them count for nothing (the paper's F
+    /// over partial mappings, §2). This is what the greedy mapper minimises and what
+    /// [`super::perego_incremental::IncrementalF`] maintains (absorption is not linear in
+    /// the contention shares, so `F_sum` would lose its closed-form update). `arch` must
+    /// have routes and every mapped PE must exist (callers check).
     pub fn evaluate_partial(&self, arch: &dyn Architecture, pes: &[u32]) -> FEstimate {
         let mut sc = PartialScratch::default();
         let mut est = self.evaluate_partial_with(arch, pes, &mut sc);
@@ -276,6 +326,18 @@ impl SpmModel {
         pes: &[u32],
         sc: &mut PartialScratch,
     ) -> FEstimate {
+        self.evaluate_inner(arch, pes, sc, false)
+    }
+
+    /// Eq. 2-10 on a partial mapping; with `absorb`, the delay of every remote phase entry
+    /// counts only beyond its slack (see [`Self::evaluate`]).
+    fn evaluate_inner(
+        &self,
+        arch: &dyn Architecture,
+        pes: &[u32],
+        sc: &mut PartialScratch,
+        absorb: bool,
+    ) -> FEstimate {
         let n = self.work.len();
         let k = arch.pe_count();
         let unmapped = u32::MAX;
@@ -291,6 +353,7 @@ impl SpmModel {
             distance: 0.0,
             multitasking: 0.0,
             contention: 0.0,
+            slack: 0.0,
             per_pe: Vec::new(),
         };
         for j in 0..n {
@@ -370,17 +433,30 @@ impl SpmModel {
                 size[root] += 1;
                 vol[root] += f;
             }
+            let base = self.phase_start[h] as usize;
             for (e, &(c, f)) in entries.iter().enumerate() {
-                if route_start[c as usize] == route_start[c as usize + 1] {
+                let (lo, hi) = (route_start[c as usize], route_start[c as usize + 1]);
+                if lo == hi {
                     continue;
                 }
                 let root = uf.find(e as u32) as usize;
-                if size[root] < 2 {
-                    continue;
-                }
-                let v = tc * (vol[root] - f) as f64 / (2.0 * size[root] as f64);
-                r[pes[self.channels[c as usize].dst as usize] as usize] += v;
+                let v = if size[root] < 2 {
+                    0.0
+                } else {
+                    tc * (vol[root] - f) as f64 / (2.0 * size[root] as f64)
+                };
+                let recv = pes[self.channels[c as usize].dst as usize] as usize;
+                r[recv] += v;
                 est.contention += v;
+                if absorb {
+                    // δ of the entry: its messages' distance overhead and its share.
+                    let hops = f64::from(hi - lo);
+                    let delay = f64::from(self.entry_messages[base + e]) * tc * (hops - 1.0) + v;
+                    let a = delay.min(self.entry_slack[base + e] as f64);
+                    r[recv] -= a;
+                    est.multitasking += a;
+                    est.slack += a;
+                }
             }
         }
         let mut best = 0usize;
@@ -433,10 +509,44 @@ impl SpmModel {
             wait: vec![0; n],
             channels,
             phase_start: vec![0, phase_entries.len() as u32],
+            entry_messages: vec![1; phase_entries.len()],
+            entry_slack: vec![0; phase_entries.len()],
             phase_entries,
             ideal_completion: 0,
         }
     }
+}
+
+/// Per message, its slack on the ideal machine in cycles: how long before its receiver
+/// reached the matching `RECEIVE` it had been delivered (0 when the receiver waited for it,
+/// `u64::MAX` when nobody receives it). Replays every task alone on its PE, as the ideal
+/// machine runs it, in O(instructions).
+fn message_slack(
+    program: &Program,
+    times: &[super::wormhole::MessageTimes],
+    machine: &WormholeParams,
+) -> Vec<u64> {
+    use crate::model::program::Op;
+    let mut slack = vec![u64::MAX; program.messages().len()];
+    let msg_of_op = program.msg_of_op();
+    for t in 0..program.num_tasks() as u32 {
+        let base = program.op_start(t) as usize;
+        let mut now = 0u64;
+        for (k, op) in program.task_ops(t).iter().enumerate() {
+            match *op {
+                Op::Compute(c) => now = now.saturating_add(u64::from(c)),
+                Op::Send { .. } => now = now.saturating_add(machine.send_overhead),
+                Op::Recv { .. } => {
+                    let m = msg_of_op[base + k] as usize;
+                    let d = times[m].deliver;
+                    debug_assert_eq!(times[m].wait, d.saturating_sub(now));
+                    slack[m] = now.saturating_sub(d);
+                    now = now.max(d).saturating_add(machine.recv_overhead);
+                }
+            }
+        }
+    }
+    slack
 }
 
 /// Joins `a` and `b` (messages in `order`, which is sorted by injection time) whenever `a`
