@@ -297,6 +297,10 @@ struct Job {
     seed: u64,
 }
 
+/// [`Bipartitioner::coarse_tries`] apply to the splits of domains holding at least
+/// `1/TOP_SPLIT_FRACTION` of the PEs (the first four levels of a power-of-two target).
+pub const TOP_SPLIT_FRACTION: u64 = 8;
+
 /// What every job of a level reads.
 struct JobContext<'a> {
     graph: &'a TaskGraph,
@@ -441,6 +445,19 @@ impl JobContext<'_> {
             s0 / (s0 + arch.domain_size(&d1) as f64)
         };
         let mut job_rng = Xoshiro256PlusPlus::seed_from_u64(job.seed);
-        self.bip.run(&sp, scratch, &mut job_rng)
+        // The coarse tries go to the splits of the largest domains only: their frontiers
+        // are the longest and the most expensive (the largest distances), and there are
+        // few of them.
+        let top =
+            u64::from(arch.domain_size(&dom)) * TOP_SPLIT_FRACTION >= u64::from(arch.pe_count());
+        if top || self.bip.coarse_tries <= self.bip.tries {
+            self.bip.run(&sp, scratch, &mut job_rng)
+        } else {
+            let plain = Bipartitioner {
+                coarse_tries: 0,
+                ..self.bip.clone()
+            };
+            plain.run(&sp, scratch, &mut job_rng)
+        }
     }
 }

@@ -104,6 +104,7 @@ impl Default for MultilevelMapper {
             unwrapped_runs: true,
             bipartitioner: Bipartitioner {
                 coarsen_to: 200,
+                coarse_tries: 16,
                 ..Bipartitioner::default()
             },
             refiner: KwayRefiner::default(),
@@ -120,6 +121,7 @@ impl MultilevelMapper {
         c.initial_run_work = 0;
         c.coarsest_per_pe = 16;
         c.bipartitioner.tries = 2;
+        c.bipartitioner.coarse_tries = 0;
         c.bipartitioner.fm_passes = 3;
         c.refiner.lp_rounds = 4;
         c.refiner.fm_passes = 1;
@@ -134,6 +136,7 @@ impl MultilevelMapper {
         c.initial_runs = 8;
         c.initial_run_work = 0;
         c.bipartitioner.tries = 8;
+        c.bipartitioner.coarse_tries = 32;
         c.bipartitioner.fm_passes = 10;
         c.bipartitioner.fm_stall = 200;
         c.refiner.fm_passes = 8;
@@ -181,6 +184,9 @@ pub struct MultilevelSpec {
     /// Coarsest graph size per PE.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_pe: Option<usize>,
+    /// Bipartitioning tries on the coarsest graph of a multilevel bipartition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coarse_tries: Option<usize>,
     /// Multilevel bipartitioning in the initial DRB: coarsen task sets larger than this
     /// (0: flat).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -242,6 +248,9 @@ impl MultilevelSpec {
                 self.runs = Some(runs);
             }
             "tries" => self.tries = Some(parse_usize("multilevel", key, value)?),
+            "coarse_tries" | "coarse-tries" => {
+                self.coarse_tries = Some(parse_usize("multilevel", key, value)?)
+            }
             "fm" => self.fm = Some(parse_usize("multilevel", key, value)?),
             "lp" => self.lp = Some(parse_usize("multilevel", key, value)?),
             "swaps" => self.swaps = Some(parse_usize("multilevel", key, value)?),
@@ -256,7 +265,7 @@ impl MultilevelSpec {
             "unwrap" => self.unwrap = Some(parse_usize("multilevel", key, value)?),
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, runs, tries, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, runs, tries, coarse_tries, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap",
                     key
                 )))
             }
@@ -284,6 +293,9 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.tries {
             m.bipartitioner.tries = v.max(1);
+        }
+        if let Some(v) = self.coarse_tries {
+            m.bipartitioner.coarse_tries = v;
         }
         if let Some(v) = self.fm {
             m.refiner.fm_passes = v;

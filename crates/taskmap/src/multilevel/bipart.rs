@@ -137,6 +137,10 @@ pub struct Bipartitioner {
     /// 200, which on our benchmarks gave the same `f_C` as flat FM on small graphs and
     /// lower `f_C` on graphs of 20k–75k tasks, in less time).
     pub coarsen_to: usize,
+    /// Tries on the coarsest graph of a multilevel bipartition (at most `coarsen_to`
+    /// tasks, so a try costs little next to the uncoarsening, while the coarsest split
+    /// sets the shape of the frontier); `tries` when smaller.
+    pub coarse_tries: usize,
 }
 
 impl Default for Bipartitioner {
@@ -146,6 +150,7 @@ impl Default for Bipartitioner {
             fm_passes: 6,
             fm_stall: 100,
             coarsen_to: 0,
+            coarse_tries: 0,
         }
     }
 }
@@ -195,7 +200,15 @@ impl Bipartitioner {
             }
         }
         let coarsest = levels.last().map_or(sp, |l| &l.0);
-        let mut side = self.run_flat(coarsest, scratch, rng);
+        let mut side = if self.coarse_tries > self.tries && coarsest.n() <= self.coarsen_to {
+            let more = Bipartitioner {
+                tries: self.coarse_tries,
+                ..self.clone()
+            };
+            more.run_flat(coarsest, scratch, rng)
+        } else {
+            self.run_flat(coarsest, scratch, rng)
+        };
         for i in (0..levels.len()).rev() {
             let fine = if i == 0 { sp } else { &levels[i - 1].0 };
             side = levels[i].1.iter().map(|&c| side[c as usize]).collect();
