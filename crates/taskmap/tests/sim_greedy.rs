@@ -137,13 +137,45 @@ fn table2_suboptimal_rows() {
     }
 }
 
+/// Relative equality for F values.
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Checks that `inc.trial(t, p)` gives the F and F_sum of `evaluate_partial` on `pes`
+/// with `t` on `p` (`pes[t]` is unmapped before and after).
+fn check_trial(
+    inc: &mut IncrementalF<'_>,
+    model: &SpmModel,
+    arch: &dyn taskmap::Architecture,
+    pes: &mut [u32],
+    t: u32,
+    p: u32,
+) {
+    let v = inc.trial(t, p);
+    pes[t as usize] = p;
+    let e = model.evaluate_partial(arch, pes);
+    pes[t as usize] = u32::MAX;
+    assert!(
+        close(v.f, e.f),
+        "task {t} on {p}: trial F {} vs {}",
+        v.f,
+        e.f
+    );
+    assert!(
+        close(v.f_sum, e.f_sum),
+        "task {t} on {p}: trial F_sum {} vs {}",
+        v.f_sum,
+        e.f_sum
+    );
+}
+
 /// The incremental F equals `evaluate_partial` recomputed from scratch: after every
 /// assignment (F, F_sum and R per PE) and for trial assignments, on random programs and
 /// random partial mappings (one-to-one and many-to-one), with classes enumerated and
 /// bounded.
 #[test]
 fn incremental_f_equals_recomputation() {
-    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
     let cases: &[(&str, u32, &str, bool)] = &[
         ("random", 30, "mesh:6x6", false),
@@ -184,17 +216,7 @@ fn incremental_f_equals_recomputation() {
                 };
                 for _ in 0..3 {
                     let p = pick(&mut rng, &inc);
-                    let v = inc.trial(t, p);
-                    pes[t as usize] = p;
-                    let e = model.evaluate_partial(arch.as_ref(), &pes);
-                    pes[t as usize] = u32::MAX;
-                    assert!(close(v.f, e.f), "trial F {} vs {}", v.f, e.f);
-                    assert!(
-                        close(v.f_sum, e.f_sum),
-                        "trial F_sum {} vs {}",
-                        v.f_sum,
-                        e.f_sum
-                    );
+                    check_trial(&mut inc, &model, arch.as_ref(), &mut pes, t, p);
                     trials += 1;
                 }
                 let p = pick(&mut rng, &inc);
@@ -220,7 +242,6 @@ fn incremental_f_equals_recomputation() {
 /// `trial` stopped the scan of the PEs too early).
 #[test]
 fn incremental_f_with_huge_weights() {
-    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
     let n = 40u32;
     // A star (hub 0, 2^58 per edge: the hub receives 39·2^57 flits) and a ring of the
     // leaves (near 2^50).
@@ -242,17 +263,7 @@ fn incremental_f_with_huge_weights() {
         for t in 0..n {
             for _ in 0..3 {
                 let p = rng.gen_range(0..4);
-                let v = inc.trial(t, p);
-                pes[t as usize] = p;
-                let e = model.evaluate_partial(arch.as_ref(), &pes);
-                pes[t as usize] = u32::MAX;
-                assert!(close(v.f, e.f), "task {t}: trial F {} vs {}", v.f, e.f);
-                assert!(
-                    close(v.f_sum, e.f_sum),
-                    "task {t}: trial F_sum {} vs {}",
-                    v.f_sum,
-                    e.f_sum
-                );
+                check_trial(&mut inc, &model, arch.as_ref(), &mut pes, t, p);
             }
             let p = rng.gen_range(0..4);
             inc.assign(t, p);

@@ -12,6 +12,8 @@
 //! `cargo test -p taskmap --release --test sim_perego_accuracy -- --ignored --nocapture`
 //! prints the tables (also `bench/perego_accuracy.sh`).
 
+mod common;
+
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -244,7 +246,6 @@ fn accuracy_on_ten_programs() {
 #[test]
 #[ignore]
 fn accuracy_variants() {
-    use std::collections::HashSet;
     use taskmap::model::program::Op;
     use taskmap::sim::wormhole::{simulate_ideal, WormholeParams};
     let params = SpmParams::default();
@@ -271,31 +272,8 @@ fn accuracy_variants() {
             for h in 0..model.num_phases() {
                 let lo = model.phase_start[h] as usize;
                 let entries = &model.phase_entries[lo..model.phase_start[h + 1] as usize];
-                let routes: Vec<HashSet<u32>> = entries
-                    .iter()
-                    .map(|&(c, _)| {
-                        let ch = model.channels[c as usize];
-                        let mut v = Vec::new();
-                        arch.route(mapping.pe(ch.src), mapping.pe(ch.dst), &mut v);
-                        v.into_iter().collect()
-                    })
-                    .collect();
-                let mut class = vec![usize::MAX; entries.len()];
-                for s in 0..entries.len() {
-                    if class[s] != usize::MAX {
-                        continue;
-                    }
-                    let mut stack = vec![s];
-                    class[s] = s;
-                    while let Some(x) = stack.pop() {
-                        for y in 0..entries.len() {
-                            if class[y] == usize::MAX && !routes[x].is_disjoint(&routes[y]) {
-                                class[y] = s;
-                                stack.push(y);
-                            }
-                        }
-                    }
-                }
+                let routes = common::entry_routes(arch.as_ref(), &model, &mapping, entries);
+                let class = common::route_classes(&routes);
                 for e in 0..entries.len() {
                     let members = (0..entries.len()).filter(|&x| class[x] == class[e]);
                     let (mut size, mut others) = (0u64, 0u64);

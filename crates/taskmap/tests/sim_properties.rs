@@ -4,7 +4,7 @@
 //! intersections, classes by graph search). PE busy times equal the sum of the instruction
 //! costs computed from the program directly.
 
-use std::collections::HashSet;
+mod common;
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -114,31 +114,8 @@ fn naive_terms(model: &SpmModel, arch: &dyn Architecture, m: &Mapping) -> (f64, 
                 m.pe(ch.src) != m.pe(ch.dst)
             })
             .collect();
-        let routes: Vec<HashSet<u32>> = entries
-            .iter()
-            .map(|&(c, _)| {
-                let ch = model.channels[c as usize];
-                let mut v = Vec::new();
-                arch.route(m.pe(ch.src), m.pe(ch.dst), &mut v);
-                v.into_iter().collect()
-            })
-            .collect();
-        let mut class = vec![usize::MAX; entries.len()];
-        for s in 0..entries.len() {
-            if class[s] != usize::MAX {
-                continue;
-            }
-            let mut stack = vec![s];
-            class[s] = s;
-            while let Some(x) = stack.pop() {
-                for y in 0..entries.len() {
-                    if class[y] == usize::MAX && !routes[x].is_disjoint(&routes[y]) {
-                        class[y] = s;
-                        stack.push(y);
-                    }
-                }
-            }
-        }
+        let routes = common::entry_routes(arch, model, m, &entries);
+        let class = common::route_classes(&routes);
         for e in 0..entries.len() {
             let members: Vec<usize> = (0..entries.len())
                 .filter(|&x| class[x] == class[e])

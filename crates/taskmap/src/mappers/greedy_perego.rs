@@ -97,13 +97,29 @@ use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
 use crate::mapping::Mapping;
 use crate::problem::{Capacities, Problem};
-use crate::sim::perego::{PartialScratch, SpmModel, SpmParams};
+use crate::sim::perego::{PartialScratch, SpmChannel, SpmModel, SpmParams};
 use crate::sim::perego_incremental::{FValue, IncrementalF};
 
 use tasks::{centre_and_diameter, Partners};
 use topology::{ball_sums, BoxState, Topo};
 
 const UNMAPPED: u32 = u32::MAX;
+
+/// The channels `chans` of task `t` whose other end is mapped in `pes`: the channel, the
+/// other end's PE and whether the channel comes in to `t`.
+fn mapped_channels<'m>(
+    model: &'m SpmModel,
+    chans: &'m [u32],
+    pes: &'m [u32],
+    t: u32,
+) -> impl Iterator<Item = (&'m SpmChannel, u32, bool)> + 'm {
+    chans.iter().filter_map(move |&c| {
+        let ch = &model.channels[c as usize];
+        let (other, incoming) = ch.other_end(t);
+        let q = pes[other as usize];
+        (q != UNMAPPED).then_some((ch, q, incoming))
+    })
+}
 
 /// The greedy mapper. Parameters public with defaults.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -675,17 +691,7 @@ fn candidates(st: &State, cx: &Ctx, sc: &mut Scratch, t: u32) -> Result<(), Erro
     let fprime = |p: u32, other_pes: &mut Vec<(u32, f64)>| -> (f64, f64) {
         let mut on_p = own;
         other_pes.clear();
-        for &c in chans {
-            let ch = &model.channels[c as usize];
-            let (other, incoming) = if ch.dst == t {
-                (ch.src, true)
-            } else {
-                (ch.dst, false)
-            };
-            let q = pes[other as usize];
-            if q == UNMAPPED {
-                continue;
-            }
+        for (ch, q, incoming) in mapped_channels(model, chans, pes, t) {
             if q == p {
                 on_p -= model.local_saving(ch);
                 continue;
@@ -725,17 +731,7 @@ fn candidates(st: &State, cx: &Ctx, sc: &mut Scratch, t: u32) -> Result<(), Erro
         let mut per_total = 0.0;
         sc.other_pes.clear();
         sc.seeds.clear();
-        for &c in chans {
-            let ch = &model.channels[c as usize];
-            let (other, incoming) = if ch.dst == t {
-                (ch.src, true)
-            } else {
-                (ch.dst, false)
-            };
-            let q = pes[other as usize];
-            if q == UNMAPPED {
-                continue;
-            }
+        for (ch, q, incoming) in mapped_channels(model, chans, pes, t) {
             let m = ch.messages as f64 * tc;
             per_total += m;
             if incoming {

@@ -94,6 +94,17 @@ pub struct SpmChannel {
 }
 
 impl SpmChannel {
+    /// The other end of the channel seen from task `t` (one of its ends), and whether the
+    /// channel comes in to `t`.
+    #[inline]
+    pub fn other_end(&self, t: u32) -> (u32, bool) {
+        if self.dst == t {
+            (self.src, true)
+        } else {
+            (self.dst, false)
+        }
+    }
+
     /// `l_ij`: mean message length in flits.
     pub fn mean_flits(&self) -> f64 {
         self.flits as f64 / self.messages.max(1) as f64
