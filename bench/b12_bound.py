@@ -22,21 +22,33 @@ import kahip
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TM = os.path.join(ROOT, "target", "release", "taskmap")
-BENCH = os.path.join(ROOT, "..", "shared", "data", "itc99", "b12.bench")
+DATA = os.environ.get("DATA", os.path.join(ROOT, "..", "shared", "data"))
+BENCH = os.path.join(DATA, "itc99", "b12.bench")
 K, SIDE, CAP = 36, 6, 40
 
 
 def read_metis(path):
+    """A METIS graph with optional vertex and edge weights (fmt 0, 1, 10, 11; one
+    constraint): (n, xadj, adjncy, edge weights, vertex weights)."""
     lines = [l for l in open(path) if not l.startswith("%")]
-    n = int(lines[0].split()[0])
-    xadj, adj, ew = [0], [], []
+    head = lines[0].split()
+    n = int(head[0])
+    fmt = head[2].rjust(3, "0") if len(head) > 2 else "000"
+    has_vw, has_ew = fmt[1] == "1", fmt[2] == "1"
+    xadj, adj, ew, vw = [0], [], [], []
     for i in range(n):
         t = list(map(int, lines[1 + i].split()))
-        for j in range(0, len(t), 2):
+        if has_vw:
+            vw.append(t[0])
+            t = t[1:]
+        else:
+            vw.append(1)
+        step = 2 if has_ew else 1
+        for j in range(0, len(t), step):
             adj.append(t[j] - 1)
-            ew.append(t[j + 1])
+            ew.append(t[j + 1] if has_ew else 1)
         xadj.append(len(adj))
-    return n, xadj, adj, ew
+    return n, xadj, adj, ew, vw
 
 
 def torus_dist(a, b):
@@ -68,18 +80,18 @@ def main():
         g = os.path.join(tmp, "b12.graph")
         subprocess.run([TM, "convert", BENCH, g], check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
-        n, xadj, adj, ew = read_metis(g)
+        n, xadj, adj, ew, vw = read_metis(g)
     d = [[torus_dist(a, b) for b in range(K)] for a in range(K)]
     ladder = sorted(d[0][1:])
-    imbalance = CAP * K / n - 1
+    imbalance = CAP * K / sum(vw) - 1
     print("%-16s %6s %14s %12s" % ("partition", "cut", "f_C bound", "f_C placed"))
     lows = []
     for mode, name in ((2, "strong"), (5, "strongsocial")):
         for seed in range(5):
-            cut, part = kahip.kaffpa([1] * n, xadj, ew, adj, K, imbalance, True, seed, mode)
+            cut, part = kahip.kaffpa(vw, xadj, ew, adj, K, imbalance, True, seed, mode)
             loads = [0] * K
-            for p in part:
-                loads[p] += 1
+            for v, p in enumerate(part):
+                loads[p] += vw[v]
             assert max(loads) <= CAP, "partition over capacity"
             w = [[0] * K for _ in range(K)]
             for v in range(n):

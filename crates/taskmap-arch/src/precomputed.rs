@@ -115,4 +115,7 @@ impl Architecture for Precomputed {
     fn scotch_target(&self) -> Option<String> {
         self.inner.scotch_target()
     }
+    fn unwrapped(&self) -> Option<Box<dyn Architecture>> {
+        self.inner.unwrapped()
+    }
 }

@@ -130,6 +130,7 @@ pub(crate) fn format_pe_list(pes: &[PeId]) -> String {
     out.join(",")
 }
 
+// `unwrapped` is not forwarded: the inner target's PE ids are not this target's.
 impl Architecture for Subset {
     fn pe_count(&self) -> u32 {
         self.pes.len() as u32

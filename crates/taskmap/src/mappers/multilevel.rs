@@ -19,10 +19,11 @@
 //!    runs, 3,317 to 3,539 with four runs) (run in parallel on the context's pool; the
 //!    best after refinement is kept); with fewer runs than threads, each DRB also splits
 //!    the jobs of a level into parallel chains, one per thread (see [`drb`]), otherwise the
-//!    mapping does not depend on the thread count. On a torus, every other run splits the
-//!    domains of the mesh with the same PEs (`Architecture::unwrapped`; the refiner still
+//!    mapping does not depend on the thread count. On a torus, the even-numbered runs (run 0,
+//!    the only one with `runs=1`) split the domains of the mesh with the same PEs (`Architecture::unwrapped`; the refiner still
 //!    scores torus distances): task graphs that are not periodic map better that way
-//!    (100x100x100 grid onto `torus:8x8x8`: 374,524 instead of 447,034), periodic ones
+//!    (100x100x100 grid onto `torus:8x8x8`, before FM ran on the finest level: 374,524
+//!    instead of 447,034), periodic ones
 //!    and some others with the torus's own domains, and the best run is kept.
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
 //!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps) on every level.
@@ -80,8 +81,9 @@ pub struct MultilevelMapper {
     /// Small coarsest graphs get more runs: `initial_run_work / n` of them (at most
     /// [`MAX_ADAPTIVE_RUNS`]) when that is more than `initial_runs`. 0 turns this off.
     pub initial_run_work: usize,
-    /// On a target with wrap-around links (a torus), every other initial run splits the
-    /// domains of the same target without them (see `Architecture::unwrapped`).
+    /// On a target with wrap-around links (a torus), the even-numbered initial runs (run 0
+    /// first) split the domains of the same target without them (see
+    /// `Architecture::unwrapped`).
     pub unwrapped_runs: bool,
     /// The bipartitioner of the initial DRB.
     pub bipartitioner: Bipartitioner,
@@ -262,7 +264,16 @@ impl MultilevelSpec {
             "coarsen_to" | "coarsen-to" => {
                 self.coarsen_to = Some(parse_usize("multilevel", key, value)?)
             }
-            "unwrap" => self.unwrap = Some(parse_usize("multilevel", key, value)?),
+            "unwrap" => {
+                let v = parse_usize("multilevel", key, value)?;
+                if v > 1 {
+                    return Err(Error::Config(format!(
+                        "multilevel: unwrap must be 0 or 1, got \"{}\"",
+                        value
+                    )));
+                }
+                self.unwrap = Some(v);
+            }
             _ => {
                 return Err(Error::Config(format!(
                     "multilevel: unknown parameter \"{}\"; known: preset, coarsening, runs, tries, coarse_tries, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap",
@@ -435,8 +446,8 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         // otherwise each DRB also splits its levels into chains (see `drb`).
         let threads = ctx.pool.as_ref().map_or(1, |p| p.current_num_threads());
         let pool = ctx.pool.as_ref().filter(|_| seeds.len() < threads);
-        // On a torus, every other run bipartitions the domains of its mesh (same PEs, no
-        // wrap-around): see `Architecture::unwrapped`.
+        // On a torus, the even-numbered runs (so the only one when there is one) bipartition
+        // the domains of its mesh (same PEs, no wrap-around): see `Architecture::unwrapped`.
         let unwrapped = arch.unwrapped().filter(|_| cfg.unwrapped_runs);
         let run = |(i, &seed): (usize, &u64)| -> (bool, u64, Vec<u32>) {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);

@@ -36,7 +36,8 @@ use super::pq::{key_gain, lifo_key, IndexedHeap};
 /// space the gain computations use.
 #[derive(Debug)]
 pub struct KwayState<'a> {
-    /// The task graph.
+    /// The task graph (read-only after [`KwayState::new`], which derives the unit-weight
+    /// fast path from it).
     pub graph: &'a TaskGraph,
     /// The distances.
     pub dist: &'a DistTable<'a>,
