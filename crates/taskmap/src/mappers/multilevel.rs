@@ -12,19 +12,22 @@
 //!    (with 128·k, grid100x100 on torus:8x8 cost 2,087 instead of 1,576).
 //! 2. **Initial mapping** of the coarsest graph by dual recursive bipartitioning
 //!    ([`crate::mappers::drb`]) with multilevel bipartitions (task sets above
-//!    `bipartitioner.coarsen_to` tasks are coarsened inside each split), `initial_runs`
-//!    independent runs with their own seeds (more on small coarsest graphs of n tasks:
-//!    `initial_run_work / n`, at most 8; DRB's result varies much with the seed, 3,494 to
+//!    `bipartitioner.coarsen_to` tasks are coarsened inside each split), in `initial_runs`
+//!    independent runs with their own seeds, run in parallel on the context's pool; the
+//!    best after refinement is kept. DRB's result varies much with the seed (3,494 to
 //!    4,924 on a 100x100 grid onto `torus:16x16` with capacity 40 over four seeds and two
-//!    runs, 3,317 to 3,539 with four runs) (run in parallel on the context's pool; the
-//!    best after refinement is kept); with fewer runs than threads, each DRB also splits
-//!    the jobs of a level into parallel chains, one per thread (see [`drb`]), otherwise the
-//!    mapping does not depend on the thread count. On a torus, the even-numbered runs (run 0,
-//!    the only one with `runs=1`) split the domains of the mesh with the same PEs (`Architecture::unwrapped`; the refiner still
-//!    scores torus distances): task graphs that are not periodic map better that way
+//!    runs, 3,317 to 3,539 with four), so small coarsest graphs of n tasks get
+//!    `initial_run_work / n` runs (at most [`MAX_ADAPTIVE_RUNS`]), and the smallest also
+//!    more tries per split ([`SMALL_GRAPH_TRIES`]). With fewer runs than threads, each DRB
+//!    also splits the jobs of a level into parallel chains, one per thread (see [`drb`]);
+//!    otherwise the mapping does not depend on the thread count.
+//!
+//!    On a torus, the even-numbered runs (run 0, the only one with `runs=1`) split the
+//!    domains of the mesh with the same PEs (`Architecture::unwrapped`; the refiner still
+//!    scores torus distances). Task graphs that are not periodic map better that way
 //!    (100x100x100 grid onto `torus:8x8x8`, before FM ran on the finest level: 374,524
-//!    instead of 447,034), periodic ones
-//!    and some others with the torus's own domains, and the best run is kept.
+//!    instead of 447,034); periodic ones, and some others, map better with the torus's
+//!    own domains, and the best run is kept.
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
 //!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps) on every level.
 //!
@@ -204,7 +207,7 @@ pub struct MultilevelSpec {
     /// Largest coarsest graph (the initial DRB's input), at least 8·k.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_coarsest: Option<usize>,
-    /// 1: on a torus, every other initial run uses the mesh's domains; 0: never.
+    /// 1: on a torus, the even-numbered initial runs use the mesh's domains; 0: never.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unwrap: Option<usize>,
 }
