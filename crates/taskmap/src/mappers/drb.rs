@@ -19,7 +19,7 @@
 //! slack of (1+ε)^(1/√L) − 1 for the L = ⌈log₂ size⌉ levels below it (the slack that
 //! would compound to exactly ε, (1+ε)^(1/L) − 1, leaves FM too little room; it is kept
 //! with several vertex weights, where repairs are harder); a final
-//! [`rebalance`](crate::multilevel::refine::rebalance) repairs what exceeds the bounds.
+//! [`rebalance`] repairs what exceeds the bounds.
 //!
 //! Complexity: O(log k · tries · passes · (n + m) · log n) plus O(m log k) domain distance
 //! calls (cached per job).

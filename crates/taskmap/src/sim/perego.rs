@@ -2,7 +2,7 @@
 //! Perego (1994, §3.2 and §4, equations 2-10).
 //!
 //! [`SpmModel::build`] runs the program on the ideal machine
-//! ([`simulate_ideal`](super::wormhole::simulate_ideal)) and derives:
+//! ([`simulate_ideal`]) and derives:
 //!
 //! * `w_i`: cycles task `i` is busy (its `INT_OP`s plus the send and receive overheads);
 //! * per channel `i → j`: `m_ij` (messages), `l_ij` (mean length in flits) and `q_ij` (total
