@@ -12,7 +12,8 @@
 //!    (with 128·k, grid100x100 on torus:8x8 cost 2,087 instead of 1,576).
 //! 2. **Initial mapping** of the coarsest graph by dual recursive bipartitioning
 //!    ([`crate::mappers::drb`]) with multilevel bipartitions (task sets above
-//!    `bipartitioner.coarsen_to` tasks are coarsened inside each split), in `initial_runs`
+//!    `bipartitioner.coarsen_to` tasks are coarsened inside each split and refined by FM
+//!    and flow on every level, see [`Bipartitioner`]), in `initial_runs`
 //!    independent runs with their own seeds, run in parallel on the context's pool; the
 //!    best after refinement is kept. DRB's result varies much with the seed (3,494 to
 //!    4,924 on a 100x100 grid onto `torus:16x16` with capacity 40 over four seeds and two
@@ -115,6 +116,7 @@ impl Default for MultilevelMapper {
             bipartitioner: Bipartitioner {
                 coarsen_to: 200,
                 coarse_tries: 16,
+                flow_alpha: 1.0,
                 ..Bipartitioner::default()
             },
             refiner: KwayRefiner::default(),
@@ -132,6 +134,7 @@ impl MultilevelMapper {
         c.coarsest_per_pe = 16;
         c.bipartitioner.tries = 2;
         c.bipartitioner.coarse_tries = 0;
+        c.bipartitioner.flow_alpha = 0.0;
         c.bipartitioner.fm_passes = 3;
         c.refiner.lp_rounds = 4;
         c.refiner.fm_passes = 1;
@@ -197,6 +200,9 @@ pub struct MultilevelSpec {
     /// Bipartitioning tries on the coarsest graph of a multilevel bipartition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coarse_tries: Option<usize>,
+    /// Flow refinement of the bipartitions: corridor size factor (0: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<usize>,
     /// Multilevel bipartitioning in the initial DRB: coarsen task sets larger than this
     /// (0: flat).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -258,6 +264,7 @@ impl MultilevelSpec {
                 self.runs = Some(runs);
             }
             "tries" => self.tries = Some(parse_usize("multilevel", key, value)?),
+            "flow" => self.flow = Some(parse_usize("multilevel", key, value)?),
             "coarse_tries" | "coarse-tries" => {
                 self.coarse_tries = Some(parse_usize("multilevel", key, value)?)
             }
@@ -284,7 +291,7 @@ impl MultilevelSpec {
             }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, runs, tries, coarse_tries, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap",
                     key
                 )))
             }
@@ -315,6 +322,9 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.coarse_tries {
             m.bipartitioner.coarse_tries = v;
+        }
+        if let Some(v) = self.flow {
+            m.bipartitioner.flow_alpha = v.min(1 << 20) as f64;
         }
         if let Some(v) = self.fm {
             m.refiner.fm_passes = v;

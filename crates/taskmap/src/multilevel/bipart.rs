@@ -12,9 +12,16 @@
 //! addressable priority queues, moves that keep balance or reduce the overload,
 //! rollback to the best prefix). The best try wins: least overload, then least cost.
 //! O(tries · passes · (n + m) · log n).
+//!
+//! Large task sets are bipartitioned by a multilevel scheme (`coarsen_to`): heavy-edge
+//! matching down to a few hundred tasks, the tries there (`coarse_tries` of them when
+//! set), then on every finer level FM and, with `flow_alpha` ≥ 1, a minimum cut in a
+//! corridor around the frontier ([`super::flow`]), which straightens the bulges FM leaves
+//! on meshes (a 1000x1000 grid bisected with a cut of 1,000 instead of 1,300).
 
 use rand::Rng;
 
+use super::flow::{flow_refine, FlowScratch};
 use super::pq::{lifo_key, IndexedHeap};
 
 /// A task set to bipartition: local CSR, weights, external costs and bounds.
@@ -85,7 +92,7 @@ impl SubProblem {
         c
     }
 
-    fn loads(&self, side: &[u8]) -> [Vec<u64>; 2] {
+    pub(crate) fn loads(&self, side: &[u8]) -> [Vec<u64>; 2] {
         let mut w = [vec![0u64; self.ncon], vec![0u64; self.ncon]];
         for v in 0..self.n() {
             for c in 0..self.ncon {
@@ -95,7 +102,7 @@ impl SubProblem {
         w
     }
 
-    fn violation(&self, w: &[Vec<u64>; 2]) -> u64 {
+    pub(crate) fn violation(&self, w: &[Vec<u64>; 2]) -> u64 {
         let mut x = 0;
         for s in 0..2 {
             for c in 0..self.ncon {
@@ -141,6 +148,10 @@ pub struct Bipartitioner {
     /// tasks, so a try costs little next to the uncoarsening, while the coarsest split
     /// sets the shape of the frontier); `tries` when smaller.
     pub coarse_tries: usize,
+    /// Flow refinement ([`super::flow`]) after FM on every level of a multilevel
+    /// bipartition, with corridors of `flow_alpha` times the weight the sides may lose
+    /// (below 1: off; one vertex weight only).
+    pub flow_alpha: f64,
 }
 
 impl Default for Bipartitioner {
@@ -151,6 +162,7 @@ impl Default for Bipartitioner {
             fm_stall: 100,
             coarsen_to: 0,
             coarse_tries: 0,
+            flow_alpha: 0.0,
         }
     }
 }
@@ -163,6 +175,7 @@ pub struct BipartScratch {
     locked: Vec<bool>,
     log: Vec<u32>,
     deferred: Vec<u32>,
+    flow: FlowScratch,
 }
 
 /// FM looks at most this many blocked tasks deep into each queue per move.
@@ -213,6 +226,12 @@ impl Bipartitioner {
             let fine = if i == 0 { sp } else { &levels[i - 1].0 };
             side = levels[i].1.iter().map(|&c| side[c as usize]).collect();
             fm_passes(fine, &mut side, self.fm_passes, self.fm_stall, scratch);
+            if self.flow_alpha >= 1.0
+                && fine.ncon == 1
+                && flow_refine(fine, &mut side, self.flow_alpha, &mut scratch.flow)
+            {
+                fm_passes(fine, &mut side, 1, self.fm_stall, scratch);
+            }
         }
         side
     }

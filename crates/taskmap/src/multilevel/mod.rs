@@ -8,6 +8,7 @@
 pub mod bipart;
 pub mod coarsen;
 pub mod dist;
+pub mod flow;
 pub mod pq;
 pub mod refine;
 
