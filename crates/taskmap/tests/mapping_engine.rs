@@ -467,13 +467,15 @@ fn projection_keeps_cost_and_loads() {
 
 /// The multilevel bipartitioner finds a near-straight cut of a grid under a tight bound
 /// (its FM keeps blocked moves queued instead of dropping them).
-#[test]
-fn multilevel_bisection_of_a_grid() {
-    use taskmap::multilevel::bipart::{BipartScratch, Bipartitioner, SubProblem};
-    let g = gen::grid(&[40, 40], false);
+/// The bipartition problem of a whole graph with no external costs, cut distance 1 and
+/// the same bound on both sides.
+fn whole_graph_subproblem(
+    g: &taskmap_graph::TaskGraph,
+    bound: u64,
+) -> taskmap::multilevel::bipart::SubProblem {
     let (xadj, adjncy, ew, vw) = g.csr();
     let n = g.num_tasks();
-    let sp = SubProblem {
+    taskmap::multilevel::bipart::SubProblem {
         xadj: xadj.to_vec(),
         adjncy: adjncy.to_vec(),
         edge_weight: ew.to_vec(),
@@ -481,10 +483,16 @@ fn multilevel_bisection_of_a_grid() {
         ncon: 1,
         ext: [vec![0; n], vec![0; n]],
         cut_dist: 1,
-        bound: [vec![808], vec![808]],
+        bound: [vec![bound], vec![bound]],
         share0: 0.5,
         fixed: Vec::new(),
-    };
+    }
+}
+
+#[test]
+fn multilevel_bisection_of_a_grid() {
+    use taskmap::multilevel::bipart::{BipartScratch, Bipartitioner};
+    let sp = whole_graph_subproblem(&gen::grid(&[40, 40], false), 808);
     for coarsen_to in [0, 100] {
         let bip = Bipartitioner {
             coarsen_to,
@@ -509,24 +517,9 @@ fn multilevel_bisection_of_a_grid() {
 /// result is what `SubProblem::cost` recomputes.
 #[test]
 fn flow_refinement_straightens_and_never_worsens() {
-    use taskmap::multilevel::bipart::{SubProblem, FREE_SIDE};
+    use taskmap::multilevel::bipart::FREE_SIDE;
     use taskmap::multilevel::flow::{flow_refine, FlowScratch};
-    let sub = |g: &taskmap_graph::TaskGraph, bound: u64| {
-        let (xadj, adjncy, ew, vw) = g.csr();
-        let n = g.num_tasks();
-        SubProblem {
-            xadj: xadj.to_vec(),
-            adjncy: adjncy.to_vec(),
-            edge_weight: ew.to_vec(),
-            vertex_weight: vw.to_vec(),
-            ncon: 1,
-            ext: [vec![0; n], vec![0; n]],
-            cut_dist: 1,
-            bound: [vec![bound], vec![bound]],
-            share0: 0.5,
-            fixed: Vec::new(),
-        }
-    };
+    let sub = whole_graph_subproblem;
     let s = 120usize;
     let sp = sub(
         &gen::grid(&[s as u32, s as u32], false),
