@@ -47,7 +47,9 @@ impl FlowScratch {
         }
     }
 
-    fn bfs(&mut self, s: u32, t: u32) -> bool {
+    /// Breadth-first levels from `s` in the residual network: along edges with capacity
+    /// left, or with `reverse`, against them (the vertices that reach `s`).
+    fn bfs(&mut self, s: u32, reverse: bool) {
         self.level.iter_mut().for_each(|l| *l = NONE);
         self.queue.clear();
         self.level[s as usize] = 0;
@@ -59,14 +61,15 @@ impl FlowScratch {
             let mut e = self.head[v as usize];
             while e != NONE {
                 let u = self.to[e as usize];
-                if self.cap[e as usize] > 0 && self.level[u as usize] == NONE {
+                // Edge v -> u; its reverse e ^ 1 is u -> v.
+                let c = self.cap[(if reverse { e ^ 1 } else { e }) as usize];
+                if c > 0 && self.level[u as usize] == NONE {
                     self.level[u as usize] = self.level[v as usize] + 1;
                     self.queue.push(u);
                 }
                 e = self.next[e as usize];
             }
         }
-        self.level[t as usize] != NONE
     }
 
     /// One blocking flow by iterative depth-first search; returns the flow pushed.
@@ -274,39 +277,23 @@ fn corridor_cut(
     }
     sc.level.clear();
     sc.level.resize(b + 2, NONE);
-    while sc.bfs(src, snk) {
-        if sc.blocking(src, snk) == 0 {
+    loop {
+        sc.bfs(src, false);
+        if sc.level[snk as usize] == NONE || sc.blocking(src, snk) == 0 {
             break;
         }
     }
-    // Source side: reachable from the source in the residual network.
-    sc.bfs(src, snk);
-    let from_src: Vec<bool> = (0..b).map(|i| sc.level[i] != NONE).collect();
-    // Sink side: vertices that reach the sink in the residual network (reverse search).
-    let mut to_sink = vec![false; b + 2];
-    to_sink[snk as usize] = true;
-    sc.queue.clear();
-    sc.queue.push(snk);
-    let mut i = 0;
-    while i < sc.queue.len() {
-        let v = sc.queue[i];
-        i += 1;
-        let mut e = sc.head[v as usize];
-        while e != NONE {
-            // Edge v -> u exists; residual u -> v is the reverse edge e ^ 1.
-            let u = sc.to[e as usize];
-            if sc.cap[(e ^ 1) as usize] > 0 && !to_sink[u as usize] {
-                to_sink[u as usize] = true;
-                sc.queue.push(u);
-            }
-            e = sc.next[e as usize];
-        }
-    }
+    // The cut closest to the source: what the source still reaches in the residual
+    // network; the one closest to the sink: what still reaches the sink.
     let mut near_src = side.to_vec();
     let mut near_snk = side.to_vec();
+    sc.bfs(src, false);
     for (li, &v) in band.iter().enumerate() {
-        near_src[v as usize] = if from_src[li] { 0 } else { 1 };
-        near_snk[v as usize] = if to_sink[li] { 1 } else { 0 };
+        near_src[v as usize] = u8::from(sc.level[li] == NONE);
+    }
+    sc.bfs(snk, true);
+    for (li, &v) in band.iter().enumerate() {
+        near_snk[v as usize] = u8::from(sc.level[li] != NONE);
     }
     Some([near_src, near_snk])
 }

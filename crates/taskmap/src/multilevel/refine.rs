@@ -18,8 +18,8 @@
 //!   (`fm_max_tasks` can skip large ones): label propagation moves only with a positive
 //!   gain into PEs with room, and stops where the loads sit at their bounds and a boundary
 //!   only improves after a run of zero-gain moves, which FM makes (100x100x100 grid onto
-//!   `torus:8x8x8`: 374,368 after label propagation on the finest level, 321,189 after three
-//!   FM passes of about 0.4 s each).
+//!   `torus:8x8x8`, one run before the coarse tries and flow refinement: 374,368 after label
+//!   propagation on the finest level, 321,189 after three FM passes of about 0.4 s each).
 //! * **swaps** of two adjacent tasks on different PEs, for cases where every PE is full (one
 //!   task per PE): gain `g_v(p→q) + g_u(q→p) − 2·w(uv)·dist(p, q)`.
 //!
