@@ -340,6 +340,9 @@ struct Ctx<'a> {
     full_scan: bool,
     /// `n` of the k-ary n-cube.
     nd: usize,
+    /// The most neighbours a PE has: a task with more partners cannot have them all at
+    /// distance 1 (the end-game search and the exchange pass give up then).
+    max_pe_degree: usize,
     tc: f64,
     n: usize,
     k: usize,
@@ -561,6 +564,10 @@ impl<'a> Ctx<'a> {
             params,
             caps,
             nd: topo.n_dims(),
+            max_pe_degree: (0..k as u32)
+                .map(|p| topo.neighbours(p).len())
+                .max()
+                .unwrap_or(0),
             topo,
             partners,
             ch_start,
@@ -652,7 +659,7 @@ fn commit(st: &mut State, cx: &Ctx, t: u32, p: u32) {
     for &v in cx.partners.of(t) {
         st.mapped_partners[v as usize] += 1;
         let q = st.inc.pes()[v as usize];
-        if q != UNMAPPED && v != t && cx.topo.dist(p, q) != 1 {
+        if q != UNMAPPED && cx.topo.dist(p, q) != 1 {
             st.clean = false;
         }
         if q == UNMAPPED {
@@ -722,7 +729,6 @@ fn candidates(st: &State, cx: &Ctx, sc: &mut Scratch, t: u32) -> Result<(), Erro
             .then(a.2.total_cmp(&b.2))
             .then(a.3.cmp(&b.3))
     };
-    sc.order.clear();
     if cx.one_to_one && st.mapped_partners[tu] > 0 && !cx.full_scan {
         // Free PEs only, so F' grows with every distance to a partner's PE: visit the PEs
         // breadth-first from the partners' PEs and stop once a lower bound for the next
@@ -993,13 +999,8 @@ fn endgame_completion(st: &State, cx: &Ctx) -> Option<Vec<(u32, u32)>> {
                 .count() as u32;
         }
     }
-    // A task with more partners than a PE has neighbours cannot have them all at distance 1.
-    let max_pe_degree = (0..cx.k as u32)
-        .map(|p| cx.topo.neighbours(p).len())
-        .max()
-        .unwrap_or(0);
     if (0..n as u32)
-        .any(|t| pes[t as usize] == UNMAPPED && cx.partners.degree(t) as usize > max_pe_degree)
+        .any(|t| pes[t as usize] == UNMAPPED && cx.partners.degree(t) as usize > cx.max_pe_degree)
     {
         return None;
     }
@@ -1326,11 +1327,7 @@ const REFINE_MAX_WORK: u64 = 1 << 31;
 /// the evaluations run out; changes that lengthen the routes (eq. 4) are scored only once
 /// the others bring nothing. One task per PE on entry and on exit.
 fn refine(cx: &Ctx, pes: &mut [u32]) {
-    let max_pe_degree = (0..cx.k as u32)
-        .map(|p| cx.topo.neighbours(p).len())
-        .max()
-        .unwrap_or(0);
-    if (0..cx.n as u32).any(|t| cx.partners.degree(t) as usize > max_pe_degree) {
+    if (0..cx.n as u32).any(|t| cx.partners.degree(t) as usize > cx.max_pe_degree) {
         return;
     }
     let mut task_on = vec![UNMAPPED; cx.k];

@@ -19,16 +19,7 @@ impl Partners {
                 pairs.push((c.dst, c.src));
             }
         }
-        pairs.sort_unstable();
-        pairs.dedup();
-        let mut start = vec![0u32; n + 1];
-        for &(a, _) in &pairs {
-            start[a as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let adj = pairs.into_iter().map(|(_, b)| b).collect();
+        let (start, adj) = adjacency(n, pairs);
         Self { start, adj }
     }
 
@@ -148,4 +139,19 @@ pub(crate) fn centre_and_diameter(p: &Partners) -> (u32, u32) {
         break;
     }
     (cur, diam)
+}
+
+/// The adjacency lists of `0..n` from directed pairs `(a, b)` (duplicates dropped), as
+/// `(start, ids)`: the neighbours of `a` are `ids[start[a]..start[a + 1]]`, ascending.
+pub(crate) fn adjacency(n: usize, mut pairs: Vec<(u32, u32)>) -> (Vec<u32>, Vec<u32>) {
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut start = vec![0u32; n + 1];
+    for &(a, _) in &pairs {
+        start[a as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    (start, pairs.into_iter().map(|(_, b)| b).collect())
 }

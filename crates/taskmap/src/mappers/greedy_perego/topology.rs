@@ -81,16 +81,7 @@ impl<'a> Topo<'a> {
                 }
             }
         }
-        pairs.sort_unstable();
-        pairs.dedup();
-        let mut nbr_start = vec![0u32; k + 1];
-        for &(a, _) in &pairs {
-            nbr_start[a as usize + 1] += 1;
-        }
-        for i in 0..k {
-            nbr_start[i + 1] += nbr_start[i];
-        }
-        let nbr = pairs.into_iter().map(|(_, b)| b).collect();
+        let (nbr_start, nbr) = super::tasks::adjacency(k, pairs);
         Self {
             arch,
             kind,
