@@ -143,7 +143,7 @@ impl AlgorithmSpec {
         ),
         (
             "greedy-perego",
-            "De Petris & Perego's greedy mapper minimising their completion-time estimate F (wormhole k-ary n-cubes: mesh, torus, hypercube); variant=default|paper (paper: the paper's rules only; default adds our end-game search and exchange pass), params refine (exchange-pass evaluations per task, 0 off), endgame, endgame_budget, lookahead, bounding_box, degree_radius, max_tasks_per_pe, candidates, tie_tolerance, one_to_one",
+            "De Petris & Perego's greedy mapper minimising their completion-time estimate F (wormhole k-ary n-cubes: mesh, torus, hypercube); variant=default|paper (paper: the paper's rules only; default adds our end-game search and exchange pass), params refine (exchange-pass evaluations per task, 0 off), sim_refine (simulations per task of the simulated exchange pass, programs only, 0 off), endgame, endgame_budget, lookahead, bounding_box, degree_radius, max_tasks_per_pe, candidates, tie_tolerance, one_to_one",
         ),
         (
             "gtwp",

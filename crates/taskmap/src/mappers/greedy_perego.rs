@@ -59,16 +59,22 @@
 //!   try is a full evaluation of F (buffers reused), drawn from one pool of
 //!   `refine_evals · T` evaluations (64 · T by default), at most 2^16 and at most 2^31
 //!   steps in all.
+//! * **Simulated exchange pass** (`sim_refine`, [`greedy_map_program`] only): the same
+//!   moves scored by the wormhole simulator (completion, then the sum of the finishing
+//!   times), for what F cannot see: a delay travelling from task to task, as up a reduce
+//!   tree. At most `sim_refine · T` simulations (4 · T by default) and 2^23 simulated
+//!   events; see `greedy_perego/sim_refine.rs`.
 //!
 //! # Results (`tests/sim_greedy.rs`, docs/simulation.md)
 //!
 //! Default: every optimal row of the paper's Table II (rings on meshes, tori and
 //! hypercubes up to 512 PEs, 2-D meshes on `hypercube:8` and `mesh:28x28`, butterflies on
 //! `hypercube:9`) reaches the ideal machine with dilation 1; reduce trees on meshes end
-//! within 0-1.3 % of the ideal machine up to 127 tasks and 12 % for 511; butterflies on
-//! meshes 3-30 % above it (the natural embedding 2-18 %). The paper's rules alone: rings
-//! +0.1-0.3 %, `mesh:16x16` on `hypercube:8` +11.7 %, the rest as the default except
-//! trees.
+//! within 0-0.3 % of the ideal machine up to 127 tasks and 5.3 % for 511 (3.6 % above
+//! the contention-free H mapping on a mesh twice as large; the paper: at most 6.8 %);
+//! butterflies on meshes 2-25 % above it (the natural embedding 2-18 %). The paper's
+//! rules alone: rings +0.1-0.3 %, `mesh:16x16` on `hypercube:8` +11.7 %, trees up to
+//! +215 %, butterflies on meshes 3-30 %.
 //!
 //! # Costs
 //!
@@ -85,6 +91,7 @@
 //! [`SpmModel::from_task_graph`] (one phase, one message per edge and direction of `w/2`
 //! flits, no waiting); [`greedy_map_program`] uses the program's phase model.
 
+mod sim_refine;
 mod tasks;
 mod topology;
 
@@ -159,6 +166,12 @@ pub struct GreedyPerego {
     /// task, `refine_evals · T`, shared by all tasks, at most 2^16 and at most 2^31 steps
     /// in all (0: off). Default 64.
     pub refine_evals: u32,
+    /// Ours (the simulated exchange pass, [`greedy_map_program`] only, which has the
+    /// program): the moves of the exchange pass scored by the wormhole simulator, kept when
+    /// they lower the simulated completion time (then the sum of the tasks' finishing
+    /// times); at most this many simulations per task and 2^23 simulated events in all
+    /// (0: off). Runs on one-task-per-PE results above the ideal machine. Default 4.
+    pub sim_refine: u32,
     /// The bounding-rectangle tie-breaker. Default on.
     pub bounding_box: bool,
     /// The memory bound `M` of the paper as a number of tasks per PE (0: none). Default 0.
@@ -179,6 +192,7 @@ impl Default for GreedyPerego {
             endgame: usize::MAX,
             endgame_budget: 64,
             refine_evals: 64,
+            sim_refine: 4,
             bounding_box: true,
             max_tasks_per_pe: 0,
             one_to_one: true,
@@ -192,13 +206,15 @@ impl GreedyPerego {
         Self {
             endgame: 0,
             refine_evals: 0,
+            sim_refine: 0,
             ..Self::default()
         }
     }
 
     /// Sets one parameter from `key=value`: `variant=paper|default` (resets the others),
     /// `candidates`, `tie_tolerance`, `lookahead`, `endgame` (a number, `all` or `off`),
-    /// `endgame_budget`, `refine` (evaluations per task, pooled), `degree_radius` (`auto`
+    /// `endgame_budget`, `refine` (evaluations per task, pooled), `sim_refine` (simulations
+    /// per task), `degree_radius` (`auto`
     /// or a number), `bounding_box`, `max_tasks_per_pe`, `one_to_one`.
     pub fn set(&mut self, param: &str) -> Result<(), Error> {
         let name = "greedy-perego";
@@ -249,6 +265,7 @@ impl GreedyPerego {
             }
             "endgame_budget" => self.endgame_budget = u64::from(int()?),
             "refine" | "refine_evals" => self.refine_evals = int()?,
+            "sim_refine" => self.sim_refine = int()?,
             "degree_radius" | "g" => {
                 self.degree_radius = if value == "auto" { None } else { Some(int()?) }
             }
@@ -257,7 +274,7 @@ impl GreedyPerego {
             "one_to_one" => self.one_to_one = flag()?,
             other => {
                 return Err(Error::Config(format!(
-                    "{}: unknown parameter \"{}\"; known: variant, candidates, tie_tolerance, lookahead, endgame, endgame_budget, refine, degree_radius, bounding_box, max_tasks_per_pe, one_to_one",
+                    "{}: unknown parameter \"{}\"; known: variant, candidates, tie_tolerance, lookahead, endgame, endgame_budget, refine, sim_refine, degree_radius, bounding_box, max_tasks_per_pe, one_to_one",
                     name, other
                 )))
             }
@@ -297,7 +314,19 @@ pub fn greedy_map_program(
     params: &GreedyPerego,
 ) -> Result<Mapping, Error> {
     let model = SpmModel::build(program, &params.spm)?;
-    greedy_map(&model, arch, params)
+    let mapping = greedy_map(&model, arch, params)?;
+    if params.sim_refine == 0 {
+        return Ok(mapping);
+    }
+    let mut pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
+    sim_refine::sim_refine(
+        program,
+        arch,
+        &params.spm.machine,
+        &mut pes,
+        params.sim_refine,
+    );
+    Ok(Mapping::new(pes.into_iter().map(PeId).collect()))
 }
 
 /// The greedy mapping of `model` onto `arch` (which needs routes), without capacities.
