@@ -89,12 +89,7 @@ fn table2_with_the_paper_rules_only() {
     let within = |g: &str, a: &str, slack: f64| {
         let o = run(g, a, &params);
         let bound = (o.ideal as f64 * (1.0 + slack)).floor() as u64;
-        assert!(
-            o.sim >= o.ideal && o.sim <= bound,
-            "{g} on {a}: {} vs ideal {}",
-            o.sim,
-            o.ideal
-        );
+        assert!(o.sim <= bound, "{g} on {a}: {} vs ideal {}", o.sim, o.ideal);
     };
     for (g, a) in [
         ("ring:64", "hypercube:6"),
@@ -128,12 +123,7 @@ fn table2_suboptimal_rows() {
         let o = run(g, a, &params);
         let bound = (o.ideal as f64 * (1.0 + slack)).floor() as u64;
         assert!(o.one_per_pe);
-        assert!(
-            o.sim >= o.ideal && o.sim <= bound,
-            "{g} on {a}: {} vs ideal {}",
-            o.sim,
-            o.ideal
-        );
+        assert!(o.sim <= bound, "{g} on {a}: {} vs ideal {}", o.sim, o.ideal);
     }
 }
 
@@ -233,7 +223,8 @@ fn incremental_f_equals_recomputation() {
             assert_eq!(inc.pes(), &pes[..]);
         }
     }
-    assert!(trials > 900, "{trials} trials");
+    // Three trials before every assignment, two passes (`small` 0 and 64) per case.
+    assert_eq!(trials, 3 * 2 * (30 + 40 + 32 + 16 + 36), "trials");
 }
 
 /// Weights near 2^58 (a phase near 2^64 flits in all): the incremental F still equals the
@@ -366,7 +357,10 @@ fn registered_on_a_task_graph() {
     // paper's rules alone leave one edge of length 3.
     assert_eq!(dilation("greedy-perego"), 12);
     assert_eq!(dilation("greedy-perego,variant=paper"), 14);
-    assert!(dilation("greedy-perego,variant=paper,lookahead=off,bounding_box=off") >= 12);
+    // Parameters reach the mapper: without the end-game search the ring stays open, and a
+    // degree radius of 0 (no degree rule) leaves it longer (measured).
+    assert_eq!(dilation("greedy-perego,endgame=off"), 14);
+    assert_eq!(dilation("greedy-perego,variant=paper,degree_radius=0"), 16);
     assert!(AlgorithmSpec::from_str("greedy-perego,bogus=1").is_err());
     assert!(AlgorithmSpec::from_str("greedy-perego,variant=best").is_err());
     let spec = AlgorithmSpec::from_str("greedy-perego").unwrap();
