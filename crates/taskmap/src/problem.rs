@@ -224,20 +224,26 @@ pub fn check_epsilon(epsilon: f64) -> Result<(), Error> {
     }
 }
 
+/// The exact sum of `values`: 64-bit additions, the carries counted apart.
+fn wide_sum(values: impl Iterator<Item = u64>) -> u128 {
+    let (mut low, mut carries) = (0u64, 0u64);
+    for w in values {
+        let (s, o) = low.overflowing_add(w);
+        low = s;
+        carries += u64::from(o);
+    }
+    u128::from(carries) << 64 | u128::from(low)
+}
+
 /// Checks that every cost and load taskmap computes fits in 64 bits: the total vertex weight
 /// of each constraint, and the total edge weight times the target's diameter (a bound on
 /// f_C). Without it, sums would wrap silently.
 pub fn check_weights(graph: &TaskGraph, arch: &dyn Architecture) -> Result<(), Error> {
     let (_, _, ew, vw) = graph.csr();
-    let total_w: u128 = ew.iter().map(|&w| u128::from(w)).sum::<u128>() / 2;
+    let total_w: u128 = wide_sum(ew.iter().copied()) / 2;
     let ncon = graph.ncon();
     for c in 0..ncon {
-        let t: u128 = vw
-            .iter()
-            .skip(c)
-            .step_by(ncon)
-            .map(|&w| u128::from(w))
-            .sum();
+        let t: u128 = wide_sum(vw.iter().skip(c).step_by(ncon).copied());
         if t > u128::from(u64::MAX) {
             return Err(Error::Config(format!(
                 "the vertex weights of constraint {} add up to {}, more than 2^64-1",
@@ -432,4 +438,47 @@ pub fn parse_fixed(bytes: &[u8], path: &Path, n: usize, k: u32) -> Result<Vec<u3
         fixed[t as usize] = pe_at(*line, toks[1].0, toks[1].1)?;
     }
     Ok(fixed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_sum_is_exact() {
+        assert_eq!(wide_sum([].into_iter()), 0);
+        assert_eq!(
+            wide_sum([u64::MAX, u64::MAX, 2].into_iter()),
+            2 * u128::from(u64::MAX) + 2
+        );
+        let v = [u64::MAX / 3; 10];
+        assert_eq!(wide_sum(v.into_iter()), 10 * u128::from(u64::MAX / 3));
+    }
+
+    /// Totals past 2^64 − 1 are errors naming what overflows; totals just below are not.
+    #[test]
+    fn check_weights_bounds_the_totals() {
+        let arch = taskmap_arch::parse_arch("mesh:2x2").unwrap();
+        // A path of three tasks, two constraints.
+        let graph = |ew: u64, vw: [u64; 6]| {
+            TaskGraph::from_csr(
+                vec![0, 1, 3, 4],
+                vec![1, 0, 2, 1],
+                vec![ew; 4],
+                vw.to_vec(),
+                2,
+            )
+            .unwrap()
+        };
+        let half = u64::MAX / 2;
+        assert!(check_weights(&graph(1, [half, 1, half, 1, 1, 1]), arch.as_ref()).is_ok());
+        let e = check_weights(&graph(1, [1, half, 1, half, 1, 2]), arch.as_ref()).unwrap_err();
+        assert!(e.to_string().contains("constraint 1"), "{e}");
+        let e = check_weights(&graph(1 << 63, [1; 6]), arch.as_ref()).unwrap_err();
+        assert!(e.to_string().contains("edge weights add up"), "{e}");
+        // Total edge weight 2·(2^62) fits, times the diameter 2 does not.
+        let e = check_weights(&graph(1 << 62, [1; 6]), arch.as_ref()).unwrap_err();
+        assert!(e.to_string().contains("diameter"), "{e}");
+        assert!(check_weights(&graph(1 << 61, [1; 6]), arch.as_ref()).is_ok());
+    }
 }

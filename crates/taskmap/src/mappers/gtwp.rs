@@ -38,7 +38,6 @@
 //! Complexity: O((n + m)·h + m log m) plus O(k·h) per full scan and O(k²) for the distance
 //! table.
 
-use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use serde::{Deserialize, Serialize};
@@ -299,8 +298,10 @@ pub fn naive_affinities(g: &TaskGraph, dist: &BergerDist<'_>, pe_of: &[u32], t: 
     beta
 }
 
-/// One entry of the priority queue: highest affinity first, then FIFO rank.
-type Entry = (u64, Reverse<u64>, u32, u32, u32);
+/// One entry of the priority queue, `affinity_key << 64 | !seq`: highest affinity first,
+/// then FIFO rank (the lowest `seq`). 16 bytes, compared as one integer; the task is
+/// `seq_task[seq]` and its PE the one of its latest push.
+type Entry = u128;
 
 struct State<'a> {
     g: &'a TaskGraph,
@@ -310,8 +311,13 @@ struct State<'a> {
     pe_of: Vec<u32>,
     in_q: Vec<bool>,
     seq: Vec<u64>,
-    version: Vec<u32>,
-    next_seq: u64,
+    /// The task that entered Q with each rank.
+    seq_task: Vec<u32>,
+    /// Per task: the key and the PE of its latest push. An entry is current when its task
+    /// is in Q with the entry's rank and key (an older entry with the same rank and key
+    /// stands for the same priority, and its PE is read here).
+    key: Vec<u64>,
+    queued_pe: Vec<u32>,
     heap: BinaryHeap<Entry>,
     bucket: Vec<Vec<u32>>,
     placed: usize,
@@ -320,14 +326,24 @@ struct State<'a> {
 impl State<'_> {
     fn push(&mut self, t: u32, pe: u32, val: f64) {
         let ti = t as usize;
-        self.version[ti] = self.version[ti].wrapping_add(1);
-        self.heap.push((
-            affinity_key(val),
-            Reverse(self.seq[ti]),
-            t,
-            pe,
-            self.version[ti],
-        ));
+        let key = affinity_key(val);
+        self.key[ti] = key;
+        self.queued_pe[ti] = pe;
+        self.heap
+            .push(u128::from(key) << 64 | u128::from(!self.seq[ti]));
+    }
+
+    /// Takes the current entry of highest priority out of Q's heap: its task and PE.
+    fn pop(&mut self) -> Option<(u32, u32)> {
+        while let Some(e) = self.heap.pop() {
+            let (key, sq) = ((e >> 64) as u64, !(e as u64));
+            let t = self.seq_task[sq as usize];
+            let ti = t as usize;
+            if self.in_q[ti] && self.seq[ti] == sq && self.key[ti] == key {
+                return Some((t, self.queued_pe[ti]));
+            }
+        }
+        None
     }
 
     /// Places `v` on `pe`, enqueues its unplaced neighbours and updates their affinities.
@@ -346,8 +362,8 @@ impl State<'_> {
             let fresh = !self.in_q[ui];
             if fresh {
                 self.in_q[ui] = true;
-                self.seq[ui] = self.next_seq;
-                self.next_seq += 1;
+                self.seq[ui] = self.seq_task.len() as u64;
+                self.seq_task.push(u);
             }
             let (bp, bv) = self.aff.best(u);
             if fresh || changed {
@@ -377,9 +393,10 @@ fn gtwp(problem: &Problem, fit_only: bool) -> Result<Vec<u32>, Error> {
         pe_of: vec![UNPLACED; n],
         in_q: vec![false; n],
         seq: vec![0; n],
-        version: vec![0; n],
-        next_seq: 0,
-        heap: BinaryHeap::new(),
+        seq_task: Vec::with_capacity(n),
+        key: vec![0; n],
+        queued_pe: vec![0; n],
+        heap: BinaryHeap::with_capacity(n),
         bucket: vec![Vec::new(); k as usize],
         placed: 0,
     };
@@ -403,15 +420,7 @@ fn gtwp(problem: &Problem, fit_only: bool) -> Result<Vec<u32>, Error> {
 
     while s.placed < n {
         // dequeueTaskWithHighestAffinity(Q), lazily skipping stale entries.
-        let mut popped = None;
-        while let Some((_, Reverse(sq), t, pe, ver)) = s.heap.pop() {
-            let ti = t as usize;
-            if s.in_q[ti] && s.seq[ti] == sq && s.version[ti] == ver {
-                popped = Some((t, pe));
-                break;
-            }
-        }
-        let Some((v, pe)) = popped else {
+        let Some((v, pe)) = s.pop() else {
             // Q is empty: the next unplaced task of the BFT order, on its best fitting PE.
             while s.pe_of[order[bft_ptr] as usize] != UNPLACED {
                 bft_ptr += 1;

@@ -30,7 +30,7 @@ use taskmap_arch::PeId;
 
 use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
-use crate::mappers::berger_common::{BergerDist, Loads};
+use crate::mappers::berger_common::{tasks_by_degree, BergerDist, Loads};
 use crate::mappers::gtwp::affinity_key;
 use crate::mapping::Mapping;
 use crate::problem::Problem;
@@ -139,13 +139,13 @@ fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> 
     let mut pe_of = vec![UNPLACED; n];
     let mut placed = 0usize;
 
-    // Tasks by increasing degree (ties: id), for the starting tasks.
-    let mut by_degree: Vec<u32> = (0..n as u32).collect();
-    by_degree.sort_by_key(|&t| (g.degree(t), t));
+    // Tasks by increasing degree (ties: id), for the starting tasks once a traversal has
+    // left no unplaced task behind; built on first use.
+    let mut by_degree: Vec<u32> = Vec::new();
     let mut deg_ptr = 0usize;
 
-    // Line 12-13: the task of lowest degree on the first PE with room.
-    let v0 = by_degree[0];
+    // Line 12-13: the task of lowest degree (ties: lowest id) on the first PE with room.
+    let v0 = (0..n as u32).min_by_key(|&t| g.degree(t)).unwrap_or(0);
     let p0 = (0..k)
         .find(|&p| loads.fits(p, g.vertex_weights(v0)))
         .ok_or_else(|| loads.stuck(alg, v0, g.vertex_weights(v0), 0, n))?;
@@ -176,6 +176,9 @@ fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> 
         {
             Some(t) => t,
             None => {
+                if by_degree.is_empty() {
+                    by_degree = tasks_by_degree(g);
+                }
                 while pe_of[by_degree[deg_ptr] as usize] != UNPLACED {
                     deg_ptr += 1;
                 }
