@@ -35,9 +35,57 @@ pub struct FlowScratch {
     level: Vec<u32>,
     iter: Vec<u32>,
     stack: Vec<(u32, u32)>,
+    /// The corridor's tasks of the last [`corridor_cut`] and their sides in its two cuts.
+    band: Vec<u32>,
+    label: [Vec<u8>; 2],
 }
 
 impl FlowScratch {
+    /// The new side of task `v` in cut `which` of the last corridor.
+    #[inline]
+    fn new_side(&self, side: &[u8], which: usize, v: usize) -> u8 {
+        match self.region[v] {
+            NONE => side[v],
+            li => self.label[which][li as usize],
+        }
+    }
+
+    /// Change of cost and of the load of side 0 from `side` to cut `which` of the last
+    /// corridor: over the tasks that change side, their external costs and their edges
+    /// (an edge between two such tasks counted once).
+    fn delta(&self, sp: &SubProblem, side: &[u8], which: usize) -> (i128, i128) {
+        let (mut d_cost, mut d_load0) = (0i128, 0i128);
+        for (li, &v) in self.band.iter().enumerate() {
+            let v = v as usize;
+            let (old, new) = (side[v], self.label[which][li]);
+            if old == new {
+                continue;
+            }
+            let w = sp.vertex_weight[v] as i128;
+            d_load0 += if new == 0 { w } else { -w };
+            d_cost += sp.ext[new as usize][v] as i128 - sp.ext[old as usize][v] as i128;
+            for e in sp.xadj[v]..sp.xadj[v + 1] {
+                let u = sp.adjncy[e] as usize;
+                let u_new = self.new_side(side, which, u);
+                if u_new != side[u] && u < v {
+                    continue; // both ends move: counted from the smaller id
+                }
+                let before = side[v] != side[u];
+                let after = new != u_new;
+                let c = (sp.edge_weight[e] * sp.cut_dist) as i128;
+                d_cost += (i128::from(after) - i128::from(before)) * c;
+            }
+        }
+        (d_cost, d_load0)
+    }
+
+    /// Writes cut `which` of the last corridor into `side`.
+    fn apply(&self, side: &mut [u8], which: usize) {
+        for (li, &v) in self.band.iter().enumerate() {
+            side[v as usize] = self.label[which][li];
+        }
+    }
+
     fn add_edge(&mut self, a: u32, b: u32, c_ab: u64, c_ba: u64) {
         for (x, y, c) in [(a, b, c_ab), (b, a, c_ba)] {
             self.to.push(y);
@@ -128,17 +176,24 @@ impl FlowScratch {
 
 /// Improves `side` by a minimum cut in a corridor around the frontier (see the module
 /// documentation). One vertex weight only. Returns whether `side` changed.
+///
+/// A candidate differs from `side` only inside the corridor, so its overload and cost are
+/// obtained from the corridor's tasks and their edges (`delta`), not recomputed.
 pub fn flow_refine(sp: &SubProblem, side: &mut [u8], alpha: f64, sc: &mut FlowScratch) -> bool {
     let n = sp.n();
     if n < 8 || sp.ncon != 1 {
         return false;
     }
-    let key = |s: &[u8]| (sp.violation(&sp.loads(s)), sp.cost(s));
-    let mut best = key(side);
-    let loads = sp.loads(side);
+    let mut loads = sp.loads(side);
+    let mut cost = sp.cost(side);
+    let mut best = (sp.violation(&loads), cost);
     let total = loads[0][0] + loads[1][0];
-    // Weight each side may lose and stay feasible: load_s − (total − bound_{1−s}).
-    let may_lose = |s: usize| loads[s][0].saturating_sub(total.saturating_sub(sp.bound[1 - s][0]));
+    // Weight each side may lose and stay feasible (from the loads on entry):
+    // load_s − (total − bound_{1−s}).
+    let may_lose = {
+        let l0 = [loads[0][0], loads[1][0]];
+        move |s: usize| l0[s].saturating_sub(total.saturating_sub(sp.bound[1 - s][0]))
+    };
     let mut a = alpha;
     let mut changed = false;
     // Each round lowers (overload, cost) or halves the corridor; a few rounds suffice.
@@ -150,24 +205,37 @@ pub fn flow_refine(sp: &SubProblem, side: &mut [u8], alpha: f64, sc: &mut FlowSc
             ((may_lose(0) as f64) * a).max(1.0) as u64,
             ((may_lose(1) as f64) * a).max(1.0) as u64,
         ];
-        let Some(cand) = corridor_cut(sp, side, limit, sc) else {
+        if !corridor_cut(sp, side, limit, sc) {
             return changed;
-        };
-        let mut improved = false;
+        }
         let mut unbalanced = false;
-        for c in cand {
-            let k = key(&c);
+        let mut choice = None;
+        for which in 0..2 {
+            let (d_cost, d_load0) = sc.delta(sp, side, which);
+            let c_loads = [
+                vec![(loads[0][0] as i128 + d_load0) as u64],
+                vec![(loads[1][0] as i128 - d_load0) as u64],
+            ];
+            let c_cost = (cost as i128 + d_cost) as u64;
+            let k = (sp.violation(&c_loads), c_cost);
+            debug_assert_eq!(k, {
+                let mut c = side.to_vec();
+                sc.apply(&mut c, which);
+                (sp.violation(&sp.loads(&c)), sp.cost(&c))
+            });
             if k.0 > best.0 {
                 unbalanced = true;
             }
             if k < best {
                 best = k;
-                side.copy_from_slice(&c);
-                improved = true;
-                changed = true;
+                choice = Some((which, c_loads, c_cost));
             }
         }
-        if improved {
+        if let Some((which, c_loads, c_cost)) = choice {
+            sc.apply(side, which);
+            loads = c_loads;
+            cost = c_cost;
+            changed = true;
             continue;
         }
         if !unbalanced {
@@ -178,14 +246,11 @@ pub fn flow_refine(sp: &SubProblem, side: &mut [u8], alpha: f64, sc: &mut FlowSc
     changed
 }
 
-/// The two minimum cuts (closest to the source, closest to the sink) of the corridor
-/// whose regions weigh at most `limit[s]` on side `s`, as full bipartitions.
-fn corridor_cut(
-    sp: &SubProblem,
-    side: &[u8],
-    limit: [u64; 2],
-    sc: &mut FlowScratch,
-) -> Option<[Vec<u8>; 2]> {
+/// Computes the two minimum cuts (closest to the source, closest to the sink) of the
+/// corridor whose regions weigh at most `limit[s]` on side `s`: the corridor's tasks in
+/// `FlowScratch::band` (their index in `region`) and their new sides in
+/// `FlowScratch::label`. `false` when the corridor is empty.
+fn corridor_cut(sp: &SubProblem, side: &[u8], limit: [u64; 2], sc: &mut FlowScratch) -> bool {
     let n = sp.n();
     let fixed = |v: usize| {
         sp.fixed
@@ -210,7 +275,8 @@ fn corridor_cut(
         }
     }
     let mut i = 0;
-    let mut band: Vec<u32> = Vec::new();
+    let mut band = std::mem::take(&mut sc.band);
+    band.clear();
     while i < sc.queue.len() {
         let v = sc.queue[i] as usize;
         i += 1;
@@ -233,7 +299,8 @@ fn corridor_cut(
         }
     }
     if band.is_empty() {
-        return None;
+        sc.band = band;
+        return false;
     }
     // Network: band vertices 0..b, source b, sink b + 1.
     let b = band.len();
@@ -285,15 +352,16 @@ fn corridor_cut(
     }
     // The cut closest to the source: what the source still reaches in the residual
     // network; the one closest to the sink: what still reaches the sink.
-    let mut near_src = side.to_vec();
-    let mut near_snk = side.to_vec();
+    sc.label[0].clear();
+    sc.label[1].clear();
     sc.bfs(src, false);
-    for (li, &v) in band.iter().enumerate() {
-        near_src[v as usize] = u8::from(sc.level[li] == NONE);
+    for li in 0..b {
+        sc.label[0].push(u8::from(sc.level[li] == NONE));
     }
     sc.bfs(snk, true);
-    for (li, &v) in band.iter().enumerate() {
-        near_snk[v as usize] = u8::from(sc.level[li] != NONE);
+    for li in 0..b {
+        sc.label[1].push(u8::from(sc.level[li] != NONE));
     }
-    Some([near_src, near_snk])
+    sc.band = band;
+    true
 }
