@@ -35,6 +35,8 @@ pub struct FlowScratch {
     level: Vec<u32>,
     iter: Vec<u32>,
     stack: Vec<(u32, u32)>,
+    /// The frontier of the current sides.
+    frontier: Vec<u32>,
     /// The corridor's tasks of the last [`corridor_cut`] and their sides in its two cuts.
     band: Vec<u32>,
     label: [Vec<u8>; 2],
@@ -196,6 +198,10 @@ pub fn flow_refine(sp: &SubProblem, side: &mut [u8], alpha: f64, sc: &mut FlowSc
     };
     let mut a = alpha;
     let mut changed = false;
+    sc.region.clear();
+    sc.region.resize(n, NONE);
+    sc.band.clear();
+    find_frontier(sp, side, sc);
     // Each round lowers (overload, cost) or halves the corridor; a few rounds suffice.
     for _ in 0..MAX_ROUNDS {
         if a < 1.0 {
@@ -236,6 +242,7 @@ pub fn flow_refine(sp: &SubProblem, side: &mut [u8], alpha: f64, sc: &mut FlowSc
             loads = c_loads;
             cost = c_cost;
             changed = true;
+            find_frontier(sp, side, sc);
             continue;
         }
         if !unbalanced {
@@ -246,24 +253,19 @@ pub fn flow_refine(sp: &SubProblem, side: &mut [u8], alpha: f64, sc: &mut FlowSc
     changed
 }
 
-/// Computes the two minimum cuts (closest to the source, closest to the sink) of the
-/// corridor whose regions weigh at most `limit[s]` on side `s`: the corridor's tasks in
-/// `FlowScratch::band` (their index in `region`) and their new sides in
-/// `FlowScratch::label`. `false` when the corridor is empty.
-fn corridor_cut(sp: &SubProblem, side: &[u8], limit: [u64; 2], sc: &mut FlowScratch) -> bool {
-    let n = sp.n();
-    let fixed = |v: usize| {
-        sp.fixed
-            .get(v)
-            .is_some_and(|&s| s != super::bipart::FREE_SIDE)
-    };
-    // Regions: BFS from the frontier into each side, up to the weight limit.
-    sc.region.clear();
-    sc.region.resize(n, NONE);
-    sc.queue.clear();
-    let mut grown = [0u64; 2];
-    for v in 0..n {
-        if fixed(v) {
+/// Whether task `v` of `sp` is fixed to a side.
+#[inline]
+fn is_fixed(sp: &SubProblem, v: usize) -> bool {
+    sp.fixed
+        .get(v)
+        .is_some_and(|&s| s != super::bipart::FREE_SIDE)
+}
+
+/// The free tasks with a neighbour on the other side, into `FlowScratch::frontier`.
+fn find_frontier(sp: &SubProblem, side: &[u8], sc: &mut FlowScratch) {
+    sc.frontier.clear();
+    for v in 0..sp.n() {
+        if is_fixed(sp, v) {
             continue;
         }
         let s = side[v];
@@ -271,12 +273,29 @@ fn corridor_cut(sp: &SubProblem, side: &[u8], limit: [u64; 2], sc: &mut FlowScra
             .iter()
             .any(|&u| side[u as usize] != s)
         {
-            sc.queue.push(v as u32);
+            sc.frontier.push(v as u32);
         }
     }
-    let mut i = 0;
+}
+
+/// Computes the two minimum cuts (closest to the source, closest to the sink) of the
+/// corridor grown from `FlowScratch::frontier` (the frontier of `side`) whose regions
+/// weigh at most `limit[s]` on side `s`: the corridor's tasks in `FlowScratch::band`
+/// (their index in `region`, which is `NONE` for every other task on entry and on exit
+/// but for the new band) and their new sides in `FlowScratch::label`. `false` when the
+/// corridor is empty.
+fn corridor_cut(sp: &SubProblem, side: &[u8], limit: [u64; 2], sc: &mut FlowScratch) -> bool {
+    let fixed = |v: usize| is_fixed(sp, v);
+    // Regions: BFS from the frontier into each side, up to the weight limit.
     let mut band = std::mem::take(&mut sc.band);
+    for &v in &band {
+        sc.region[v as usize] = NONE;
+    }
     band.clear();
+    sc.queue.clear();
+    sc.queue.extend_from_slice(&sc.frontier);
+    let mut grown = [0u64; 2];
+    let mut i = 0;
     while i < sc.queue.len() {
         let v = sc.queue[i] as usize;
         i += 1;
