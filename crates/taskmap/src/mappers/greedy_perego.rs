@@ -1382,21 +1382,12 @@ fn refine(cx: &Ctx, pes: &mut [u32]) {
     loop {
         let mut improved = false;
         for u in 0..cx.n as u32 {
-            let pu = pes[u as usize];
-            let far = cx
-                .partners
-                .of(u)
-                .iter()
-                .any(|&v| cx.topo.dist(pu, pes[v as usize]) > 1);
-            if !far {
+            if !cx
+                .topo
+                .exchange_candidates(pes, u, cx.partners.of(u), &mut cands)
+            {
                 continue;
             }
-            cands.clear();
-            for &v in cx.partners.of(u) {
-                cands.extend_from_slice(cx.topo.neighbours(pes[v as usize]));
-            }
-            cands.sort_unstable();
-            cands.dedup();
             for &p in &cands {
                 let pu = pes[u as usize];
                 if p == pu {

@@ -97,19 +97,9 @@ pub(crate) fn sim_refine(
     loop {
         let mut improved = false;
         for u in 0..n as u32 {
-            let far = g
-                .neighbors(u)
-                .iter()
-                .any(|&v| topo.dist(pes[u as usize], pes[v as usize]) > 1);
-            if !far {
+            if !topo.exchange_candidates(pes, u, g.neighbors(u), &mut cands) {
                 continue;
             }
-            cands.clear();
-            for &v in g.neighbors(u) {
-                cands.extend_from_slice(topo.neighbours(pes[v as usize]));
-            }
-            cands.sort_unstable();
-            cands.dedup();
             for &p in &cands {
                 let pu = pes[u as usize];
                 if p == pu {

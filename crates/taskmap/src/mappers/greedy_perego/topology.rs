@@ -133,6 +133,29 @@ impl<'a> Topo<'a> {
         &self.nbr[self.nbr_start[pe as usize] as usize..self.nbr_start[pe as usize + 1] as usize]
     }
 
+    /// The moves the exchange passes try for task `u` with `partners` under `pes`: when a
+    /// partner is farther than distance 1, the PEs next to the partners' PEs, sorted and
+    /// without repeats, into `out` (`true`); otherwise `false` and `out` is left empty.
+    pub(crate) fn exchange_candidates(
+        &self,
+        pes: &[u32],
+        u: u32,
+        partners: &[u32],
+        out: &mut Vec<u32>,
+    ) -> bool {
+        out.clear();
+        let pu = pes[u as usize];
+        if !partners.iter().any(|&v| self.dist(pu, pes[v as usize]) > 1) {
+            return false;
+        }
+        for &v in partners {
+            out.extend_from_slice(self.neighbours(pes[v as usize]));
+        }
+        out.sort_unstable();
+        out.dedup();
+        true
+    }
+
     /// The PE with the smallest total distance to all PEs (lowest id on ties).
     ///
     /// Closed forms on k-ary n-cubes, O(n): on a mesh the total distance is separable and
