@@ -21,7 +21,7 @@
 
 use rand::Rng;
 
-use super::flow::{flow_refine, FlowScratch};
+use super::flow::{flow_refine_from, FlowScratch};
 use super::pq::{lifo_key, IndexedHeap};
 
 /// A task set to bipartition: local CSR, weights, external costs and bounds.
@@ -213,24 +213,35 @@ impl Bipartitioner {
             }
         }
         let coarsest = levels.last().map_or(sp, |l| &l.0);
-        let mut side = if self.coarse_tries > self.tries && coarsest.n() <= self.coarsen_to {
-            let more = Bipartitioner {
-                tries: self.coarse_tries,
-                ..self.clone()
+        let (mut side, mut cost) =
+            if self.coarse_tries > self.tries && coarsest.n() <= self.coarsen_to {
+                let more = Bipartitioner {
+                    tries: self.coarse_tries,
+                    ..self.clone()
+                };
+                more.run_flat_cost(coarsest, scratch, rng)
+            } else {
+                self.run_flat_cost(coarsest, scratch, rng)
             };
-            more.run_flat(coarsest, scratch, rng)
-        } else {
-            self.run_flat(coarsest, scratch, rng)
-        };
+        // Projecting keeps the cost: a cut fine edge is part of a cut coarse edge, and a
+        // coarse task's external costs are its tasks' sums.
         for i in (0..levels.len()).rev() {
             let fine = if i == 0 { sp } else { &levels[i - 1].0 };
             side = levels[i].1.iter().map(|&c| side[c as usize]).collect();
-            fm_passes(fine, &mut side, self.fm_passes, self.fm_stall, scratch);
-            if self.flow_alpha >= 1.0
-                && fine.ncon == 1
-                && flow_refine(fine, &mut side, self.flow_alpha, &mut scratch.flow)
-            {
-                fm_passes(fine, &mut side, 1, self.fm_stall, scratch);
+            cost = fm_passes(
+                fine,
+                &mut side,
+                self.fm_passes,
+                self.fm_stall,
+                scratch,
+                Some(cost),
+            );
+            if self.flow_alpha >= 1.0 && fine.ncon == 1 {
+                if let Some(c) =
+                    flow_refine_from(fine, &mut side, self.flow_alpha, &mut scratch.flow, cost)
+                {
+                    cost = fm_passes(fine, &mut side, 1, self.fm_stall, scratch, Some(c));
+                }
             }
         }
         side
@@ -243,17 +254,26 @@ impl Bipartitioner {
         scratch: &mut BipartScratch,
         rng: &mut impl Rng,
     ) -> Vec<u8> {
+        self.run_flat_cost(sp, scratch, rng).0
+    }
+
+    /// [`Self::run_flat`] and the cost of its result.
+    fn run_flat_cost(
+        &self,
+        sp: &SubProblem,
+        scratch: &mut BipartScratch,
+        rng: &mut impl Rng,
+    ) -> (Vec<u8>, u64) {
         let n = sp.n();
         if n == 0 {
-            return Vec::new();
+            return (Vec::new(), 0);
         }
         let mut best: Option<(u64, u64, Vec<u8>)> = None;
         let mut side = vec![0u8; n];
         for t in 0..self.tries.max(1) {
             grow(sp, t, &mut side, scratch, rng);
-            fm_passes(sp, &mut side, self.fm_passes, self.fm_stall, scratch);
+            let cost = fm_passes(sp, &mut side, self.fm_passes, self.fm_stall, scratch, None);
             let viol = sp.violation(&sp.loads(&side));
-            let cost = sp.cost(&side);
             if best
                 .as_ref()
                 .map(|b| (viol, cost) < (b.0, b.1))
@@ -262,7 +282,8 @@ impl Bipartitioner {
                 best = Some((viol, cost, side.clone()));
             }
         }
-        best.expect("at least one try").2
+        let (_, cost, side) = best.expect("at least one try");
+        (side, cost)
     }
 }
 
@@ -386,22 +407,27 @@ fn grow(
 /// (overload, cost). Gains, loads and the cost are computed once and kept up to date by
 /// every move and every rollback; each pass queues only the boundary (tasks with a
 /// neighbour on the other side or unequal external costs), so a pass costs
-/// O(n + moves · deg · log n) rather than O((n + m) · log n).
+/// O(n + moves · deg · log n) rather than O((n + m) · log n). `known` is the cost of
+/// `side` when the caller has it (a projection keeps the cost of the coarser level);
+/// returns the cost of the result.
 fn fm_passes(
     sp: &SubProblem,
     side: &mut [u8],
     passes: usize,
     stall: usize,
     scratch: &mut BipartScratch,
-) {
+    known: Option<u64>,
+) -> u64 {
+    debug_assert!(known.is_none_or(|c| c == sp.cost(side)));
+    let start = known.unwrap_or_else(|| sp.cost(side));
     if passes == 0 {
-        return;
+        return start;
     }
     let n = sp.n();
     let ncon = sp.ncon;
     let mut w = sp.loads(side);
     let mut viol = sp.violation(&w);
-    let mut cost = sp.cost(side) as i64;
+    let mut cost = start as i64;
     scratch.gain.clear();
     scratch.gain.extend((0..n).map(|v| sp.gain(side, v)));
     scratch.locked.clear();
@@ -546,6 +572,7 @@ fn fm_passes(
             break;
         }
     }
+    cost as u64
 }
 
 /// One level of heavy-edge matching on a task set; `None` when it barely shrinks.
@@ -743,8 +770,9 @@ mod tests {
             let sp = random_sub(50 + trial * 10, &mut rng);
             let mut side: Vec<u8> = (0..sp.n()).map(|_| rng.gen_range(0..2u8)).collect();
             let before = (sp.violation(&sp.loads(&side)), sp.cost(&side));
-            fm_passes(&sp, &mut side, 4, 30, &mut scratch);
+            let tracked = fm_passes(&sp, &mut side, 4, 30, &mut scratch, None);
             let after = (sp.violation(&sp.loads(&side)), sp.cost(&side));
+            assert_eq!(tracked, after.1, "trial {trial}: returned cost");
             assert!(
                 after <= before,
                 "trial {trial}: {after:?} worse than {before:?}"

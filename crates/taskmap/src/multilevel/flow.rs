@@ -182,12 +182,24 @@ impl FlowScratch {
 /// A candidate differs from `side` only inside the corridor, so its overload and cost are
 /// obtained from the corridor's tasks and their edges (`delta`), not recomputed.
 pub fn flow_refine(sp: &SubProblem, side: &mut [u8], alpha: f64, sc: &mut FlowScratch) -> bool {
+    flow_refine_from(sp, side, alpha, sc, sp.cost(side)).is_some()
+}
+
+/// [`flow_refine`] given the cost of `side`; returns the new cost when `side` changed.
+pub fn flow_refine_from(
+    sp: &SubProblem,
+    side: &mut [u8],
+    alpha: f64,
+    sc: &mut FlowScratch,
+    cost: u64,
+) -> Option<u64> {
+    debug_assert_eq!(cost, sp.cost(side));
     let n = sp.n();
     if n < 8 || sp.ncon != 1 {
-        return false;
+        return None;
     }
     let mut loads = sp.loads(side);
-    let mut cost = sp.cost(side);
+    let mut cost = cost;
     let mut best = (sp.violation(&loads), cost);
     let total = loads[0][0] + loads[1][0];
     // Weight each side may lose and stay feasible (from the loads on entry):
@@ -212,7 +224,7 @@ pub fn flow_refine(sp: &SubProblem, side: &mut [u8], alpha: f64, sc: &mut FlowSc
             ((may_lose(1) as f64) * a).max(1.0) as u64,
         ];
         if !corridor_cut(sp, side, limit, sc) {
-            return changed;
+            return changed.then_some(cost);
         }
         let mut unbalanced = false;
         let mut choice = None;
@@ -246,11 +258,11 @@ pub fn flow_refine(sp: &SubProblem, side: &mut [u8], alpha: f64, sc: &mut FlowSc
             continue;
         }
         if !unbalanced {
-            return changed;
+            return changed.then_some(cost);
         }
         a /= 2.0;
     }
-    changed
+    changed.then_some(cost)
 }
 
 /// Whether task `v` of `sp` is fixed to a side.
