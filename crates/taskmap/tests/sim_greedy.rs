@@ -115,8 +115,8 @@ fn table2_with_the_paper_rules_only() {
 fn table2_suboptimal_rows() {
     let params = GreedyPerego::default();
     for (g, a, slack) in [
-        ("butterfly:4", "mesh:4x4", 0.025),
-        ("butterfly:6", "mesh:8x8", 0.095),
+        ("butterfly:4", "mesh:4x4", 0.022),
+        ("butterfly:6", "mesh:8x8", 0.09),
         ("tree:15", "mesh:4x4", 0.065),
         ("tree:31", "mesh:4x8", 0.032),
     ] {
@@ -483,7 +483,7 @@ fn reduce_trees_within_the_papers_error_of_h_mappings() {
 
 /// The simulated exchange pass never returns a mapping that simulates slower than the
 /// greedy's own, and improves where F misjudges (butterflies and a mesh program squeezed
-/// onto a narrower mesh; measured 4146 → 4121, 5350 → 5328, 1394 → 1358).
+/// onto a narrower mesh; measured 4146 → 4119, 5350 → 5304, 1394 → 1358).
 #[test]
 fn simulated_exchange_never_worsens() {
     let off = GreedyPerego {

@@ -62,7 +62,8 @@
 //! * **Simulated exchange pass** (`sim_refine`, [`greedy_map_program`] only): the same
 //!   moves scored by the wormhole simulator (completion, then the sum of the finishing
 //!   times), for what F cannot see: a delay travelling from task to task, as up a reduce
-//!   tree. At most `sim_refine · T` simulations (4 · T by default) and 2^23 simulated
+//!   tree. At most `sim_refine · T` simulations (8 · T by default: enough for the
+//!   passes to end by themselves on programs of up to 64 tasks) and 2^23 simulated
 //!   events; see `greedy_perego/sim_refine.rs`.
 //!
 //! # Results (`tests/sim_greedy.rs`, docs/simulation.md)
@@ -171,7 +172,9 @@ pub struct GreedyPerego {
     /// program): the moves of the exchange pass scored by the wormhole simulator, kept when
     /// they lower the simulated completion time (then the sum of the tasks' finishing
     /// times); at most this many simulations per task and 2^23 simulated events in all
-    /// (0: off). Runs on one-task-per-PE results above the ideal machine. Default 4.
+    /// (0: off). Runs on one-task-per-PE results above the ideal machine. Default 8 (the
+    /// passes end by themselves on small programs, e.g. `butterfly:6`; larger ones stop at
+    /// the event bound).
     pub sim_refine: u32,
     /// The bounding-rectangle tie-breaker. Default on.
     pub bounding_box: bool,
@@ -193,7 +196,7 @@ impl Default for GreedyPerego {
             endgame: usize::MAX,
             endgame_budget: 64,
             refine_evals: 64,
-            sim_refine: 4,
+            sim_refine: 8,
             bounding_box: true,
             max_tasks_per_pe: 0,
             one_to_one: true,
