@@ -110,7 +110,7 @@ pub enum AlgorithmSpec {
     /// De Petris & Perego's greedy contention-aware mapper (F over wormhole routes).
     GreedyPerego(crate::mappers::greedy_perego::GreedyPerego),
     /// Greedy task-wise placement, Berger et al. 2014, Algorithm 1 (literal).
-    Gtwp,
+    Gtwp(crate::mappers::gtwp::GtwpMapper),
     /// GTWP with the best PE taken among those the task fits on (ours).
     GtwpFit,
     /// Subgraph placement, Berger et al. 2014, Algorithm 2 (literal).
@@ -147,7 +147,7 @@ impl AlgorithmSpec {
         ),
         (
             "gtwp",
-            "greedy task-wise placement with distance affinities (Berger et al. 2014, Alg. 1, literal); respects --capacity",
+            "greedy task-wise placement with distance affinities (Berger et al. 2014, Alg. 1, literal); respects --capacity; param saturated=drop|keep (drop: a PE found saturated leaves the best-PE choice, the default; keep: it stays a candidate)",
         ),
         (
             "gtwp-fit",
@@ -176,7 +176,7 @@ impl AlgorithmSpec {
             AlgorithmSpec::Drb(_) => "drb",
             AlgorithmSpec::Multilevel(_) => "multilevel",
             AlgorithmSpec::GreedyPerego(_) => "greedy-perego",
-            AlgorithmSpec::Gtwp => "gtwp",
+            AlgorithmSpec::Gtwp(_) => "gtwp",
             AlgorithmSpec::GtwpFit => "gtwp-fit",
             AlgorithmSpec::Subgraph(_) => "subgraph",
             AlgorithmSpec::SubgraphDist(_) => "subgraph-dist",
@@ -194,8 +194,11 @@ impl AlgorithmSpec {
             AlgorithmSpec::Drb(s) => Box::new(s.to_mapper()),
             AlgorithmSpec::Multilevel(s) => Box::new(s.to_mapper()),
             AlgorithmSpec::GreedyPerego(g) => Box::new(g.clone()),
-            AlgorithmSpec::Gtwp => Box::new(mappers::gtwp::GtwpMapper { fit_only: false }),
-            AlgorithmSpec::GtwpFit => Box::new(mappers::gtwp::GtwpMapper { fit_only: true }),
+            AlgorithmSpec::Gtwp(g) => Box::new(g.clone()),
+            AlgorithmSpec::GtwpFit => Box::new(mappers::gtwp::GtwpMapper {
+                fit_only: true,
+                keep_saturated: false,
+            }),
             AlgorithmSpec::Subgraph(s) => Box::new(mappers::subgraph::SubgraphMapper {
                 distance_affinity: false,
                 ..s.clone()
@@ -240,7 +243,13 @@ impl FromStr for AlgorithmSpec {
                 }
                 AlgorithmSpec::Multilevel(spec)
             }
-            "gtwp" => AlgorithmSpec::Gtwp,
+            "gtwp" => {
+                let mut g = crate::mappers::gtwp::GtwpMapper::default();
+                for p in parts.by_ref() {
+                    g.set(p)?;
+                }
+                AlgorithmSpec::Gtwp(g)
+            }
             "gtwp-fit" => AlgorithmSpec::GtwpFit,
             "subgraph" | "subgraph-dist" => {
                 let mut spec = crate::mappers::subgraph::SubgraphMapper {

@@ -11,7 +11,14 @@ use taskmap::mappers::pnp::{anneal_qap, qap_cost, swap_delta, PnpMapper};
 use taskmap::{evaluate, AlgorithmSpec, Capacities, EvalOptions, Problem, RunContext};
 use taskmap_graph::{gen, TaskGraph};
 
-const BERGER: &[&str] = &["gtwp", "gtwp-fit", "subgraph", "subgraph-dist", "pnp"];
+const BERGER: &[&str] = &[
+    "gtwp",
+    "gtwp,saturated=keep",
+    "gtwp-fit",
+    "subgraph",
+    "subgraph-dist",
+    "pnp",
+];
 
 fn arch(spec: &str) -> Box<dyn taskmap::Architecture> {
     taskmap_arch::parse_arch(spec).expect("valid spec")
@@ -118,11 +125,14 @@ fn exactly_full_capacities_are_respected() {
 
 #[test]
 fn incremental_affinities_equal_naive_recomputation() {
-    for (seed, spec) in [
-        (1u64, "torus:4x4"),
-        (2, "mesh:3x5"),
-        (3, "torus:8x8"),
-        (4, "hypercube:4"),
+    for (seed, spec, excluded) in [
+        (1u64, "torus:4x4", &[][..]),
+        (2, "mesh:3x5", &[]),
+        (3, "torus:8x8", &[]),
+        (4, "hypercube:4", &[]),
+        // `gtwp,saturated=drop`: PEs left out of the best PE.
+        (5, "torus:4x4", &[0u32, 1, 5, 6, 9][..]),
+        (6, "mesh:3x5", &[7, 2]),
     ] {
         let g = weighted(&gen::random_graph(200, 6.0, seed), seed, 1, true);
         let a = arch(spec);
@@ -133,6 +143,9 @@ fn incremental_affinities_equal_naive_recomputation() {
         order.shuffle(&mut rng);
         let mut pe_of = vec![u32::MAX; g.num_tasks()];
         let mut aff = DistanceAffinities::new(&g);
+        for &p in excluded {
+            aff.exclude(k, p);
+        }
         for (step, &v) in order.iter().enumerate() {
             let pe = rng.gen_range(0..k);
             pe_of[v as usize] = pe;
@@ -164,8 +177,14 @@ fn incremental_affinities_equal_naive_recomputation() {
                         assert!((x - s).abs() <= 1e-9 * x.max(1.0), "stored β_{}{}", t, n);
                     }
                 }
-                let best = naive.iter().map(|&x| affinity_key(x)).max().unwrap();
+                let allowed = |n: &u32| !excluded.contains(n);
+                let best = (0..k)
+                    .filter(allowed)
+                    .map(|n| affinity_key(naive[n as usize]))
+                    .max()
+                    .unwrap();
                 let first = (0..k)
+                    .filter(allowed)
                     .find(|&n| affinity_key(naive[n as usize]) == best)
                     .unwrap();
                 let (bp, bv) = aff.best(t);
@@ -287,6 +306,28 @@ fn literal_algorithms_on_a_small_grid() {
             e.comm_cost
         );
     }
+}
+
+/// The two readings of GTWP's saturated nodes give different, fixed results on
+/// grid12x12 (docs/berger.md): dropping a saturated PE from the best-PE choice keeps the
+/// growth compact (f_C 51; the paper's GTWP: 41), keeping it fragments the frontier (87).
+#[test]
+fn gtwp_saturated_readings() {
+    let g = gen::grid(&[12, 12], false);
+    let mut p = Problem::new(g, arch("torus:2x2"));
+    p.capacities = Some(Capacities::uniform(4, &[40]));
+    let f_c = |alg: &str| {
+        let m = run(alg, &p, 0).unwrap();
+        assert!(respects(&p, &m), "{alg}");
+        evaluate(&p.graph, p.arch.as_ref(), &m, &EvalOptions::default())
+            .unwrap()
+            .comm_cost
+    };
+    assert_eq!(f_c("gtwp"), 51);
+    assert_eq!(f_c("gtwp,saturated=drop"), 51);
+    assert_eq!(f_c("gtwp,saturated=keep"), 87);
+    assert!("gtwp,saturated=maybe".parse::<AlgorithmSpec>().is_err());
+    assert!("gtwp-fit,saturated=keep".parse::<AlgorithmSpec>().is_err());
 }
 
 #[test]

@@ -18,8 +18,19 @@
 //!    disconnected graph); we then place the next unplaced task of `Q_BFT` on the PE with
 //!    the highest affinity among those it fits on (ties: lowest id).
 //!
-//! The best PE ranges over all PEs, saturated or not, as in the paper's T2NA matrix. With
-//! several resources a PE is "saturated" for a task when the task does not fit on it.
+//! Which PEs the best PE ranges over once some are saturated, the pseudo-code leaves open
+//! (parameter `saturated`):
+//! * `drop` (default): a PE found saturated in step 2 leaves the choice for good, so the
+//!   saturation of a node is one event, as the paper's prose tells it ("sooner or later,
+//!   some nodes become saturated. All tasks whose greatest affinity corresponds to a
+//!   saturated node are removed from the queue"); the tasks removed then come back with a
+//!   best PE among the others when a neighbour of theirs is placed. This reading lands near
+//!   the published values (1.1-1.4 times them on the grids, b12 and b17).
+//! * `keep`: the best PE ranges over all PEs, saturated or not, as in a T2NA matrix over
+//!   all nodes; a full PE keeps attracting the tasks next to it, each of which then
+//!   triggers step 2 again, and the frontier fragments (about twice the published values).
+//!
+//! With several resources a PE is "saturated" for a task when the task does not fit on it.
 //!
 //! **`gtwp-fit`** (ours): the best PE of a task ranges over the PEs it still fits on; when
 //! a task's best PE fills up, its best fitting PE is recomputed and it goes back into the
@@ -66,19 +77,43 @@ pub struct GtwpMapper {
     /// on, no BFT jumps (`gtwp-fit`).
     #[serde(default)]
     pub fit_only: bool,
+    /// `gtwp` only, the reading of the saturated nodes: `false` (`saturated=drop`, the
+    /// default) leaves a PE out of every task's best PE once it is found saturated; `true`
+    /// (`saturated=keep`) keeps it a candidate for good (the T2NA matrix over all nodes).
+    #[serde(default)]
+    pub keep_saturated: bool,
 }
 
 impl GtwpMapper {
-    /// Applies one `key=value` parameter (GTWP has none).
+    /// Applies one `key=value` parameter: `saturated=drop|keep` (`gtwp` only).
     pub fn set(&mut self, param: &str) -> Result<(), Error> {
-        if param.trim().is_empty() {
+        let name = self.registry_name();
+        let Some((key, value)) = crate::mapper::key_value(name, param)? else {
             return Ok(());
+        };
+        match (key, value) {
+            ("saturated", "drop") if !self.fit_only => self.keep_saturated = false,
+            ("saturated", "keep") if !self.fit_only => self.keep_saturated = true,
+            ("saturated", other) if !self.fit_only => {
+                return Err(Error::Config(format!(
+                    "{}: saturated expects drop or keep, got \"{}\"",
+                    name, other
+                )))
+            }
+            _ => {
+                return Err(Error::Config(format!(
+                    "{}: unknown parameter \"{}\"{}",
+                    name,
+                    key,
+                    if self.fit_only {
+                        "; gtwp-fit takes no parameter"
+                    } else {
+                        "; known: saturated=drop|keep"
+                    }
+                )))
+            }
         }
-        Err(Error::Config(format!(
-            "{}: takes no parameter, got \"{}\"",
-            self.registry_name(),
-            param.trim()
-        )))
+        Ok(())
     }
 
     fn registry_name(&self) -> &'static str {
@@ -97,7 +132,9 @@ impl Mapper for GtwpMapper {
 
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
         problem.check()?;
-        let pes = ctx.timed("gtwp", |_| gtwp(problem, self.fit_only))?;
+        let pes = ctx.timed("gtwp", |_| {
+            gtwp(problem, self.fit_only, self.keep_saturated)
+        })?;
         Ok(Mapping::new(pes.into_iter().map(PeId).collect()))
     }
 }
@@ -114,6 +151,8 @@ pub struct DistanceAffinities {
     q_total: Vec<u64>,
     best_pe: Vec<u32>,
     best_val: Vec<f64>,
+    /// PEs left out of the best PE of a task (`gtwp,saturated=drop`: the saturated ones).
+    excluded: Vec<bool>,
 }
 
 impl DistanceAffinities {
@@ -131,6 +170,7 @@ impl DistanceAffinities {
             q_total: vec![0; n],
             best_pe: vec![0; n],
             best_val: vec![0.0; n],
+            excluded: Vec::new(),
         }
     }
 
@@ -168,7 +208,13 @@ impl DistanceAffinities {
     }
 
     fn recompute_best(&mut self, t: u32, dist: &BergerDist<'_>) {
-        let (pe, val) = self.best_where(t, dist, |_| true).unwrap_or((0, 0.0));
+        let excluded = &self.excluded;
+        let (pe, val) = if excluded.is_empty() {
+            self.best_where(t, dist, |_| true)
+        } else {
+            self.best_where(t, dist, |p| !excluded[p as usize])
+        }
+        .unwrap_or((0, 0.0));
         self.best_pe[t as usize] = pe;
         self.best_val[t as usize] = val;
     }
@@ -265,7 +311,16 @@ impl DistanceAffinities {
         best.map(|(_, pe, v)| (pe, v))
     }
 
-    /// The best PE over all PEs and its affinity.
+    /// Leaves `pe` (of `k` PEs) out of the best PE of every task from now on (the best PEs
+    /// already stored change when the task's affinities next do).
+    pub fn exclude(&mut self, k: u32, pe: u32) {
+        if self.excluded.is_empty() {
+            self.excluded = vec![false; k as usize];
+        }
+        self.excluded[pe as usize] = true;
+    }
+
+    /// The best PE over all PEs not excluded and its affinity.
     #[inline]
     pub fn best(&self, t: u32) -> (u32, f64) {
         (self.best_pe[t as usize], self.best_val[t as usize])
@@ -375,7 +430,7 @@ impl State<'_> {
 }
 
 /// Runs GTWP; returns the PE of every task.
-fn gtwp(problem: &Problem, fit_only: bool) -> Result<Vec<u32>, Error> {
+fn gtwp(problem: &Problem, fit_only: bool, keep_saturated: bool) -> Result<Vec<u32>, Error> {
     let alg = if fit_only { "gtwp-fit" } else { "gtwp" };
     let g = &problem.graph;
     let n = g.num_tasks();
@@ -385,6 +440,7 @@ fn gtwp(problem: &Problem, fit_only: bool) -> Result<Vec<u32>, Error> {
     }
     let dist = BergerDist::new(problem.arch.as_ref());
     let k = dist.k();
+    let drop_saturated = !fit_only && !keep_saturated;
     let mut s = State {
         g,
         dist,
@@ -450,6 +506,9 @@ fn gtwp(problem: &Problem, fit_only: bool) -> Result<Vec<u32>, Error> {
             continue;
         }
         // Lines 23-24: the PE is saturated; every task of Q whose best PE it is leaves Q.
+        if drop_saturated {
+            s.aff.exclude(k, pe);
+        }
         s.in_q[v as usize] = false;
         let drained = std::mem::take(&mut s.bucket[pe as usize]);
         for &t in &drained {
