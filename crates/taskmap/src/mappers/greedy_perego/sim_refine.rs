@@ -14,9 +14,10 @@
 //! until one changes nothing). Runs only on one-task-per-PE mappings whose simulated
 //! completion is above the ideal machine's. Bounded by `sim_refine · T` simulations and by
 //! [`SIM_REFINE_MAX_EVENTS`] simulated events in all, the ideal machine's run included; a
-//! simulation that would cross that bound is not started, and the pass is skipped when
-//! fewer than 16 simulations of two events per instruction fit (programs of more than
-//! 262,144 instructions, such as a 10,000-task random program with 600,000).
+//! simulation that would cross that bound (at the event count of the mapping's first
+//! simulation) is not started, and the pass is skipped when fewer than 16 simulations of
+//! two events per instruction fit (programs of more than 262,144 instructions, such as a
+//! 10,000-task random program with 600,000).
 
 use taskmap_arch::{Architecture, PeId};
 
@@ -83,7 +84,7 @@ pub(crate) fn sim_refine(
     };
     let mut events = ideal.events;
     let Some(mut cur) = score(program, arch, machine, pes, &mut events) else {
-        return 1;
+        return 2;
     };
     if cur.0 <= ideal.completion {
         return 2;
