@@ -465,8 +465,6 @@ fn projection_keeps_cost_and_loads() {
     assert_eq!(cs.loads, fs.loads);
 }
 
-/// The multilevel bipartitioner finds a near-straight cut of a grid under a tight bound
-/// (its FM keeps blocked moves queued instead of dropping them).
 /// The bipartition problem of a whole graph with no external costs, cut distance 1 and
 /// the same bound on both sides.
 fn whole_graph_subproblem(
@@ -489,6 +487,8 @@ fn whole_graph_subproblem(
     }
 }
 
+/// The multilevel bipartitioner finds a near-straight cut of a grid under a tight bound
+/// (its FM keeps blocked moves queued instead of dropping them).
 #[test]
 fn multilevel_bisection_of_a_grid() {
     use taskmap::multilevel::bipart::{BipartScratch, Bipartitioner};

@@ -127,6 +127,35 @@ fn table2_suboptimal_rows() {
     }
 }
 
+/// Assigns `t` to `p` in `inc` and `pes`, then checks F and F_sum (and, with `per_pe`,
+/// every `R`) against a recomputation by `evaluate_partial`.
+fn assign_checked(
+    inc: &mut IncrementalF,
+    model: &SpmModel,
+    arch: &dyn taskmap::Architecture,
+    pes: &mut [u32],
+    t: u32,
+    p: u32,
+    per_pe: bool,
+) {
+    inc.assign(t, p);
+    pes[t as usize] = p;
+    let e = model.evaluate_partial(arch, pes);
+    let v = inc.value();
+    assert!(close(v.f, e.f), "task {t}: F {} vs {}", v.f, e.f);
+    assert!(
+        close(v.f_sum, e.f_sum),
+        "task {t}: F_sum {} vs {}",
+        v.f_sum,
+        e.f_sum
+    );
+    if per_pe {
+        for (a, b) in inc.per_pe().iter().zip(&e.per_pe) {
+            assert!(close(*a, *b), "task {t}: R {} vs {}", a, b);
+        }
+    }
+}
+
 /// Relative equality for F values.
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
@@ -210,15 +239,7 @@ fn incremental_f_equals_recomputation() {
                     trials += 1;
                 }
                 let p = pick(&mut rng, &inc);
-                inc.assign(t, p);
-                pes[t as usize] = p;
-                let e = model.evaluate_partial(arch.as_ref(), &pes);
-                let v = inc.value();
-                assert!(close(v.f, e.f), "F {} vs {}", v.f, e.f);
-                assert!(close(v.f_sum, e.f_sum), "F_sum {} vs {}", v.f_sum, e.f_sum);
-                for (a, b) in inc.per_pe().iter().zip(&e.per_pe) {
-                    assert!(close(*a, *b), "R {} vs {}", a, b);
-                }
+                assign_checked(&mut inc, &model, arch.as_ref(), &mut pes, t, p, true);
             }
             assert_eq!(inc.pes(), &pes[..]);
         }
@@ -257,12 +278,7 @@ fn incremental_f_with_huge_weights() {
                 check_trial(&mut inc, &model, arch.as_ref(), &mut pes, t, p);
             }
             let p = rng.gen_range(0..4);
-            inc.assign(t, p);
-            pes[t as usize] = p;
-            let e = model.evaluate_partial(arch.as_ref(), &pes);
-            let v = inc.value();
-            assert!(close(v.f, e.f), "task {t}: F {} vs {}", v.f, e.f);
-            assert!(close(v.f_sum, e.f_sum), "F_sum {} vs {}", v.f_sum, e.f_sum);
+            assign_checked(&mut inc, &model, arch.as_ref(), &mut pes, t, p, false);
         }
     }
 }

@@ -454,14 +454,7 @@ fn greedy_map_impl(
         )));
     }
     // Every table below is sized by the target: refuse huge ones before allocating.
-    crate::sim::check_target_size(arch, "greedy-perego")?;
-    let mut probe = Vec::new();
-    if arch.pe_count() == 0 || !arch.route(PeId(0), PeId(0), &mut probe) {
-        return Err(Error::Config(format!(
-            "greedy-perego needs a target with routes (mesh, torus, hypercube), got {}",
-            arch.spec()
-        )));
-    }
+    crate::sim::check_routed_target(arch, "greedy-perego")?;
     let inc = IncrementalF::new(model, arch)?;
     let n = model.work.len();
     let k = arch.pe_count() as usize;

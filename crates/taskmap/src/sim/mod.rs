@@ -52,15 +52,22 @@ pub(crate) fn routed_mapping(
     what: &str,
 ) -> Result<Vec<u32>, Error> {
     mapping.check(num_tasks, arch)?;
+    check_routed_target(arch, what)?;
+    Ok(mapping.as_slice().iter().map(|p| p.0).collect())
+}
+
+/// Checks that `arch` has routes (`what` names the model that needs them) and at most
+/// [`MAX_ROUTED_LINKS`] directed links and PEs.
+pub(crate) fn check_routed_target(arch: &dyn Architecture, what: &str) -> Result<(), Error> {
     check_target_size(arch, what)?;
     let mut probe = Vec::new();
-    if !arch.route(PeId(0), PeId(0), &mut probe) {
+    if arch.pe_count() == 0 || !arch.route(PeId(0), PeId(0), &mut probe) {
         return Err(Error::Config(format!(
             "the target {} has no routes; {} needs a mesh, torus or hypercube",
             arch.spec(),
             what
         )));
     }
-    Ok(mapping.as_slice().iter().map(|p| p.0).collect())
+    Ok(())
 }
 pub use wormhole::{simulate, simulate_ideal, ReadyPolicy, SimReport, WormholeParams};

@@ -165,14 +165,7 @@ impl<'a> IncrementalF<'a> {
     /// most [`MAX_ROUTED_LINKS`](super::MAX_ROUTED_LINKS) directed links and PEs (its
     /// tables are sized by the target); errors otherwise.
     pub fn new(model: &'a SpmModel, arch: &'a dyn Architecture) -> Result<Self, Error> {
-        super::check_target_size(arch, "F")?;
-        let mut probe = Vec::new();
-        if arch.pe_count() == 0 || !arch.route(PeId(0), PeId(0), &mut probe) {
-            return Err(Error::Config(format!(
-                "the target {} has no routes; F needs a mesh, torus or hypercube",
-                arch.spec()
-            )));
-        }
+        super::check_routed_target(arch, "F")?;
         let n = model.work.len();
         let k = arch.pe_count() as usize;
         let nch = model.channels.len();

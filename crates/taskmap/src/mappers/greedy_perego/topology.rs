@@ -350,8 +350,8 @@ mod tests {
     use super::*;
 
     /// The closed-form centre is the lowest PE with the smallest total distance (checked
-    /// against every PE's total), and it is O(n) on huge targets (the per-dimension sums
-    /// took O(d²) steps: 10^12 on `torus:1000000`).
+    /// against every PE's total); it is O(n) on huge targets, where the per-dimension sums
+    /// took O(d²) steps (10^12 on `torus:1000000`, which would not finish).
     #[test]
     fn centre_closed_form() {
         for spec in [
@@ -376,7 +376,6 @@ mod tests {
                 .unwrap();
             assert_eq!(topo.centre(), naive, "{spec}");
         }
-        let t0 = std::time::Instant::now();
         for (spec, centre) in [
             ("torus:1000000", 0),
             ("mesh:1000000", 499_999),
@@ -385,6 +384,5 @@ mod tests {
             let arch = taskmap_arch::parse_arch(spec).unwrap();
             assert_eq!(Topo::new(arch.as_ref()).centre(), centre, "{spec}");
         }
-        assert!(t0.elapsed().as_secs() < 30);
     }
 }
