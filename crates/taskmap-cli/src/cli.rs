@@ -179,6 +179,8 @@ struct EvalReport {
     evaluation: taskmap::Evaluation,
     #[serde(skip_serializing_if = "Option::is_none")]
     perego_f: Option<taskmap::sim::perego::FEstimate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    perego_f_prop: Option<taskmap::sim::PropagatedEstimate>,
 }
 
 #[derive(Args)]
@@ -669,12 +671,15 @@ fn cmd_eval(a: EvalArgs) -> Result<u8> {
     };
     let e = evaluate(&graph, arch.as_ref(), &mapping, &opts)
         .with_context(|| format!("evaluating {}", a.mapping.display()))?;
-    let perego_f = match &program {
+    let (perego_f, perego_f_prop) = match &program {
         Some(p) => {
             let model = taskmap::sim::perego::SpmModel::build(p, &Default::default())?;
-            Some(model.evaluate(arch.as_ref(), &mapping)?)
+            (
+                Some(model.evaluate(arch.as_ref(), &mapping)?),
+                model.evaluate_propagated(p, arch.as_ref(), &mapping)?,
+            )
         }
-        None => None,
+        None => (None, None),
     };
     let feasible = e.feasible();
     match a.format {
@@ -695,10 +700,18 @@ fn cmd_eval(a: EvalArgs) -> Result<u8> {
                     f.contention
                 );
             }
+            if let Some(f) = &perego_f_prop {
+                outln!(
+                    "F_prop {:.1} cycles (the model's delays propagated along the program; last task {})",
+                    f.f_prop,
+                    f.argmax_task
+                );
+            }
         }
         OutputFormat::Json => print_json(&EvalReport {
             evaluation: e,
             perego_f,
+            perego_f_prop,
         })?,
     }
     Ok(if feasible { 0 } else { 1 })

@@ -112,6 +112,11 @@ struct FOutput {
     phases: usize,
     overlap_fraction: f64,
     relative_error: f64,
+    /// `F_prop` (ours; one task per PE only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    f_prop: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    f_prop_relative_error: Option<f64>,
 }
 
 #[derive(serde::Serialize, Default)]
@@ -234,6 +239,10 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
             };
             let model = SpmModel::build(&program, &sp)?;
             let e: FEstimate = model.evaluate(arch.as_ref(), &mapping)?;
+            let prop = model
+                .evaluate_propagated(&program, arch.as_ref(), &mapping)?
+                .map(|p| p.f_prop);
+            let rel = |f: f64| (f - r.completion as f64) / (r.completion.max(1) as f64);
             Some(FOutput {
                 f: e.f,
                 f_sum: e.f_sum,
@@ -244,7 +253,9 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
                 contention: e.contention,
                 phases: model.num_phases(),
                 overlap_fraction: a.overlap_fraction,
-                relative_error: (e.f - r.completion as f64) / (r.completion.max(1) as f64),
+                relative_error: rel(e.f),
+                f_prop: prop,
+                f_prop_relative_error: prop.map(rel),
             })
         } else {
             None
@@ -332,6 +343,13 @@ fn print_human(o: &SimOutput) {
             "F terms      comp+idle {:.1}, distance {:.1}, multitasking -{:.1}, contention {:.1} ({} phases, overlap fraction {})",
             f.comp_idle, f.distance, f.multitasking, f.contention, f.phases, f.overlap_fraction
         );
+        if let (Some(p), Some(e)) = (f.f_prop, f.f_prop_relative_error) {
+            outln!(
+                "F_prop       {:.1} cycles ({:+.2} % vs simulation; the model's delays propagated along the program)",
+                p,
+                100.0 * e
+            );
+        }
     }
     outln!(
         "simulated    {} events in {:.3} s",

@@ -392,6 +392,30 @@ fn eval_of_a_program_reports_f_like_sim() {
     let s = json(&o);
     assert_eq!(e["perego_f"]["f"], s["f"]["f"]);
     assert_eq!(e["perego_f"]["contention"], s["f"]["contention"]);
+    // F_prop too (one task per PE), and it is at least the ideal machine's time.
+    let fp = s["f"]["f_prop"].as_f64().unwrap();
+    assert_eq!(e["perego_f_prop"]["f_prop"].as_f64(), Some(fp));
+    let ideal = taskmap(&["sim", "--program", &prog, "--ideal", "--format", "json"]);
+    assert!(fp >= json(&ideal)["completion"].as_f64().unwrap());
+    // Two tasks on one PE: no F_prop.
+    let m2 = dir.path().join("m2.pes");
+    let text: String = (0..16).map(|t| format!("{}\n", t / 2)).collect();
+    std::fs::write(&m2, text).unwrap();
+    let m2 = m2.display().to_string();
+    let o = taskmap(&[
+        "sim",
+        "--program",
+        &prog,
+        "--arch",
+        "torus:4x4",
+        "--mapping",
+        &m2,
+        "--f",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(json(&o)["f"].get("f_prop").is_none());
     // The static metrics are those of the program's task graph: 16 ring edges.
     assert_eq!(e["edges"], 16);
     assert!(e["comm_cost"].as_u64().unwrap() > 0);

@@ -127,6 +127,29 @@ fn table2_suboptimal_rows() {
     }
 }
 
+/// Butterflies on meshes at the paper's sizes 16, 64 and 256 (4 is the ideal machine,
+/// above): within 0.5 % of the best mapping `butterfly_best_known_measure` found (the
+/// paper: at most 1.8 %, mean 0.5 %, above the optimal mappings). Before the multilevel
+/// start of the simulated pass they were +0.71 %, +1.61 % and +7.91 % above the best
+/// found then (4090, 6479, 9356).
+#[test]
+fn butterflies_within_the_papers_error_of_best_found() {
+    let params = GreedyPerego::default();
+    for (g, a, best) in [
+        ("butterfly:4", "mesh:4x4", 4090u64),
+        ("butterfly:6", "mesh:8x8", 6479),
+        ("butterfly:8", "mesh:16x16", 9243),
+    ] {
+        let o = run(g, a, &params);
+        assert!(o.one_per_pe);
+        assert!(
+            o.sim as f64 <= best as f64 * 1.005,
+            "{g} on {a}: {} vs best found {best}",
+            o.sim
+        );
+    }
+}
+
 /// Assigns `t` to `p` in `inc` and `pes`, then checks F and F_sum (and, with `per_pe`,
 /// every `R`) against a recomputation by `evaluate_partial`.
 fn assign_checked(

@@ -4,15 +4,19 @@
 //!   on a k-ary n-cube with wormhole flow control, and on the ideal machine.
 //! * [`perego`]: the Synchronous Phases Model and the evaluation function `F` of De Petris
 //!   & Perego (1994).
+//! * [`perego_propagated`]: ours, `F_prop`, the model's delays replayed along the program
+//!   (an estimate of the completion time of a one-task-per-PE mapping).
 //! * [`perego_incremental`]: `F` of a growing partial mapping, updated incrementally (for
 //!   the greedy mapper).
 
 pub mod perego;
 pub mod perego_incremental;
+pub mod perego_propagated;
 pub mod wormhole;
 
 pub use perego::{FEstimate, SpmModel, SpmParams};
 pub use perego_incremental::{FValue, IncrementalF};
+pub use perego_propagated::PropagatedEstimate;
 
 use taskmap_arch::{Architecture, PeId};
 

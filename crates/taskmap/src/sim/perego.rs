@@ -133,6 +133,12 @@ pub struct SpmModel {
     pub entry_slack: Vec<u64>,
     /// Completion time on the ideal machine.
     pub ideal_completion: u64,
+    /// Per message of the program: its phase entry (an index of `phase_entries`;
+    /// `u32::MAX` for a message never delivered). Empty for a model without a program
+    /// ([`Self::from_task_graph`]).
+    pub msg_entry: Vec<u32>,
+    /// Per message: its latency on the ideal machine (delivery − injection), cycles.
+    pub msg_latency: Vec<u64>,
 }
 
 /// The value of `F` for one mapping.
@@ -256,8 +262,14 @@ impl SpmModel {
         let mut entry_messages: Vec<u32> = Vec::new();
         let mut entry_slack: Vec<u64> = Vec::new();
         let mut cur = (u32::MAX, u32::MAX);
+        let mut msg_entry = vec![u32::MAX; msgs.len()];
         for (h, c, m) in triples {
             let f = u64::from(msgs[m as usize].flits);
+            msg_entry[m as usize] = if (h, c) == cur {
+                phase_entries.len() as u32 - 1
+            } else {
+                phase_entries.len() as u32
+            };
             if (h, c) == cur {
                 phase_entries.last_mut().expect("an entry").1 += f;
                 *entry_messages.last_mut().expect("an entry") += 1;
@@ -285,6 +297,14 @@ impl SpmModel {
             entry_messages,
             entry_slack,
             ideal_completion: ideal.completion,
+            msg_entry,
+            msg_latency: times
+                .iter()
+                .map(|t| match t.deliver {
+                    u64::MAX => 0,
+                    d => d.saturating_sub(t.inject),
+                })
+                .collect(),
         }
     }
 
@@ -524,6 +544,8 @@ impl SpmModel {
             entry_slack: vec![0; phase_entries.len()],
             phase_entries,
             ideal_completion: 0,
+            msg_entry: Vec::new(),
+            msg_latency: Vec::new(),
         }
     }
 }

@@ -53,41 +53,61 @@ fn score(
     ))
 }
 
+/// What one simulated exchange pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SimRefined {
+    /// Simulations run, the ideal machine's included.
+    pub runs: u64,
+    /// The simulated (completion, sum of finishing times) of the mapping returned; `None`
+    /// when the pass did not run (off, not one task per PE, too large, or a failed
+    /// simulation).
+    pub score: Option<(u64, u128)>,
+    /// The mapping returned reaches the ideal machine's completion time (nothing to gain).
+    pub ideal: bool,
+}
+
 /// Improves the one-task-per-PE mapping `pes` of `program` on `arch` by simulated moves,
 /// at most `evals_per_task · T` simulations besides the first two (the ideal machine's and
-/// the mapping's; see the module documentation). Returns the number of simulations run.
+/// the mapping's; see the module documentation).
 pub(crate) fn sim_refine(
     program: &Program,
     arch: &dyn Architecture,
     machine: &WormholeParams,
     pes: &mut [u32],
     evals_per_task: u32,
-) -> u64 {
+) -> SimRefined {
     let n = program.num_tasks();
     let k = arch.pe_count() as usize;
     if evals_per_task == 0 || n == 0 || n > k {
-        return 0;
+        return SimRefined::default();
     }
     let mut task_on = vec![UNMAPPED; k];
     for (t, &p) in pes.iter().enumerate() {
         match task_on.get_mut(p as usize) {
             Some(slot) if *slot == UNMAPPED => *slot = t as u32,
-            _ => return 0,
+            _ => return SimRefined::default(),
         }
     }
     let min_events = 2 * program.ops().len() as u64;
     if SIM_REFINE_MAX_EVENTS / min_events.max(1) < SIM_REFINE_MIN_SIMS {
-        return 0;
+        return SimRefined::default();
     }
     let Ok(ideal) = simulate_ideal(program, machine) else {
-        return 0;
+        return SimRefined::default();
     };
     let mut events = ideal.events;
     let Some(mut cur) = score(program, arch, machine, pes, &mut events) else {
-        return 2;
+        return SimRefined {
+            runs: 2,
+            ..SimRefined::default()
+        };
     };
     if cur.0 <= ideal.completion {
-        return 2;
+        return SimRefined {
+            runs: 2,
+            score: Some(cur),
+            ideal: true,
+        };
     }
     let per_sim = (events - ideal.events).max(1);
     let mut budget = u64::from(evals_per_task) * n as u64;
@@ -107,7 +127,11 @@ pub(crate) fn sim_refine(
                     continue;
                 }
                 if budget == 0 || events.saturating_add(per_sim) > SIM_REFINE_MAX_EVENTS {
-                    return runs;
+                    return SimRefined {
+                        runs,
+                        score: Some(cur),
+                        ideal: cur.0 <= ideal.completion,
+                    };
                 }
                 budget -= 1;
                 runs += 1;
@@ -133,7 +157,11 @@ pub(crate) fn sim_refine(
             }
         }
         if !improved {
-            return runs;
+            return SimRefined {
+                runs,
+                score: Some(cur),
+                ideal: cur.0 <= ideal.completion,
+            };
         }
     }
 }
