@@ -162,7 +162,8 @@ struct EvalArgs {
     mapping: PathBuf,
     /// A timed program (PROCESS/INT_OP/SEND/RECEIVE/STOP) instead of --graph: the static
     /// metrics are those of its task graph, and the report adds De Petris & Perego's
-    /// completion-time estimate F (default machine parameters, see `taskmap sim`).
+    /// completion-time estimate F and, with one task per PE, our propagated estimate
+    /// F_prop (default machine parameters, see `taskmap sim`).
     #[arg(long, value_name = "FILE", conflicts_with = "graph")]
     program: Option<PathBuf>,
     #[command(flatten)]
@@ -172,7 +173,8 @@ struct EvalArgs {
     format: OutputFormat,
 }
 
-/// `taskmap eval`'s report: the evaluation, and F when a program was given.
+/// `taskmap eval`'s report: the evaluation, and F (and F_prop, with one task per PE) when a
+/// program was given.
 #[derive(serde::Serialize)]
 struct EvalReport {
     #[serde(flatten)]

@@ -44,8 +44,9 @@ pub struct SimArgs {
     /// Simulate on the ideal machine (every task on its own PE, no contention, distance 1).
     #[arg(long)]
     pub ideal: bool,
-    /// Also compute the evaluation function F (De Petris & Perego eq. 2-10). Not with
-    /// --ideal (F needs a target and a mapping).
+    /// Also compute the evaluation function F (De Petris & Perego eq. 2-10) and, with one
+    /// task per PE, our propagated estimate F_prop. Not with --ideal (F needs a target and
+    /// a mapping).
     #[arg(long, conflicts_with = "ideal")]
     pub f: bool,
     /// Phase overlap fraction for F.

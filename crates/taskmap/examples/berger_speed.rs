@@ -2,7 +2,7 @@
 //! many times in one process and the median is printed (the CLI's `map_time_ms` is one cold
 //! run, where page faults and first allocations dominate below a millisecond).
 //!
-//! `[ALGS=gtwp,subgraph] cargo run --release -p taskmap --example berger_speed [-- ../shared/data/itc99/b12.bench:6:40 ...]`
+//! `[ALGS=gtwp,subgraph] [ITERS=201] cargo run --release -p taskmap --example berger_speed [-- ../shared/data/itc99/b12.bench:6:40 ...]`
 //! (a case is `FILE:SIDE:CAPACITY` or `grid:N:SIDE:CAPACITY`, mapped onto `torus:SIDExSIDE`).
 
 use std::time::Instant;
@@ -20,6 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         args
     };
+    let iters: usize = std::env::var("ITERS").map_or(Ok(201), |v| v.parse())?;
     for case in &cases {
         let parts: Vec<&str> = case.rsplitn(3, ':').collect();
         let (cap, side, src) = (parts[0].parse::<u64>()?, parts[1].parse::<u32>()?, parts[2]);
@@ -39,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let spec: AlgorithmSpec = alg.parse()?;
             let mapper = spec.build();
             let mut times = Vec::new();
-            for _ in 0..201 {
+            for _ in 0..iters {
                 let mut ctx = RunContext::new(0);
                 let t = Instant::now();
                 let m = mapper.map(&problem, &mut ctx)?;

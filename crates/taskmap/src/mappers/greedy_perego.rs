@@ -62,13 +62,14 @@
 //! * **Simulated exchange pass** (`sim_refine`, [`greedy_map_program`] only): the same
 //!   moves scored by the wormhole simulator (completion, then the sum of the finishing
 //!   times), for what F cannot see: a delay travelling from task to task, as up a reduce
-//!   tree. At most `sim_refine · T` simulations (8 · T by default: enough for the
-//!   passes to end by themselves on programs of up to 64 tasks) and 2^23 simulated
+//!   tree. Per pass at most `sim_refine · T` simulations (8 · T by default: enough for
+//!   the passes to end by themselves on programs of up to 64 tasks) and 2^23 simulated
 //!   events; see `greedy_perego/sim_refine.rs`.
 //! * **Multilevel start** (`multilevel_start`, [`greedy_map_program`] only): the simulated
 //!   pass also runs from the multilevel mapper's one-task-per-PE mapping of the task
-//!   graph, and the better result is kept (butterflies on meshes, which the construction
-//!   embeds poorly: `butterfly:8` on `mesh:16x16` 10,096 → 9,243 cycles).
+//!   graph, with its own budget, and the better result is kept (butterflies on meshes,
+//!   which the construction embeds poorly: `butterfly:8` on `mesh:16x16` 10,096 → 9,243
+//!   cycles). Skipped when the first pass reaches the ideal machine.
 //!
 //! # Results (`tests/sim_greedy.rs`, docs/simulation.md)
 //!
@@ -78,7 +79,8 @@
 //! within 0-0.2 % of the ideal machine up to 127 tasks and 4.8 % for 511 (3.1 % above
 //! the contention-free H mapping on a mesh twice as large; the paper: at most 6.8 %);
 //! butterflies on meshes 1.7-14.6 % above it (the natural embedding 2-18 %), and within
-//! 0.3 % of the best mappings annealing found (the paper: 1.8 % of the optima). The paper's
+//! 0.3 % of the best mappings annealing found (the paper: 1.8 % of the optima; at 64 and
+//! 256 PEs annealing did not improve on our own mapping, so the optima may be lower). The paper's
 //! rules alone: rings +0.1-0.3 %, `mesh:16x16` on `hypercube:8` +11.7 %, trees up to
 //! +215 %, butterflies on meshes 3-30 %.
 //!
@@ -92,7 +94,8 @@
 //! Targets with more than 2^24 directed links or PEs are an error
 //! ([`crate::sim::MAX_ROUTED_LINKS`]): every table is sized by the target. A 400-task
 //! random program maps in about 0.1 s, 10,000 tasks in about 5 s (release build); the
-//! simulated exchange passes of [`greedy_map_program`] add up to about two seconds.
+//! two simulated exchange passes of [`greedy_map_program`] and the multilevel run add up
+//! to about 2.5 s (about a second per pass).
 //!
 //! Run as a registered algorithm on a task graph it uses
 //! [`SpmModel::from_task_graph`] (one phase, one message per edge and direction of `w/2`
@@ -341,7 +344,7 @@ pub fn greedy_map_program(
     let machine = &params.spm.machine;
     let refined = sim_refine::sim_refine(program, arch, machine, &mut pes, params.sim_refine);
     if let (true, false, Some(score)) = (params.multilevel_start, refined.ideal, refined.score) {
-        if let Some(mut other) = multilevel_start(program, arch)? {
+        if let Some(mut other) = multilevel_start(program, arch) {
             let second =
                 sim_refine::sim_refine(program, arch, machine, &mut other, params.sim_refine);
             if second.score.is_some_and(|s| s < score) {
@@ -353,31 +356,25 @@ pub fn greedy_map_program(
 }
 
 /// The multilevel mapper's mapping of `program`'s task graph onto `arch` (default
-/// parameters, unit task weights, no imbalance allowed, seed 1), when it puts at most one task on every PE;
-/// `None` otherwise or when the target cannot be rebuilt from its spec.
-fn multilevel_start(
-    program: &crate::model::Program,
-    arch: &dyn Architecture,
-) -> Result<Option<Vec<u32>>, Error> {
-    let Ok(target) = crate::parse_arch(&arch.spec()) else {
-        return Ok(None);
-    };
+/// parameters, unit task weights, no imbalance allowed, seed 1), when it puts at most one
+/// task on every PE; `None` otherwise, when the multilevel mapper fails or when the target
+/// cannot be rebuilt from its spec.
+fn multilevel_start(program: &crate::model::Program, arch: &dyn Architecture) -> Option<Vec<u32>> {
+    let target = crate::parse_arch(&arch.spec()).ok()?;
     // Unit task weights and no imbalance: with no more tasks than PEs, one task per PE.
     let (xadj, adjncy, ew, _, _) = program.to_task_graph().into_csr();
     let n = xadj.len() - 1;
     let graph = taskmap_graph::TaskGraph::from_csr_unchecked(xadj, adjncy, ew, vec![1; n], 1);
     let mut problem = Problem::new(graph, target);
     problem.epsilon = 0.0;
-    let mapping = crate::mappers::multilevel::MultilevelMapper::default()
-        .map(&problem, &mut RunContext::new(1))?;
+    // A failure here leaves the greedy's mapping, which is already valid.
+    let Ok(mapping) = crate::mappers::multilevel::MultilevelMapper::default()
+        .map(&problem, &mut RunContext::new(1))
+    else {
+        return None;
+    };
     let pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
-    let mut used = vec![false; arch.pe_count() as usize];
-    for &p in &pes {
-        if std::mem::replace(&mut used[p as usize], true) {
-            return Ok(None);
-        }
-    }
-    Ok(Some(pes))
+    crate::sim::one_task_per_pe(&pes, arch.pe_count()).then_some(pes)
 }
 
 /// The greedy mapping of `model` onto `arch` (which needs routes), without capacities.

@@ -60,6 +60,13 @@ pub(crate) fn routed_mapping(
     Ok(mapping.as_slice().iter().map(|p| p.0).collect())
 }
 
+/// Whether no two tasks share a PE (`pes[t]` the PE of task `t`, every one below `k`).
+pub(crate) fn one_task_per_pe(pes: &[u32], k: u32) -> bool {
+    let mut used = vec![false; k as usize];
+    pes.iter()
+        .all(|&p| !std::mem::replace(&mut used[p as usize], true))
+}
+
 /// Checks that `arch` has routes (`what` names the model that needs them) and at most
 /// [`MAX_ROUTED_LINKS`] directed links and PEs.
 pub(crate) fn check_routed_target(arch: &dyn Architecture, what: &str) -> Result<(), Error> {

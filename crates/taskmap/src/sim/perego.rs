@@ -396,27 +396,22 @@ impl SpmModel {
             est.comp_idle += v;
         }
         // Routes of the remote channels (CSR), distance and multitasking terms.
-        let route_start = &mut sc.route_start;
-        route_start.clear();
-        route_start.resize(self.channels.len() + 1, 0);
-        let routes = &mut sc.routes;
-        routes.clear();
+        self.channel_routes(arch, pes, &mut sc.route_start, &mut sc.routes);
+        let (route_start, routes) = (&sc.route_start, &sc.routes);
         for (ci, c) in self.channels.iter().enumerate() {
-            let (pi, pj) = (PeId(pes[c.src as usize]), PeId(pes[c.dst as usize]));
-            if pi.0 == unmapped || pj.0 == unmapped {
+            let (pi, pj) = (pes[c.src as usize], pes[c.dst as usize]);
+            if pi == unmapped || pj == unmapped {
                 // no route: the channel is ignored
             } else if pi != pj {
-                arch.route(pi, pj, routes);
-                let d = (routes.len() as u32 - route_start[ci]) as f64;
+                let d = (route_start[ci + 1] - route_start[ci]) as f64;
                 let v = c.messages as f64 * tc * (d - 1.0);
-                r[pj.idx()] += v;
+                r[pj as usize] += v;
                 est.distance += v;
             } else {
                 let save = self.local_saving(c);
-                r[pj.idx()] -= save;
+                r[pj as usize] -= save;
                 est.multitasking += save;
             }
-            route_start[ci + 1] = routes.len() as u32;
         }
         // Contention, phase by phase. A link's stamp is the epoch of the phase that last
         // used it (epochs run on across calls, so the table is never cleared).
@@ -500,6 +495,28 @@ impl SpmModel {
         est.f = r[best];
         est.argmax = best as u32;
         est
+    }
+
+    /// The routes of the remote channels as CSR (`routes[route_start[c]..route_start[c+1]]`
+    /// for channel `c`; empty for a local channel or one with an unmapped end, `u32::MAX`
+    /// in `pes`).
+    pub(crate) fn channel_routes(
+        &self,
+        arch: &dyn Architecture,
+        pes: &[u32],
+        route_start: &mut Vec<u32>,
+        routes: &mut Vec<LinkId>,
+    ) {
+        route_start.clear();
+        route_start.resize(self.channels.len() + 1, 0);
+        routes.clear();
+        for (ci, c) in self.channels.iter().enumerate() {
+            let (pi, pj) = (pes[c.src as usize], pes[c.dst as usize]);
+            if pi != u32::MAX && pj != u32::MAX && pi != pj {
+                arch.route(PeId(pi), PeId(pj), routes);
+            }
+            route_start[ci + 1] = routes.len() as u32;
+        }
     }
 
     /// Eq. 5 for one channel whose two ends share a PE: the cycles its receiver saves,

@@ -12,8 +12,9 @@
 //! Moves: a task with a partner farther than distance 1 goes to a PE next to one of its
 //! partners' PEs, or is swapped with the task there (first improvement, tasks by id, passes
 //! until one changes nothing). Runs only on one-task-per-PE mappings whose simulated
-//! completion is above the ideal machine's. Bounded by `sim_refine · T` simulations and by
-//! [`SIM_REFINE_MAX_EVENTS`] simulated events in all, the ideal machine's run included; a
+//! completion is above the ideal machine's. One pass is bounded by `sim_refine · T`
+//! simulations and by [`SIM_REFINE_MAX_EVENTS`] simulated events, the ideal machine's run
+//! included (with `multilevel_start` there are two passes, each with this budget); a
 //! simulation that would cross that bound (at the event count of the mapping's first
 //! simulation) is not started, and the pass is skipped when fewer than 16 simulations of
 //! two events per instruction fit (programs of more than 262,144 instructions, such as a
@@ -27,7 +28,7 @@ use crate::mapping::Mapping;
 use crate::model::Program;
 use crate::sim::wormhole::{simulate, simulate_ideal, WormholeParams};
 
-/// The most events the simulations of one simulated exchange pass may process in all
+/// The most events the simulations of one simulated exchange pass may process
 /// (about a second at the simulator's speed).
 pub(crate) const SIM_REFINE_MAX_EVENTS: u64 = 1 << 23;
 
@@ -56,8 +57,6 @@ fn score(
 /// What one simulated exchange pass did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SimRefined {
-    /// Simulations run, the ideal machine's included.
-    pub runs: u64,
     /// The simulated (completion, sum of finishing times) of the mapping returned; `None`
     /// when the pass did not run (off, not one task per PE, too large, or a failed
     /// simulation).
@@ -97,21 +96,16 @@ pub(crate) fn sim_refine(
     };
     let mut events = ideal.events;
     let Some(mut cur) = score(program, arch, machine, pes, &mut events) else {
-        return SimRefined {
-            runs: 2,
-            ..SimRefined::default()
-        };
+        return SimRefined::default();
     };
     if cur.0 <= ideal.completion {
         return SimRefined {
-            runs: 2,
             score: Some(cur),
             ideal: true,
         };
     }
     let per_sim = (events - ideal.events).max(1);
     let mut budget = u64::from(evals_per_task) * n as u64;
-    let mut runs = 2u64;
     let topo = Topo::new(arch);
     let g = program.to_task_graph();
     let mut cands: Vec<u32> = Vec::new();
@@ -128,13 +122,11 @@ pub(crate) fn sim_refine(
                 }
                 if budget == 0 || events.saturating_add(per_sim) > SIM_REFINE_MAX_EVENTS {
                     return SimRefined {
-                        runs,
                         score: Some(cur),
                         ideal: cur.0 <= ideal.completion,
                     };
                 }
                 budget -= 1;
-                runs += 1;
                 let v = task_on[p as usize];
                 pes[u as usize] = p;
                 if v != UNMAPPED {
@@ -158,7 +150,6 @@ pub(crate) fn sim_refine(
         }
         if !improved {
             return SimRefined {
-                runs,
                 score: Some(cur),
                 ideal: cur.0 <= ideal.completion,
             };
