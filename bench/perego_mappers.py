@@ -4,8 +4,10 @@
 For the paper's program classes (ring, 2-D mesh, butterfly, reduce tree, random) on mesh,
 torus and hypercube targets, maps each program with
 
-  * greedy-perego               (our default: the paper's rules plus the end-game search and
-                                 the exchange pass, docs/simulation.md)
+  * greedy-perego               (our default: the paper's rules plus the end-game search,
+                                 the exchange pass and the simulated exchange passes from
+                                 the greedy's and the multilevel mapper's mappings,
+                                 docs/simulation.md)
   * greedy-perego,variant=paper (the paper's rules only)
   * multilevel                  (maps the program's task graph by f_C)
   * random                      (balanced random mapping, seed 1)

@@ -376,20 +376,24 @@ fn eval_of_a_program_reports_f_like_sim() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let e = json(&o);
-    let o = taskmap(&[
-        "sim",
-        "--program",
-        &prog,
-        "--arch",
-        "torus:4x4",
-        "--mapping",
-        &m,
-        "--f",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let s = json(&o);
+    // `taskmap sim --f` of the program under a mapping file, as JSON.
+    let sim_f = |mapping: &str| {
+        let o = taskmap(&[
+            "sim",
+            "--program",
+            &prog,
+            "--arch",
+            "torus:4x4",
+            "--mapping",
+            mapping,
+            "--f",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        json(&o)
+    };
+    let s = sim_f(&m);
     assert_eq!(e["perego_f"]["f"], s["f"]["f"]);
     assert_eq!(e["perego_f"]["contention"], s["f"]["contention"]);
     // F_prop too (one task per PE), and it is at least the ideal machine's time.
@@ -401,21 +405,9 @@ fn eval_of_a_program_reports_f_like_sim() {
     let m2 = dir.path().join("m2.pes");
     let text: String = (0..16).map(|t| format!("{}\n", t / 2)).collect();
     std::fs::write(&m2, text).unwrap();
-    let m2 = m2.display().to_string();
-    let o = taskmap(&[
-        "sim",
-        "--program",
-        &prog,
-        "--arch",
-        "torus:4x4",
-        "--mapping",
-        &m2,
-        "--f",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(json(&o)["f"].get("f_prop").is_none());
+    assert!(sim_f(&m2.display().to_string())["f"]
+        .get("f_prop")
+        .is_none());
     // The static metrics are those of the program's task graph: 16 ring edges.
     assert_eq!(e["edges"], 16);
     assert!(e["comm_cost"].as_u64().unwrap() > 0);
