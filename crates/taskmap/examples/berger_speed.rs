@@ -1,5 +1,5 @@
 //! Mapper time of the Berger et al. heuristics on small instances, warm: each mapper runs
-//! many times in one process and the median is printed (the CLI's `map_time_ms` is one cold
+//! many times in one process (`ITERS`, default 201; more for a profile) and the median is printed (the CLI's `map_time_ms` is one cold
 //! run, where page faults and first allocations dominate below a millisecond).
 //!
 //! `[ALGS=gtwp,subgraph] [ITERS=201] cargo run --release -p taskmap --example berger_speed [-- ../shared/data/itc99/b12.bench:6:40 ...]`
@@ -20,6 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         args
     };
+    let iters: usize = std::env::var("ITERS").map_or(Ok(201), |v| v.parse())?;
     let iters: usize = std::env::var("ITERS").map_or(Ok(201), |v| v.parse())?;
     for case in &cases {
         let parts: Vec<&str> = case.rsplitn(3, ':').collect();
