@@ -21,7 +21,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args
     };
     let iters: usize = std::env::var("ITERS").map_or(Ok(201), |v| v.parse())?;
-    let iters: usize = std::env::var("ITERS").map_or(Ok(201), |v| v.parse())?;
     for case in &cases {
         let parts: Vec<&str> = case.rsplitn(3, ':').collect();
         let (cap, side, src) = (parts[0].parse::<u64>()?, parts[1].parse::<u32>()?, parts[2]);
