@@ -69,7 +69,8 @@
 //!   pass also runs from the multilevel mapper's one-task-per-PE mapping of the task
 //!   graph, with its own budget, and the better result is kept (butterflies on meshes,
 //!   which the construction embeds poorly: `butterfly:8` on `mesh:16x16` 10,096 → 9,243
-//!   cycles). Skipped when the first pass reaches the ideal machine.
+//!   cycles). Skipped when the first pass reaches the ideal machine. Above the pass's
+//!   budget, the two mappings are compared by `F_prop` instead.
 //!
 //! # Results (`tests/sim_greedy.rs`, docs/simulation.md)
 //!
@@ -188,7 +189,10 @@ pub struct GreedyPerego {
     /// only): the pass also runs from the multilevel mapper's mapping of the program's
     /// task graph (when it holds one task per PE), and the result with the lower
     /// simulated (completion, sum of finishing times) is kept. Skipped when the first pass
-    /// ends at the ideal machine's completion time. For programs whose
+    /// ends at the ideal machine's completion time. For programs too large for the
+    /// simulated pass, the multilevel mapping is kept instead of the greedy's when its
+    /// `F_prop` ([`SpmModel::evaluate_propagated`]) is lower (`random:5000` on
+    /// `mesh:71x71`: 49,523 → 40,599 simulated cycles). For programs whose
     /// pattern the greedy construction embeds poorly (butterflies on meshes: +7.9 % on
     /// `mesh:16x16` from the greedy alone). Default on; needs `sim_refine` > 0.
     pub multilevel_start: bool,
@@ -343,12 +347,34 @@ pub fn greedy_map_program(
     let mut pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
     let machine = &params.spm.machine;
     let refined = sim_refine::sim_refine(program, arch, machine, &mut pes, params.sim_refine);
-    if let (true, false, Some(score)) = (params.multilevel_start, refined.ideal, refined.score) {
+    if !params.multilevel_start || refined.ideal {
+        return Ok(Mapping::new(pes.into_iter().map(PeId).collect()));
+    }
+    if let Some(score) = refined.score {
         if let Some(mut other) = multilevel_start(program, arch) {
             let second =
                 sim_refine::sim_refine(program, arch, machine, &mut other, params.sim_refine);
             if second.score.is_some_and(|s| s < score) {
                 pes = other;
+            }
+        }
+    } else {
+        // No simulated pass (the program is too large for its budget): the multilevel
+        // mapping replaces the greedy's when its F_prop is lower (both must be defined,
+        // and the greedy's above the ideal machine's time).
+        let f_prop = |p: &[u32]| {
+            let m = Mapping::new(p.iter().map(|&x| PeId(x)).collect());
+            model
+                .evaluate_propagated(program, arch, &m)
+                .ok()
+                .flatten()
+                .map(|e| e.f_prop)
+        };
+        if let Some(a) = f_prop(&pes).filter(|&a| a > model.ideal_completion as f64) {
+            if let Some(other) = multilevel_start(program, arch) {
+                if f_prop(&other).is_some_and(|b| b < a) {
+                    pes = other;
+                }
             }
         }
     }
