@@ -192,8 +192,8 @@ pub struct GreedyPerego {
     /// ends at the ideal machine's completion time. For programs too large for the
     /// simulated pass, the multilevel mapping is kept instead of the greedy's when its
     /// `F_prop` ([`SpmModel::evaluate_propagated`]) is lower (`random:5000` on
-    /// `mesh:71x71`: 49,523 → 40,599 simulated cycles). For programs whose
-    /// pattern the greedy construction embeds poorly (butterflies on meshes: +7.9 % on
+    /// `mesh:71x71`: 49,523 → 40,599 simulated cycles). It is for programs whose pattern
+    /// the greedy construction embeds poorly (butterflies on meshes: +7.9 % on
     /// `mesh:16x16` from the greedy alone). Default on; needs `sim_refine` > 0.
     pub multilevel_start: bool,
     /// The bounding-rectangle tie-breaker. Default on.
