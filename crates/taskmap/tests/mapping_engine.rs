@@ -385,6 +385,7 @@ fn measure() {
 fn coarsening_preserves_weights() {
     use taskmap::multilevel::coarsen::{
         contract, heavy_edge_matching, label_propagation_clusters, local_random_order,
+        local_shuffle,
     };
     let graphs = [
         gen::grid(&[30, 30], false),
@@ -397,6 +398,13 @@ fn coarsening_preserves_weights() {
         let mut order = local_random_order(g.num_tasks(), &mut rng);
         order.sort_unstable();
         assert!(order.iter().enumerate().all(|(i, &v)| i == v as usize));
+        // local_shuffle permutes a subset (here every third task) and nothing else.
+        let subset: Vec<u32> = (0..g.num_tasks() as u32).step_by(3).collect();
+        let mut shuffled = subset.clone();
+        local_shuffle(&mut shuffled, &mut rng);
+        assert_ne!(shuffled, subset, "graph {gi}: not shuffled");
+        shuffled.sort_unstable();
+        assert_eq!(shuffled, subset);
         let maxw: Vec<u64> = (0..ncon)
             .map(|c| {
                 let m = (0..g.num_tasks() as u32)

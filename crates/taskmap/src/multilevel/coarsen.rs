@@ -55,6 +55,28 @@ pub fn local_random_order(n: usize, rng: &mut impl Rng) -> Vec<u32> {
     order
 }
 
+/// Shuffles a set of task ids with the locality of [`local_random_order`]: sorted, cut
+/// into chunks of [`ORDER_CHUNK`] entries, chunks in random order, each chunk shuffled.
+/// O(len · log len).
+pub fn local_shuffle(ids: &mut Vec<u32>, rng: &mut impl Rng) {
+    ids.sort_unstable();
+    if ids.len() <= ORDER_CHUNK {
+        ids.shuffle(rng);
+        return;
+    }
+    let mut chunks: Vec<u32> = (0..ids.len().div_ceil(ORDER_CHUNK) as u32).collect();
+    chunks.shuffle(rng);
+    let mut out = Vec::with_capacity(ids.len());
+    for &c in &chunks {
+        let lo = c as usize * ORDER_CHUNK;
+        let hi = (lo + ORDER_CHUNK).min(ids.len());
+        let start = out.len();
+        out.extend_from_slice(&ids[lo..hi]);
+        out[start..].shuffle(rng);
+    }
+    *ids = out;
+}
+
 /// A cheap hash for random tie-breaking.
 #[inline]
 fn mix(a: u64, b: u64) -> u64 {
@@ -82,6 +104,9 @@ pub fn label_propagation_clusters(
     let mut rating = vec![0u64; n];
     let mut touched: Vec<u32> = Vec::new();
     let order = local_random_order(n, rng);
+    // Unit edge weights need not be read (on a large mesh that array is half of the
+    // memory traffic).
+    let unit = !graph.has_edge_weights();
     for _ in 0..rounds {
         let mut moved = 0usize;
         let salt: u64 = rng.gen();
@@ -90,7 +115,9 @@ pub fn label_propagation_clusters(
                 continue;
             }
             let own = cluster[v as usize];
-            for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
+            let weights = if unit { &[][..] } else { graph.edge_weights(v) };
+            for (i, &u) in graph.neighbors(v).iter().enumerate() {
+                let w = if unit { 1 } else { weights[i] };
                 let c = cluster[u as usize];
                 // A pinned task's cluster (its own id) takes nobody.
                 if pinned(c) {

@@ -76,6 +76,21 @@ impl IndexedHeap {
         }
     }
 
+    /// Empties the heap and fills it with `items` (distinct, each once) in O(len)
+    /// (Floyd's bottom-up heap construction). With distinct keys, the items then pop in
+    /// the same order as after one [`IndexedHeap::set`] each.
+    pub fn build(&mut self, items: impl IntoIterator<Item = (u32, i64)>) {
+        self.clear();
+        for (it, key) in items {
+            debug_assert_eq!(self.pos[it as usize], NONE, "item {it} given twice");
+            self.pos[it as usize] = self.heap.len() as u32;
+            self.heap.push((key, it));
+        }
+        for i in (0..self.heap.len() / 2).rev() {
+            self.sift_down(i);
+        }
+    }
+
     /// Removes `it` if held.
     pub fn remove(&mut self, it: u32) {
         let p = self.pos[it as usize];
@@ -177,5 +192,28 @@ mod tests {
             count += 1;
         }
         assert_eq!(count, 9);
+    }
+
+    #[test]
+    fn build_pops_like_one_set_each() {
+        let items: Vec<(u32, i64)> = (0..200u32)
+            .map(|i| (i, ((i as i64 * 7919) % 211) * 1000 + i as i64))
+            .collect();
+        let mut a = IndexedHeap::new(200);
+        for &(i, k) in &items {
+            a.set(i, k);
+        }
+        let mut b = IndexedHeap::new(200);
+        b.set(5, 1);
+        b.build(items.iter().copied());
+        assert_eq!(b.len(), 200);
+        b.set(17, 1_000_000);
+        a.set(17, 1_000_000);
+        b.remove(40);
+        a.remove(40);
+        while let Some(x) = a.pop() {
+            assert_eq!(b.pop(), Some(x));
+        }
+        assert!(b.is_empty());
     }
 }

@@ -25,10 +25,10 @@
 //!
 //! [`rebalance`] moves tasks out of overloaded PEs at the smallest `f_C` increase.
 
-use rand::seq::SliceRandom;
 use rand::Rng;
 use taskmap_graph::TaskGraph;
 
+use super::coarsen::{local_random_order, local_shuffle};
 use super::dist::DistTable;
 use super::pq::{key_gain, lifo_key, IndexedHeap};
 
@@ -308,8 +308,8 @@ impl KwayRefiner {
 /// Returns the `f_C` decrease.
 pub fn lp_pass(state: &mut KwayState<'_>, rounds: usize, rng: &mut impl Rng) -> i64 {
     let n = state.graph.num_tasks();
-    let mut order: Vec<u32> = (0..n as u32).filter(|&v| state.is_boundary(v)).collect();
-    order.shuffle(rng);
+    let mut order: Vec<u32> = local_random_order(n, rng);
+    order.retain(|&v| state.is_boundary(v));
     let mut active = vec![false; n];
     let mut next: Vec<u32> = Vec::new();
     let mut total = 0i64;
@@ -343,7 +343,7 @@ pub fn lp_pass(state: &mut KwayState<'_>, rounds: usize, rng: &mut impl Rng) -> 
         }
         std::mem::swap(&mut order, &mut next);
         next.clear();
-        order.shuffle(rng);
+        local_shuffle(&mut order, rng);
     }
     total
 }
@@ -357,9 +357,8 @@ pub fn fm_pass(
 ) -> i64 {
     let n = state.graph.num_tasks();
     heap.reset(n);
-    let mut boundary: Vec<u32> = (0..n as u32).filter(|&v| state.is_boundary(v)).collect();
-    boundary.shuffle(rng);
-    let mut target = vec![u32::MAX; n];
+    let mut boundary: Vec<u32> = local_random_order(n, rng);
+    boundary.retain(|&v| state.is_boundary(v));
     let mut locked = vec![false; n];
     // Moves keep every bound; a prefix is kept only when it has no more overloaded PEs
     // than the start (when the refiner starts from an unbalanced mapping).
@@ -367,12 +366,13 @@ pub fn fm_pass(
     let mut over = (0..k).filter(|&p| state.overloaded(p)).count();
     let over0 = over;
     let mut stamp = 0i64;
+    let mut initial: Vec<(u32, i64)> = Vec::with_capacity(boundary.len());
     for &v in &boundary {
-        if let Some((q, g)) = state.best_move(v, true) {
-            target[v as usize] = q;
-            heap.set(v, lifo_key(g, &mut stamp));
+        if let Some((_, g)) = state.best_move(v, true) {
+            initial.push((v, lifo_key(g, &mut stamp)));
         }
     }
+    heap.build(initial);
     let mut log: Vec<(u32, u32)> = Vec::new();
     let (mut cum, mut best, mut best_len, mut since) = (0i64, 0i64, 0usize, 0usize);
     while let Some((v, key)) = heap.pop() {
@@ -381,7 +381,6 @@ pub fn fm_pass(
         };
         if g < key_gain(key) {
             // Feasibility changed since the key was set: requeue with the true gain.
-            target[v as usize] = q;
             heap.set(v, lifo_key(g, &mut stamp));
             continue;
         }
@@ -410,8 +409,7 @@ pub fn fm_pass(
                 continue;
             }
             match state.best_move(u, true) {
-                Some((qu, gu)) => {
-                    target[u as usize] = qu;
+                Some((_, gu)) => {
                     heap.set(u, lifo_key(gu, &mut stamp));
                 }
                 None => heap.remove(u),
@@ -429,8 +427,8 @@ pub fn fm_pass(
 /// One round of swaps of adjacent tasks on different PEs; returns the `f_C` decrease.
 pub fn swap_pass(state: &mut KwayState<'_>, rng: &mut impl Rng) -> i64 {
     let n = state.graph.num_tasks();
-    let mut order: Vec<u32> = (0..n as u32).filter(|&v| state.is_boundary(v)).collect();
-    order.shuffle(rng);
+    let mut order: Vec<u32> = local_random_order(n, rng);
+    order.retain(|&v| state.is_boundary(v));
     let mut gv: Vec<(u32, i64)> = Vec::new();
     let ncon = state.ncon;
     let mut total = 0i64;
