@@ -416,9 +416,9 @@ fn coarsening_preserves_weights() {
             .collect();
         for hem in [false, true] {
             let (cluster, nc) = if hem {
-                heavy_edge_matching(g, &maxw, &[], &mut rng)
+                heavy_edge_matching(g, &maxw, &[], &[], &mut rng)
             } else {
-                label_propagation_clusters(g, &maxw, 3, &[], &mut rng)
+                label_propagation_clusters(g, &maxw, 3, &[], &[], &mut rng)
             };
             assert!(nc < g.num_tasks(), "graph {gi}: no contraction");
             assert!(cluster.iter().all(|&c| (c as usize) < nc));
@@ -463,7 +463,7 @@ fn projection_keeps_cost_and_loads() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let total = problem.graph.total_vertex_weight(0);
     let (cluster, nc) =
-        label_propagation_clusters(&problem.graph, &[total / 500], 3, &[], &mut rng);
+        label_propagation_clusters(&problem.graph, &[total / 500], 3, &[], &[], &mut rng);
     let coarse = contract(&problem.graph, &cluster, nc);
     let coarse_part: Vec<u32> = (0..nc).map(|_| rng.gen_range(0..dist.k())).collect();
     let fine_part: Vec<u32> = cluster.iter().map(|&c| coarse_part[c as usize]).collect();
@@ -471,6 +471,79 @@ fn projection_keeps_cost_and_loads() {
     let fs = KwayState::new(&problem.graph, &dist, &bound, fine_part);
     assert_eq!(cs.comm_cost(), fs.comm_cost());
     assert_eq!(cs.loads, fs.loads);
+}
+
+/// A V-cycle's coarsening keeps every cluster inside one PE (both coarsenings), so the
+/// mapping carries over to the coarse graph with the same f_C and loads; and the V-cycles
+/// never return a worse mapping than the first uncoarsening (same seed: the mapper is the
+/// same up to the V-cycles, which keep only a mapping that is no worse).
+#[test]
+fn vcycles_coarsen_inside_pes_and_never_worsen() {
+    use taskmap::multilevel::coarsen::{contract, heavy_edge_matching, label_propagation_clusters};
+    let g = weighted(&gen::random_geometric(3000, 7.0, 11), 11, 1);
+    let problem = Problem::new(g, arch("torus:8x8"));
+    let dist = DistTable::new(problem.arch.as_ref());
+    let bound = load_bounds(&problem);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let part: Vec<u32> = (0..problem.graph.num_tasks())
+        .map(|_| rng.gen_range(0..dist.k()))
+        .collect();
+    let total = problem.graph.total_vertex_weight(0);
+    for hem in [false, true] {
+        let (cluster, nc) = if hem {
+            heavy_edge_matching(&problem.graph, &[total / 100], &[], &part, &mut rng)
+        } else {
+            label_propagation_clusters(&problem.graph, &[total / 100], 3, &[], &part, &mut rng)
+        };
+        assert!(nc < problem.graph.num_tasks(), "hem {hem}: no contraction");
+        let mut coarse_part = vec![u32::MAX; nc];
+        for (v, &c) in cluster.iter().enumerate() {
+            let cp = &mut coarse_part[c as usize];
+            assert!(
+                *cp == u32::MAX || *cp == part[v],
+                "hem {hem}: cluster across PEs"
+            );
+            *cp = part[v];
+        }
+        let coarse = contract(&problem.graph, &cluster, nc);
+        let cs = KwayState::new(&coarse, &dist, &bound, coarse_part);
+        let fs = KwayState::new(&problem.graph, &dist, &bound, part.clone());
+        assert_eq!(cs.comm_cost(), fs.comm_cost());
+        assert_eq!(cs.loads, fs.loads);
+    }
+    for (gi, g) in [
+        gen::grid(&[60, 60], false),
+        weighted(&gen::random_graph(4000, 5.0, 3), 3, 1),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for target in ["torus:8x8", "tree:4:8:6/1:10:100"] {
+            let problem = Problem::new(g.clone(), arch(target));
+            let cost = |vcycles: &str| {
+                let spec: AlgorithmSpec = format!("multilevel,vcycles={vcycles}").parse().unwrap();
+                let m = spec.build().map(&problem, &mut RunContext::new(7)).unwrap();
+                let r = evaluate(
+                    &problem.graph,
+                    problem.arch.as_ref(),
+                    &m,
+                    &EvalOptions {
+                        epsilon: Some(problem.epsilon),
+                        capacities: None,
+                    },
+                )
+                .unwrap();
+                assert_eq!(
+                    r.balanced,
+                    Some(true),
+                    "graph {gi} {target} vcycles={vcycles}"
+                );
+                r.comm_cost
+            };
+            let (none, some) = (cost("0"), cost("4"));
+            assert!(some <= none, "graph {gi} {target}: {some} > {none}");
+        }
+    }
 }
 
 /// The bipartition problem of a whole graph with no external costs, cut distance 1 and

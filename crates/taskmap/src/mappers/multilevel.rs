@@ -67,6 +67,11 @@ pub const MAX_ADAPTIVE_RUNS: usize = 8;
 /// 911-953 with the default 4 tries, 928-943 with 8, 0.16 s and 0.2 s).
 pub const SMALL_GRAPH_TRIES: usize = 8;
 
+/// Graphs of n tasks get at most `VCYCLE_WORK / n` V-cycles (at least one): a V-cycle
+/// costs about as much as the first coarsening and uncoarsening (1.3 s on the 100x100x100
+/// grid onto `torus:8x8x8`, f_C 271,879 -> 257,969; three: 250,345 in 3.2 s).
+pub const VCYCLE_WORK: usize = 1_000_000;
+
 /// The multilevel mapper's configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MultilevelMapper {
@@ -98,6 +103,12 @@ pub struct MultilevelMapper {
     pub bipartitioner: Bipartitioner,
     /// The refiner used on every level.
     pub refiner: KwayRefiner,
+    /// V-cycles after the first uncoarsening: coarsen again with clusters inside one PE
+    /// (so the mapping carries over to every level unchanged), refine on every level, keep
+    /// the result when it is no worse.
+    pub vcycles: usize,
+    /// A V-cycle coarsens to about `vcycle_per_pe · k` tasks (at least `min_coarsest`).
+    pub vcycle_per_pe: usize,
 }
 
 impl Default for MultilevelMapper {
@@ -120,12 +131,14 @@ impl Default for MultilevelMapper {
                 ..Bipartitioner::default()
             },
             refiner: KwayRefiner::default(),
+            vcycles: 4,
+            vcycle_per_pe: 8,
         }
     }
 }
 
 impl MultilevelMapper {
-    /// Preset `fast`: one initial run, fewer tries and passes.
+    /// Preset `fast`: one initial run, fewer tries and passes, no V-cycle.
     #[allow(clippy::field_reassign_with_default)] // presets edit the default, by design
     pub fn fast() -> Self {
         let mut c = Self::default();
@@ -139,10 +152,11 @@ impl MultilevelMapper {
         c.refiner.lp_rounds = 4;
         c.refiner.fm_passes = 1;
         c.refiner.fm_stall = 100;
+        c.vcycles = 0;
         c
     }
 
-    /// Preset `strong`: more initial runs and tries, longer FM, swaps.
+    /// Preset `strong`: more initial runs and tries, longer FM, swaps, up to 8 V-cycles.
     #[allow(clippy::field_reassign_with_default)] // presets edit the default, by design
     pub fn strong() -> Self {
         let mut c = Self::default();
@@ -155,6 +169,7 @@ impl MultilevelMapper {
         c.refiner.fm_passes = 8;
         c.refiner.fm_stall = 1000;
         c.refiner.swap_rounds = 3;
+        c.vcycles = 8;
         c
     }
 
@@ -216,6 +231,9 @@ pub struct MultilevelSpec {
     /// 1: on a torus, the even-numbered initial runs use the mesh's domains; 0: never.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unwrap: Option<usize>,
+    /// V-cycles after the first uncoarsening.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vcycles: Option<usize>,
 }
 
 /// Parses `key=value` parameters, giving a [`Error::Config`] that names the algorithm.
@@ -289,9 +307,19 @@ impl MultilevelSpec {
                 }
                 self.unwrap = Some(v);
             }
+            "vcycles" => {
+                let v = parse_usize("multilevel", key, value)?;
+                if v > 64 {
+                    return Err(Error::Config(format!(
+                        "multilevel: vcycles={} is more than the 64 allowed",
+                        v
+                    )));
+                }
+                self.vcycles = Some(v);
+            }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap, vcycles",
                     key
                 )))
             }
@@ -350,6 +378,9 @@ impl MultilevelSpec {
         if let Some(v) = self.unwrap {
             m.unwrapped_runs = v != 0;
         }
+        if let Some(v) = self.vcycles {
+            m.vcycles = v;
+        }
         m
     }
 }
@@ -372,26 +403,23 @@ struct Level {
     graph: TaskGraph,
     cluster: Vec<u32>,
     fixed: Vec<u32>,
+    /// The PE of every coarse task in a V-cycle (empty otherwise).
+    part: Vec<u32>,
 }
 
-fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContext) -> Vec<u32> {
-    let arch = problem.arch.as_ref();
-    let k = arch.pe_count() as usize;
-    let bound = load_bounds(problem);
-    let dist = ctx.timed("distance-table", |_| DistTable::new(arch));
-    let graph = &problem.graph;
+/// The largest cluster weight per constraint when coarsening to `target` tasks: about
+/// `cluster_weight_factor · total / target`, at most half the smallest positive bound and
+/// at least the heaviest task.
+fn max_cluster_weights(
+    cfg: &MultilevelMapper,
+    graph: &TaskGraph,
+    bound: &[u64],
+    k: usize,
+    target: usize,
+) -> Vec<u64> {
     let ncon = graph.ncon();
-    let fixed0: &[u32] = problem.fixed.as_deref().unwrap_or(&[]);
-
-    // Coarsening.
-    let levels = ctx.timed("coarsen", |ctx| {
-        let target = cfg
-            .coarsest_per_pe
-            .saturating_mul(k)
-            .max(cfg.min_coarsest)
-            .min(cfg.max_coarsest.max(8 * k));
-        let mut mcw = vec![0u64; ncon];
-        for c in 0..ncon {
+    (0..ncon)
+        .map(|c| {
             let total = graph.total_vertex_weight(c);
             let maxvw = (0..graph.num_tasks() as u32)
                 .map(|v| graph.vertex_weight(v, c))
@@ -403,49 +431,126 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
                 .min()
                 .unwrap_or(1);
             let w = (cfg.cluster_weight_factor * total as f64 / target as f64).ceil() as u64;
-            mcw[c] = w.min(min_bound / 2).max(maxvw).max(1);
+            w.min(min_bound / 2).max(maxvw).max(1)
+        })
+        .collect()
+}
+
+/// Coarsens `graph` level by level until it has at most `target` tasks, a level barely
+/// shrinks, or `max_levels` is reached. Pinned tasks stay single and pass their pin on.
+/// With `part` non-empty (a V-cycle), clusters stay inside one PE and every level carries
+/// the mapping.
+fn coarsen_levels(
+    cfg: &MultilevelMapper,
+    graph: &TaskGraph,
+    fixed0: &[u32],
+    part0: &[u32],
+    target: usize,
+    mcw: &[u64],
+    rng: &mut impl Rng,
+) -> Vec<Level> {
+    let mut levels: Vec<Level> = Vec::new();
+    loop {
+        let cur = levels.last().map_or(graph, |l| &l.graph);
+        let cur_fixed = levels.last().map_or(fixed0, |l| &l.fixed[..]);
+        let cur_part = levels.last().map_or(part0, |l| &l.part[..]);
+        let n = cur.num_tasks();
+        if n <= target || levels.len() >= cfg.max_levels {
+            break;
         }
-        let mut levels: Vec<Level> = Vec::new();
-        loop {
-            let cur = levels.last().map_or(graph, |l| &l.graph);
-            let cur_fixed = levels.last().map_or(fixed0, |l| &l.fixed[..]);
-            let n = cur.num_tasks();
-            if n <= target || levels.len() >= cfg.max_levels {
-                break;
+        let (cluster, nc) = match cfg.coarsening {
+            Coarsening::LabelPropagation => {
+                label_propagation_clusters(cur, mcw, cfg.cluster_rounds, cur_fixed, cur_part, rng)
             }
-            let (cluster, nc) = match cfg.coarsening {
-                Coarsening::LabelPropagation => label_propagation_clusters(
-                    cur,
-                    &mcw,
-                    cfg.cluster_rounds,
-                    cur_fixed,
-                    &mut ctx.rng,
-                ),
-                Coarsening::HeavyEdgeMatching => {
-                    heavy_edge_matching(cur, &mcw, cur_fixed, &mut ctx.rng)
-                }
-            };
-            if nc as f64 > 0.95 * n as f64 {
-                break;
+            Coarsening::HeavyEdgeMatching => {
+                heavy_edge_matching(cur, mcw, cur_fixed, cur_part, rng)
             }
-            let coarse = contract(cur, &cluster, nc);
-            // Fixed tasks stay single, so their coarse task inherits the pin.
-            let mut fixed = Vec::new();
-            if !cur_fixed.is_empty() {
-                fixed = vec![FREE; nc];
-                for (v, &p) in cur_fixed.iter().enumerate() {
-                    if p != FREE {
-                        fixed[cluster[v] as usize] = p;
-                    }
-                }
-            }
-            levels.push(Level {
-                graph: coarse,
-                cluster,
-                fixed,
-            });
+        };
+        if nc as f64 > 0.95 * n as f64 {
+            break;
         }
-        levels
+        let coarse = contract(cur, &cluster, nc);
+        // Fixed tasks stay single, so their coarse task inherits the pin.
+        let mut fixed = Vec::new();
+        if !cur_fixed.is_empty() {
+            fixed = vec![FREE; nc];
+            for (v, &p) in cur_fixed.iter().enumerate() {
+                if p != FREE {
+                    fixed[cluster[v] as usize] = p;
+                }
+            }
+        }
+        let mut part = Vec::new();
+        if !cur_part.is_empty() {
+            part = vec![0u32; nc];
+            for (v, &p) in cur_part.iter().enumerate() {
+                part[cluster[v] as usize] = p;
+            }
+        }
+        levels.push(Level {
+            graph: coarse,
+            cluster,
+            fixed,
+            part,
+        });
+    }
+    levels
+}
+
+/// Projects `part` (a mapping of the coarsest level) through `levels` to `graph`,
+/// repairing the balance where needed and refining on every level; returns the mapping of
+/// `graph`.
+#[allow(clippy::too_many_arguments)]
+fn uncoarsen(
+    cfg: &MultilevelMapper,
+    levels: &[Level],
+    graph: &TaskGraph,
+    fixed0: &[u32],
+    dist: &DistTable<'_>,
+    bound: &[u64],
+    mut part: Vec<u32>,
+    rng: &mut impl Rng,
+) -> Vec<u32> {
+    for i in (0..levels.len()).rev() {
+        let fine = if i == 0 { graph } else { &levels[i - 1].graph };
+        let fine_fixed = if i == 0 {
+            fixed0
+        } else {
+            &levels[i - 1].fixed[..]
+        };
+        let cl = &levels[i].cluster;
+        let projected: Vec<u32> = cl.iter().map(|&c| part[c as usize]).collect();
+        let mut st = KwayState::new(fine, dist, bound, projected).with_fixed(fine_fixed);
+        if !st.is_balanced() {
+            rebalance(&mut st);
+        }
+        cfg.refiner.refine(&mut st, rng);
+        part = st.part;
+    }
+    let mut st = KwayState::new(graph, dist, bound, part).with_fixed(fixed0);
+    if !st.is_balanced() {
+        rebalance(&mut st);
+    }
+    st.part
+}
+
+fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContext) -> Vec<u32> {
+    let arch = problem.arch.as_ref();
+    let k = arch.pe_count() as usize;
+    let bound = load_bounds(problem);
+    let dist = ctx.timed("distance-table", |_| DistTable::new(arch));
+    let graph = &problem.graph;
+    let fixed0: &[u32] = problem.fixed.as_deref().unwrap_or(&[]);
+
+    // Coarsening.
+    let levels = ctx.timed("coarsen", |ctx| {
+        let target = cfg
+            .coarsest_per_pe
+            .saturating_mul(k)
+            .max(cfg.min_coarsest)
+            .min(cfg.max_coarsest.max(8 * k));
+        let mcw = max_cluster_weights(cfg, graph, &bound, k, target);
+        coarsen_levels(cfg, graph, fixed0, &[], target, &mcw, &mut ctx.rng)
     });
 
     // Initial mapping of the coarsest graph: independent runs, best kept.
@@ -462,7 +567,7 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         bip.tries = bip.tries.max(SMALL_GRAPH_TRIES);
     }
     let bip = &bip;
-    let mut part = ctx.timed("initial", |ctx| {
+    let part = ctx.timed("initial", |ctx| {
         // With at least as many runs as threads, the runs are the parallelism and every
         // DRB runs as one chain (the mapping is then the same for every thread count);
         // otherwise each DRB also splits its levels into chains (see `drb`).
@@ -498,32 +603,62 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     });
 
     // Uncoarsening with refinement on every level.
-    ctx.timed("refine", |ctx| {
-        for i in (0..levels.len()).rev() {
-            let fine = if i == 0 { graph } else { &levels[i - 1].graph };
-            let fine_fixed = if i == 0 {
-                fixed0
-            } else {
-                &levels[i - 1].fixed[..]
-            };
-            let cl = &levels[i].cluster;
-            let projected: Vec<u32> = cl.iter().map(|&c| part[c as usize]).collect();
-            let mut st = KwayState::new(fine, &dist, &bound, projected).with_fixed(fine_fixed);
-            if !st.is_balanced() {
-                rebalance(&mut st);
-            }
-            cfg.refiner.refine(&mut st, &mut ctx.rng);
-            part = st.part;
-        }
-        if levels.is_empty() {
-            // The initial run already refined the input graph.
-        }
-        let mut st =
-            KwayState::new(graph, &dist, &bound, std::mem::take(&mut part)).with_fixed(fixed0);
-        if !st.is_balanced() {
-            rebalance(&mut st);
-        }
-        part = st.part;
+    let mut part = ctx.timed("refine", |ctx| {
+        uncoarsen(
+            cfg,
+            &levels,
+            graph,
+            fixed0,
+            &dist,
+            &bound,
+            part,
+            &mut ctx.rng,
+        )
     });
+    drop(levels);
+
+    // V-cycles: coarsen again inside the PEs, refine on every level, keep when no worse.
+    if cfg.vcycles > 0 {
+        ctx.timed("v-cycles", |ctx| {
+            let target = cfg.vcycle_per_pe.saturating_mul(k).max(cfg.min_coarsest);
+            let mcw = max_cluster_weights(cfg, graph, &bound, k, target);
+            let score = |p: &[u32]| {
+                let st = KwayState::new(graph, &dist, &bound, p.to_vec());
+                (!st.is_balanced(), st.comm_cost())
+            };
+            let mut best = score(&part);
+            let cycles = cfg
+                .vcycles
+                .min(VCYCLE_WORK / graph.num_tasks().max(1))
+                .max(1);
+            for _ in 0..cycles {
+                let levels = coarsen_levels(cfg, graph, fixed0, &part, target, &mcw, &mut ctx.rng);
+                let Some(top) = levels.last() else { break };
+                let mut st = KwayState::new(&top.graph, &dist, &bound, top.part.clone())
+                    .with_fixed(&top.fixed);
+                cfg.refiner.refine(&mut st, &mut ctx.rng);
+                let cand = uncoarsen(
+                    cfg,
+                    &levels,
+                    graph,
+                    fixed0,
+                    &dist,
+                    &bound,
+                    st.part,
+                    &mut ctx.rng,
+                );
+                let sc = score(&cand);
+                if sc > best {
+                    break;
+                }
+                let improved = sc < best;
+                best = sc;
+                part = cand;
+                if !improved {
+                    break;
+                }
+            }
+        });
+    }
     part
 }

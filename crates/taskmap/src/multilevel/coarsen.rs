@@ -89,11 +89,14 @@ fn mix(a: u64, b: u64) -> u64 {
 /// Clusters by size-constrained label propagation; returns `(cluster of each task,
 /// number of clusters)`, clusters numbered `0..nc` in order of first appearance. Tasks
 /// with `fixed[v] != FREE` stay alone in their cluster (`fixed` empty: none is fixed).
+/// With `part` non-empty, a cluster holds tasks of one part only (the coarsening of a
+/// V-cycle, which keeps a mapping: `part` is the PE of every task).
 pub fn label_propagation_clusters(
     graph: &TaskGraph,
     max_weight: &[u64],
     rounds: usize,
     fixed: &[u32],
+    part: &[u32],
     rng: &mut impl Rng,
 ) -> (Vec<u32>, usize) {
     let pinned = |v: u32| !fixed.is_empty() && fixed[v as usize] != FREE;
@@ -119,8 +122,9 @@ pub fn label_propagation_clusters(
             for (i, &u) in graph.neighbors(v).iter().enumerate() {
                 let w = if unit { 1 } else { weights[i] };
                 let c = cluster[u as usize];
-                // A pinned task's cluster (its own id) takes nobody.
-                if pinned(c) {
+                // A pinned task's cluster (its own id) takes nobody. A cluster's label is
+                // the id of a task of its part (every task that joins it has that part).
+                if pinned(c) || (!part.is_empty() && part[c as usize] != part[v as usize]) {
                     continue;
                 }
                 if rating[c as usize] == 0 {
@@ -177,11 +181,13 @@ pub fn label_propagation_clusters(
 }
 
 /// Heavy-edge matching; returns `(cluster of each task, number of clusters)`. Tasks with
-/// `fixed[v] != FREE` stay unmatched (`fixed` empty: none is fixed).
+/// `fixed[v] != FREE` stay unmatched (`fixed` empty: none is fixed); with `part`
+/// non-empty, only tasks of the same part are matched.
 pub fn heavy_edge_matching(
     graph: &TaskGraph,
     max_weight: &[u64],
     fixed: &[u32],
+    part: &[u32],
     rng: &mut impl Rng,
 ) -> (Vec<u32>, usize) {
     let pinned = |v: u32| !fixed.is_empty() && fixed[v as usize] != FREE;
@@ -206,7 +212,11 @@ pub fn heavy_edge_matching(
         let mut best = NONE;
         let mut best_r = -1.0f64;
         for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
-            if mate[u as usize] != NONE || u == v || pinned(u) {
+            if mate[u as usize] != NONE
+                || u == v
+                || pinned(u)
+                || (!part.is_empty() && part[u as usize] != part[v as usize])
+            {
                 continue;
             }
             let ok = (0..ncon)
