@@ -31,6 +31,17 @@
 //!    own domains, and the best run is kept.
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
 //!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps) on every level.
+//! 4. **V-cycles** (`vcycles`, the iterated multilevel scheme of KaFFPa): coarsen the input
+//!    graph again, down to about `vcycle_per_pe · k` tasks, with every cluster inside one PE
+//!    (so the mapping carries over to every level with the same `f_C` and loads), refine
+//!    the coarsest level and uncoarsen as in step 3. A cycle's result is kept when it is no
+//!    worse (balance first, then `f_C`); the cycles stop at the first that does not
+//!    improve. Graphs below 32,768 tasks, which step 1 leaves uncoarsened, get their only
+//!    multilevel refinement here: clusters move as one across PEs. Quick suite, f_C
+//!    against Scotch: 0.939 without, 0.935 with one cycle, 0.930 with four, 0.928 with
+//!    eight (time 0.65, 0.62, 0.65 and 0.70); 100x100x100 grid onto `torus:8x8x8`:
+//!    271,879 without, 257,969 with one (1.3 s more). Graphs of n tasks get at most
+//!    [`VCYCLE_WORK`] / n cycles, at least one.
 //!
 //! Presets are functions that edit the default configuration: [`MultilevelMapper::fast`],
 //! [`MultilevelMapper::default`], [`MultilevelMapper::strong`].
