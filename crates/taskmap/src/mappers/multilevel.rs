@@ -1,5 +1,5 @@
-//! The multilevel mapper: `uncoarsen(initial(coarsen(graph)))`, minimising `f_C` on every
-//! level.
+//! The multilevel mapper: `uncoarsen(initial(coarsen(graph)))`, then V-cycles, minimising
+//! `f_C` on every level.
 //!
 //! 1. **Coarsen** with size-constrained label propagation (random tie-breaking, a
 //!    chunked random visit order for cache locality) or heavy-edge matching until the graph
@@ -36,18 +36,22 @@
 //!    (so the mapping carries over to every level with the same `f_C` and loads), refine
 //!    the coarsest level and uncoarsen as in step 3. A cycle's result is kept when it is no
 //!    worse (balance first, then `f_C`); the cycles stop at the first that does not
-//!    improve. Graphs below 32,768 tasks, which step 1 leaves uncoarsened, get their only
-//!    multilevel refinement here: clusters move as one across PEs. Quick suite, f_C
+//!    improve either. Graphs below 32,768 tasks, which step 1 leaves uncoarsened, get
+//!    their only multilevel refinement here (clusters move as one across PEs) when they
+//!    have more than `max(vcycle_per_pe · k, min_coarsest)` tasks; smaller graphs get no
+//!    cycle (nothing to coarsen). Quick suite, f_C
 //!    against Scotch: 0.939 without, 0.935 with one cycle, 0.930 with four, 0.928 with
 //!    eight (time 0.65, 0.62, 0.65 and 0.70); 100x100x100 grid onto `torus:8x8x8`:
 //!    271,879 without, 257,969 with one (1.3 s more). Graphs of n tasks get at most
-//!    [`VCYCLE_WORK`] / n cycles, at least one.
+//!    [`VCYCLE_WORK`] / n cycles, at least one: a graph of a million tasks pays about a
+//!    second for it (no gain on the 1000x1000 grid onto `torus:8x8`, 5 % on the
+//!    100x100x100 grid onto `torus:8x8x8`); `vcycles=0` or the fast preset skip it.
 //!
 //! Presets are functions that edit the default configuration: [`MultilevelMapper::fast`],
 //! [`MultilevelMapper::default`], [`MultilevelMapper::strong`].
 //!
-//! Complexity: O((n + m)·(levels·(rounds + passes·log n))) plus the initial DRB on the
-//! coarsest graph, O(k² ) for the distance table (k ≤ 4096).
+//! Complexity: O((1 + cycles)·(n + m)·(levels·(rounds + passes·log n))) plus the initial
+//! DRB on the coarsest graph, O(k² ) for the distance table (k ≤ 4096).
 //! References: Walshaw & Cross, "Multilevel mesh partitioning for heterogeneous
 //! communication networks", 2001; Pellegrini, Scotch; Sanders & Schulz, KaFFPa, 2011.
 
@@ -509,7 +513,6 @@ fn coarsen_levels(
 /// Projects `part` (a mapping of the coarsest level) through `levels` to `graph`,
 /// repairing the balance where needed and refining on every level; returns the mapping of
 /// `graph`.
-#[allow(clippy::too_many_arguments)]
 fn uncoarsen(
     cfg: &MultilevelMapper,
     levels: &[Level],
@@ -612,18 +615,10 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     });
 
     // Uncoarsening with refinement on every level.
-    let mut part = ctx.timed("refine", |ctx| {
-        uncoarsen(
-            cfg,
-            &levels,
-            graph,
-            fixed0,
-            &dist,
-            &bound,
-            part,
-            &mut ctx.rng,
-        )
-    });
+    let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
+        uncoarsen(cfg, levels, graph, fixed0, &dist, &bound, part, rng)
+    };
+    let mut part = ctx.timed("refine", |ctx| unc(&levels, part, &mut ctx.rng));
     drop(levels);
 
     // V-cycles: coarsen again inside the PEs, refine on every level, keep when no worse.
@@ -646,16 +641,7 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
                 let mut st = KwayState::new(&top.graph, &dist, &bound, top.part.clone())
                     .with_fixed(&top.fixed);
                 cfg.refiner.refine(&mut st, &mut ctx.rng);
-                let cand = uncoarsen(
-                    cfg,
-                    &levels,
-                    graph,
-                    fixed0,
-                    &dist,
-                    &bound,
-                    st.part,
-                    &mut ctx.rng,
-                );
+                let cand = unc(&levels, st.part, &mut ctx.rng);
                 let sc = score(&cand);
                 if sc > best {
                     break;

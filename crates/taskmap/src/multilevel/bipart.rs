@@ -136,8 +136,8 @@ pub struct Bipartitioner {
     pub tries: usize,
     /// FM passes per try.
     pub fm_passes: usize,
-    /// An FM pass stops after this many moves without a new best (at most a quarter of
-    /// the task set, at least [`MIN_STALL`]).
+    /// An FM pass stops after this many moves without a new best; on a set of n tasks
+    /// the limit is `min(fm_stall, max(n / 4, 16))`.
     pub fm_stall: usize,
     /// Task sets larger than this are bipartitioned by a multilevel scheme: heavy-edge
     /// matching down to this size, the tries on the coarsest set, FM on every level
@@ -183,7 +183,8 @@ pub struct BipartScratch {
 
 /// The stall limit of an FM pass is at most `n / STALL_DIVISOR` moves on a set of `n`
 /// tasks. On the small sets of the deep DRB levels a full `fm_stall` lets a pass move
-/// nearly every task after its last improvement; a quarter of them costs little: quick
+/// nearly every task after its last improvement; a quarter of them costs little: together
+/// with the refiner's chunked visit order and bottom-up queue builds (same commit), quick
 /// suite f_C 0.937 -> 0.939 of Scotch, time 0.82 -> 0.65 (2026-11-23).
 const STALL_DIVISOR: usize = 4;
 
@@ -521,13 +522,11 @@ fn fm_passes(
                 }
             }
         }
-        // LIFO keys are distinct, so a bottom-up build pops in the order the sets would.
+        // LIFO keys are distinct (until the 24-bit stamp wraps, after 16.7M queue
+        // operations), so a bottom-up build pops in the order the sets would.
         for s in 0..2 {
             if !scratch.fill[s].is_empty() {
-                let items = std::mem::take(&mut scratch.fill[s]);
-                scratch.heaps[s].build(items.iter().copied());
-                scratch.fill[s] = items;
-                scratch.fill[s].clear();
+                scratch.heaps[s].build(scratch.fill[s].drain(..));
             }
         }
         let mut since = 0usize;
