@@ -626,11 +626,13 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         ctx.timed("v-cycles", |ctx| {
             let target = cfg.vcycle_per_pe.saturating_mul(k).max(cfg.min_coarsest);
             let mcw = max_cluster_weights(cfg, graph, &bound, k, target);
-            let score = |p: &[u32]| {
-                let st = KwayState::new(graph, &dist, &bound, p.to_vec());
-                (!st.is_balanced(), st.comm_cost())
+            // (unbalanced, f_C) of a mapping, which is handed back.
+            let score = |p: Vec<u32>| {
+                let st = KwayState::new(graph, &dist, &bound, p);
+                ((!st.is_balanced(), st.comm_cost()), st.part)
             };
-            let mut best = score(&part);
+            let (mut best, p) = score(std::mem::take(&mut part));
+            part = p;
             let cycles = cfg
                 .vcycles
                 .min(VCYCLE_WORK / graph.num_tasks().max(1))
@@ -641,17 +643,14 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
                 let mut st = KwayState::new(&top.graph, &dist, &bound, top.part.clone())
                     .with_fixed(&top.fixed);
                 cfg.refiner.refine(&mut st, &mut ctx.rng);
-                let cand = unc(&levels, st.part, &mut ctx.rng);
-                let sc = score(&cand);
-                if sc > best {
+                let (sc, cand) = score(unc(&levels, st.part, &mut ctx.rng));
+                if sc <= best {
+                    part = cand;
+                }
+                if sc >= best {
                     break;
                 }
-                let improved = sc < best;
                 best = sc;
-                part = cand;
-                if !improved {
-                    break;
-                }
             }
         });
     }

@@ -41,18 +41,7 @@ pub const ORDER_CHUNK: usize = 256;
 /// random order (the scheme of KaMinPar). On large graphs a fully random order is bound by
 /// memory latency; this one keeps the rows and labels a chunk reads in cache.
 pub fn local_random_order(n: usize, rng: &mut impl Rng) -> Vec<u32> {
-    let nchunks = n.div_ceil(ORDER_CHUNK);
-    let mut chunks: Vec<u32> = (0..nchunks as u32).collect();
-    chunks.shuffle(rng);
-    let mut order = Vec::with_capacity(n);
-    for &c in &chunks {
-        let lo = c as usize * ORDER_CHUNK;
-        let hi = (lo + ORDER_CHUNK).min(n);
-        let start = order.len();
-        order.extend(lo as u32..hi as u32);
-        order[start..].shuffle(rng);
-    }
-    order
+    chunk_shuffled(n, |i| i as u32, rng)
 }
 
 /// Shuffles a set of task ids with the locality of [`local_random_order`]: sorted, cut
@@ -60,21 +49,24 @@ pub fn local_random_order(n: usize, rng: &mut impl Rng) -> Vec<u32> {
 /// O(len · log len).
 pub fn local_shuffle(ids: &mut Vec<u32>, rng: &mut impl Rng) {
     ids.sort_unstable();
-    if ids.len() <= ORDER_CHUNK {
-        ids.shuffle(rng);
-        return;
-    }
-    let mut chunks: Vec<u32> = (0..ids.len().div_ceil(ORDER_CHUNK) as u32).collect();
+    let sorted = std::mem::take(ids);
+    *ids = chunk_shuffled(sorted.len(), |i| sorted[i], rng);
+}
+
+/// The ids `id(0..len)` cut into chunks of [`ORDER_CHUNK`] consecutive positions, the
+/// chunks in random order, each chunk shuffled.
+fn chunk_shuffled(len: usize, id: impl Fn(usize) -> u32, rng: &mut impl Rng) -> Vec<u32> {
+    let mut chunks: Vec<u32> = (0..len.div_ceil(ORDER_CHUNK) as u32).collect();
     chunks.shuffle(rng);
-    let mut out = Vec::with_capacity(ids.len());
+    let mut out = Vec::with_capacity(len);
     for &c in &chunks {
         let lo = c as usize * ORDER_CHUNK;
-        let hi = (lo + ORDER_CHUNK).min(ids.len());
+        let hi = (lo + ORDER_CHUNK).min(len);
         let start = out.len();
-        out.extend_from_slice(&ids[lo..hi]);
+        out.extend((lo..hi).map(&id));
         out[start..].shuffle(rng);
     }
-    *ids = out;
+    out
 }
 
 /// A cheap hash for random tie-breaking.
