@@ -6,6 +6,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use taskmap::mappers::drb::{DrbMapper, DrbSpec};
 use taskmap::mappers::multilevel::MultilevelMapper;
 use taskmap::metrics::comm_cost;
+use taskmap::multilevel::coarsen::Coarsening;
 use taskmap::multilevel::refine::{fm_pass, lp_pass, rebalance, swap_pass};
 use taskmap::multilevel::{load_bounds, pq::IndexedHeap, DistTable, KwayRefiner, KwayState};
 use taskmap::{evaluate, AlgorithmSpec, EvalOptions, Mapper, PeId, Problem, RunContext};
@@ -284,6 +285,35 @@ fn spec_parsing() {
     assert_eq!(json["vcycles"], 7);
     assert_eq!(serde_json::from_value::<AlgorithmSpec>(json).unwrap(), v);
     assert!("multilevel,vcycles=65".parse::<AlgorithmSpec>().is_err());
+    let c: AlgorithmSpec = "multilevel,coarsening=ordered,coarsening2=none,vcoarsening=hem"
+        .parse()
+        .unwrap();
+    let json = serde_json::to_value(&c).unwrap();
+    assert_eq!(json["coarsening2"], "none");
+    assert_eq!(serde_json::from_value::<AlgorithmSpec>(json).unwrap(), c);
+    let AlgorithmSpec::Multilevel(ms) = &c else {
+        panic!("not multilevel")
+    };
+    let m = ms.to_mapper();
+    assert_eq!(m.coarsening, Coarsening::OrderedMatching);
+    assert_eq!(m.alt_coarsening, None);
+    assert_eq!(m.vcycle_coarsening, Coarsening::HeavyEdgeMatching);
+    let dflt = MultilevelMapper::default();
+    assert_eq!(dflt.alt_coarsening, Some(Coarsening::OrderedMatching));
+    assert_eq!(dflt.vcycle_coarsening, Coarsening::LabelPropagation);
+    for bad in [
+        "coarsening=none",
+        "coarsening2=x",
+        "vcoarsening=none",
+        "coarsening=ordered2",
+    ] {
+        assert!(
+            format!("multilevel,{bad}")
+                .parse::<AlgorithmSpec>()
+                .is_err(),
+            "{bad} accepted"
+        );
+    }
     let d: AlgorithmSpec = "drb,tries=2,refine=true".parse().unwrap();
     assert_eq!(
         d,
@@ -419,9 +449,11 @@ fn coarsening_preserves_weights() {
                 m.max(g.total_vertex_weight(c) / 100)
             })
             .collect();
-        for hem in [false, true] {
+        // 0: label propagation, 1: heavy-edge matching, 2: the ordered matching.
+        for scheme in 0..3 {
+            let hem = scheme > 0;
             let (cluster, nc) = if hem {
-                heavy_edge_matching(g, &maxw, &[], &[], &mut rng)
+                heavy_edge_matching(g, &maxw, &[], &[], scheme == 2, &mut rng)
             } else {
                 label_propagation_clusters(g, &maxw, 3, &[], &[], &mut rng)
             };
@@ -435,7 +467,7 @@ fn coarsening_preserves_weights() {
                 for cv in 0..nc as u32 {
                     assert!(
                         coarse.vertex_weight(cv, c) <= maxw[c],
-                        "graph {gi} hem {hem}"
+                        "graph {gi} scheme {scheme}"
                     );
                 }
             }
@@ -444,7 +476,11 @@ fn coarsening_preserves_weights() {
                 .filter(|&(u, v, _)| cluster[u as usize] != cluster[v as usize])
                 .map(|(_, _, w)| w)
                 .sum();
-            assert_eq!(coarse.total_edge_weight(), external, "graph {gi} hem {hem}");
+            assert_eq!(
+                coarse.total_edge_weight(),
+                external,
+                "graph {gi} scheme {scheme}"
+            );
             if hem {
                 let mut size = vec![0u32; nc];
                 for &c in &cluster {
@@ -454,6 +490,99 @@ fn coarsening_preserves_weights() {
             }
         }
     }
+}
+
+/// The ordered matching coarsens a row-major grid into regular blocks: two levels give
+/// 2x2 blocks (a row pair, then a column pair, as the coarse edges between row pairs are
+/// twice as heavy), numbered row-major again, whatever the seed; so does a 3D grid
+/// (2x2x2 after three levels).
+#[test]
+fn ordered_matching_keeps_grids_regular() {
+    use taskmap::multilevel::coarsen::{contract, heavy_edge_matching};
+    for (dims, levels) in [(vec![16u32, 12], 2usize), (vec![8, 6, 4], 3)] {
+        let g = gen::grid(&dims, false);
+        let n = g.num_tasks();
+        let mut members: Vec<u32> = (0..n as u32).collect(); // fine task -> current cluster
+        let mut cur = g.clone();
+        for seed in 0..2u64 {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut cur2 = g.clone();
+            let mut map2: Vec<u32> = (0..n as u32).collect();
+            for _ in 0..levels {
+                let (cluster, nc) =
+                    heavy_edge_matching(&cur2, &[u64::MAX], &[], &[], true, &mut rng);
+                for m in map2.iter_mut() {
+                    *m = cluster[*m as usize];
+                }
+                cur2 = contract(&cur2, &cluster, nc);
+            }
+            if seed == 0 {
+                members = map2;
+                cur = cur2;
+            } else {
+                assert_eq!(
+                    members, map2,
+                    "{dims:?}: the seed changed the ordered matching"
+                );
+            }
+        }
+        // Block of a task: its coordinates halved; blocks numbered row-major.
+        let blocks: Vec<u32> = dims.iter().map(|&d| d / 2).collect();
+        for t in 0..n as u32 {
+            let (mut rest, mut id, mut stride) = (t, 0u32, 1u32);
+            for (d, &side) in dims.iter().enumerate() {
+                let x = rest % side;
+                rest /= side;
+                id += (x / 2) * stride;
+                stride *= blocks[d];
+            }
+            assert_eq!(members[t as usize], id, "{dims:?}: task {t}");
+        }
+        assert_eq!(cur.num_tasks(), n >> dims.len());
+        assert!((0..cur.num_tasks() as u32).all(|v| cur.vertex_weight(v, 0) == 1 << dims.len()));
+    }
+}
+
+/// On a coarsened grid the ordered matching's hierarchy gives frontiers close to the
+/// straight ones (128x128 grid onto `mesh:4x4`: 6 lines of 128 edges, f_C 768), label
+/// propagation's does not; the default tries both and keeps the better initial mapping, so
+/// it lands near the ordered result. `per_pe=64` coarsens to 1,024 tasks.
+#[test]
+fn ordered_coarsening_straightens_grid_frontiers() {
+    let problem = Problem::new(gen::grid(&[128, 128], false), arch("mesh:4x4"));
+    let cost = |spec: &str, seed: u64| -> u64 {
+        let spec: AlgorithmSpec = format!("multilevel,per_pe=64,vcycles=0,{spec}")
+            .parse()
+            .unwrap();
+        let m = spec
+            .build()
+            .map(&problem, &mut RunContext::new(seed))
+            .unwrap();
+        let r = evaluate(
+            &problem.graph,
+            problem.arch.as_ref(),
+            &m,
+            &EvalOptions {
+                epsilon: Some(problem.epsilon),
+                capacities: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(r.balanced, Some(true), "{spec:?}");
+        r.comm_cost
+    };
+    let (mut ordered, mut lp, mut both) = (0, 0, 0);
+    for seed in 0..3 {
+        ordered += cost("coarsening=ordered,coarsening2=none", seed);
+        lp += cost("coarsening=lp,coarsening2=none", seed);
+        both += cost("coarsening=lp,coarsening2=ordered", seed);
+    }
+    assert!(ordered <= 3 * 768 * 108 / 100, "ordered {ordered}");
+    assert!(ordered < lp, "ordered {ordered}, lp {lp}");
+    assert!(
+        both <= ordered * 102 / 100,
+        "both {both}, ordered {ordered}"
+    );
 }
 
 /// A mapping of the coarse graph, projected to the fine graph, has the same `f_C` and the
@@ -499,7 +628,7 @@ fn vcycles_coarsen_inside_pes_and_never_worsen() {
     let total = problem.graph.total_vertex_weight(0);
     for hem in [false, true] {
         let (cluster, nc) = if hem {
-            heavy_edge_matching(&problem.graph, &[total / 100], &[], &part, &mut rng)
+            heavy_edge_matching(&problem.graph, &[total / 100], &[], &part, false, &mut rng)
         } else {
             label_propagation_clusters(&problem.graph, &[total / 100], 3, &[], &part, &mut rng)
         };

@@ -3,9 +3,10 @@
 //! * [`label_propagation_clusters`]: size-constrained label propagation (Meyerhenke,
 //!   Sanders & Schulz 2014; KaMinPar): every task joins the neighbouring cluster it is most
 //!   strongly connected to, if the cluster stays under the weight limit. O(rounds · m).
-//! * [`heavy_edge_matching`]: tasks visited in random order are matched with the unmatched
-//!   neighbour of largest `w(uv)² / (c(u)·c(v))` (Karypis & Kumar 1998; the rating of
-//!   Holtgrewe, Sanders & Schulz 2010). O(m).
+//! * [`heavy_edge_matching`]: tasks visited in random order, or in input order
+//!   ([`Coarsening::OrderedMatching`]), are matched with the unmatched neighbour of largest
+//!   `w(uv)² / (c(u)·c(v))` (Karypis & Kumar 1998; the rating of Holtgrewe, Sanders &
+//!   Schulz 2010). O(m).
 //! * [`contract`]: builds the coarse graph (weights summed, parallel edges merged,
 //!   internal edges dropped). O(n + m).
 
@@ -20,8 +21,23 @@ use crate::problem::FREE;
 pub enum Coarsening {
     /// Size-constrained label propagation clustering.
     LabelPropagation,
-    /// Heavy-edge matching (at most two tasks per cluster per level).
+    /// Heavy-edge matching (at most two tasks per cluster per level), tasks in random order.
     HeavyEdgeMatching,
+    /// Heavy-edge matching with tasks visited in input order and ties going to the first
+    /// neighbour in CSR order (see [`heavy_edge_matching`]).
+    OrderedMatching,
+}
+
+impl Coarsening {
+    /// The scheme named `lp`, `hem` or `ordered`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "lp" => Some(Self::LabelPropagation),
+            "hem" => Some(Self::HeavyEdgeMatching),
+            "ordered" => Some(Self::OrderedMatching),
+            _ => None,
+        }
+    }
 }
 
 fn fits(graph: &TaskGraph, cw: &[u64], cluster: usize, v: u32, max: &[u64]) -> bool {
@@ -175,11 +191,21 @@ pub fn label_propagation_clusters(
 /// Heavy-edge matching; returns `(cluster of each task, number of clusters)`. Tasks with
 /// `fixed[v] != FREE` stay unmatched (`fixed` empty: none is fixed); with `part`
 /// non-empty, only tasks of the same part are matched.
+///
+/// `ordered = false`: tasks are visited in [`local_random_order`] and ties between equally
+/// rated neighbours are broken at random. `ordered = true`: tasks are visited by increasing
+/// id and a tie goes to the first neighbour in CSR order. On a graph numbered with
+/// locality (a row-major grid, most meshes) the ordered matching pairs every task with
+/// the same neighbour direction, and the coarse levels stay regular (2x1, 2x2, 4x2, ...
+/// blocks, numbered row-major again), so the coarsest graph keeps the straight frontiers
+/// of the input; random matchings and label propagation give clusters of ragged shape
+/// whose frontiers recursive bipartitioning cannot straighten.
 pub fn heavy_edge_matching(
     graph: &TaskGraph,
     max_weight: &[u64],
     fixed: &[u32],
     part: &[u32],
+    ordered: bool,
     rng: &mut impl Rng,
 ) -> (Vec<u32>, usize) {
     let pinned = |v: u32| !fixed.is_empty() && fixed[v as usize] != FREE;
@@ -187,7 +213,11 @@ pub fn heavy_edge_matching(
     let ncon = graph.ncon();
     const NONE: u32 = u32::MAX;
     let mut mate = vec![NONE; n];
-    let order = local_random_order(n, rng);
+    let order: Vec<u32> = if ordered {
+        (0..n as u32).collect()
+    } else {
+        local_random_order(n, rng)
+    };
     let salt: u64 = rng.gen();
     let tw: Vec<f64> = (0..n as u32)
         .map(|v| graph.vertex_weights(v).iter().sum::<u64>().max(1) as f64)
@@ -220,6 +250,7 @@ pub fn heavy_edge_matching(
             let r = wf * wf / (total_w(v) * total_w(u));
             if r > best_r
                 || (r == best_r
+                    && !ordered
                     && mix(salt ^ v as u64, u as u64) < mix(salt ^ v as u64, best as u64))
             {
                 best_r = r;
