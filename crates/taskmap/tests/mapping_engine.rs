@@ -21,6 +21,20 @@ const TARGETS: &[&str] = &[
     "wcomplete:1,2,3,4,1,2,3,4",
 ];
 
+/// The evaluation of `m` with the problem's ε checked.
+fn eval_eps(problem: &Problem, m: &taskmap::Mapping) -> taskmap::Evaluation {
+    evaluate(
+        &problem.graph,
+        problem.arch.as_ref(),
+        m,
+        &EvalOptions {
+            epsilon: Some(problem.epsilon),
+            capacities: None,
+        },
+    )
+    .unwrap()
+}
+
 fn arch(spec: &str) -> Box<dyn taskmap::Architecture> {
     taskmap_arch::parse_arch(spec).expect("valid spec")
 }
@@ -142,16 +156,7 @@ fn refiner_never_increases_cost_and_keeps_balance() {
             let c4 = st.comm_cost() as i64;
             assert_eq!(c3 - c4, g4);
             assert!(g4 >= 0 && st.is_balanced());
-            let eval = evaluate(
-                &problem.graph,
-                problem.arch.as_ref(),
-                &taskmap::Mapping::new(pes(&st.part)),
-                &EvalOptions {
-                    epsilon: Some(problem.epsilon),
-                    capacities: None,
-                },
-            )
-            .unwrap();
+            let eval = eval_eps(&problem, &taskmap::Mapping::new(pes(&st.part)));
             assert_eq!(eval.balanced, Some(true), "{spec}");
         }
     }
@@ -558,16 +563,7 @@ fn ordered_coarsening_straightens_grid_frontiers() {
             .build()
             .map(&problem, &mut RunContext::new(seed))
             .unwrap();
-        let r = evaluate(
-            &problem.graph,
-            problem.arch.as_ref(),
-            &m,
-            &EvalOptions {
-                epsilon: Some(problem.epsilon),
-                capacities: None,
-            },
-        )
-        .unwrap();
+        let r = eval_eps(&problem, &m);
         assert_eq!(r.balanced, Some(true), "{spec:?}");
         r.comm_cost
     };
@@ -823,16 +819,7 @@ fn fixed_tasks_are_honoured() {
                     assert_eq!(m.pe(t as u32).0, p, "{alg} on {spec}: task {t}");
                 }
             }
-            let ev = evaluate(
-                &problem.graph,
-                problem.arch.as_ref(),
-                &m,
-                &EvalOptions {
-                    epsilon: Some(problem.epsilon),
-                    capacities: None,
-                },
-            )
-            .unwrap();
+            let ev = eval_eps(&problem, &m);
             assert!(ev.balanced == Some(true), "{alg} on {spec}: unbalanced");
             assert_eq!(m, run(), "{alg} on {spec}");
         }
