@@ -306,6 +306,11 @@ fn spec_parsing() {
     let dflt = MultilevelMapper::default();
     assert_eq!(dflt.alt_coarsening, Some(Coarsening::OrderedMatching));
     assert_eq!(dflt.vcycle_coarsening, Coarsening::LabelPropagation);
+    let fast = MultilevelMapper::fast();
+    assert_eq!(
+        (fast.coarsening, fast.alt_coarsening),
+        (Coarsening::OrderedMatching, None)
+    );
     for bad in [
         "coarsening=none",
         "coarsening2=x",
