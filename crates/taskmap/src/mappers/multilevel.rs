@@ -184,6 +184,7 @@ impl MultilevelMapper {
     /// coarsened by label propagation (291,299-310,983 in 1.8-1.9 s); until the third it
     /// also coarsened to 16 tasks per PE with two tries, no flow and no coarse tries (0.06
     /// of Scotch's time on the quick suite but f_C 1.086 of Scotch's).
+    #[allow(clippy::field_reassign_with_default)] // presets edit the default, by design
     pub fn fast() -> Self {
         let mut c = Self::default();
         c.initial_runs = 1;
