@@ -19,11 +19,15 @@
 //!    graph numbered with locality (grids, most meshes) the ordered matching keeps the
 //!    coarse graph regular and DRB finds straight, aligned frontiers there, which label
 //!    propagation's ragged clusters do not allow and no k-way refiner recovers: the
-//!    1000x1000 grid onto `torus:8x8` costs 17,048 instead of 20,635, the 100x100x100 grid
-//!    13 % less on average over the suite's targets; where the numbering carries no such
-//!    structure (`finan512`: 11 % worse with the ordered matching alone) label
-//!    propagation's hierarchy wins. The second coarsening and initial mapping cost about a
-//!    third more time on the graphs that are coarsened at all (above 32,768 tasks).
+//!    1000x1000 grid onto `torus:8x8` (seed 1) costs 14,394 instead of 22,480, the
+//!    100x100x100 grid 14 % less on average over the suite's targets; where the numbering
+//!    carries no such structure (`finan512`: 11 % worse with the ordered matching alone)
+//!    label propagation's hierarchy wins. The second coarsening and initial mapping cost
+//!    7 % (100x100x100 grid) to 68 % (`finan512`) more time on the graphs that are
+//!    coarsened at all (above 32,768 tasks), and the first hierarchy is held while the
+//!    second is built (peak memory 250 MB instead of 188 MB on the 100x100x100 grid). A
+//!    second scheme whose coarsening stalls above twice the target size is dropped
+//!    without an initial mapping, and one equal to `coarsening` is not built.
 //! 2. **Initial mapping** of the coarsest graph by dual recursive bipartitioning
 //!    ([`crate::mappers::drb`]) with multilevel bipartitions (task sets above
 //!    `bipartitioner.coarsen_to` tasks are coarsened inside each split and refined by FM
@@ -53,7 +57,7 @@
 //!    improve either. Graphs below 32,768 tasks, which step 1 leaves uncoarsened, get
 //!    their only multilevel refinement here (clusters move as one across PEs) when they
 //!    have more than `max(vcycle_per_pe · k, min_coarsest)` tasks; smaller graphs get no
-//!    cycle (nothing to coarsen). Quick suite, f_C
+//!    cycle (nothing to coarsen). Third session of 2026-11-23: quick suite, f_C
 //!    against Scotch: 0.939 without, 0.935 with one cycle, 0.930 with four, 0.928 with
 //!    eight (time 0.65, 0.62, 0.65 and 0.70); 100x100x100 grid onto `torus:8x8x8`:
 //!    271,879 without, 257,969 with one (1.3 s more). Graphs of n tasks get at most
@@ -177,9 +181,9 @@ impl Default for MultilevelMapper {
 impl MultilevelMapper {
     /// Preset `fast`: the default with one initial run, one FM pass per level, no
     /// V-cycle, and one coarsening, the ordered matching (the cheaper of the two, and the
-    /// better on average alone: on the suite's seven graphs above 32,768 tasks, f_C 0.955
-    /// of Scotch's against 0.978 for label propagation alone, though 11 % worse on
-    /// `finan512`). 100x100x100 grid onto `torus:8x8x8`: f_C 239,396-277,661 (seeds 0-3)
+    /// better on average alone: on the suite's seven graphs above 32,768 tasks, with the
+    /// default otherwise, f_C 0.955 of Scotch's against 0.978 for label propagation alone,
+    /// though 11 % worse on `finan512`). 100x100x100 grid onto `torus:8x8x8`: f_C 239,396-277,661 (seeds 0-3)
     /// in 1.15-1.43 s, whole process. Until the fourth session of 2026-11-23 `fast`
     /// coarsened by label propagation (291,299-310,983 in 1.8-1.9 s); until the third it
     /// also coarsened to 16 tasks per PE with two tries, no flow and no coarse tries (0.06
@@ -392,8 +396,14 @@ impl MultilevelSpec {
         if let Some(c) = self.coarsening.as_deref().and_then(Coarsening::from_name) {
             m.coarsening = c;
         }
-        if let Some(c) = self.coarsening2.as_deref() {
-            m.alt_coarsening = Coarsening::from_name(c);
+        match self.coarsening2.as_deref() {
+            Some("none") => m.alt_coarsening = None,
+            Some(c) => {
+                if let Some(c) = Coarsening::from_name(c) {
+                    m.alt_coarsening = Some(c);
+                }
+            }
+            None => {}
         }
         if let Some(c) = self.vcoarsening.as_deref().and_then(Coarsening::from_name) {
             m.vcycle_coarsening = c;
@@ -621,37 +631,35 @@ fn initial_mapping(
         bip.tries = bip.tries.max(SMALL_GRAPH_TRIES);
     }
     let bip = &bip;
-    {
-        // With at least as many runs as threads, the runs are the parallelism and every
-        // DRB runs as one chain (the mapping is then the same for every thread count);
-        // otherwise each DRB also splits its levels into chains (see `drb`).
-        let threads = ctx.pool.as_ref().map_or(1, |p| p.current_num_threads());
-        let pool = ctx.pool.as_ref().filter(|_| seeds.len() < threads);
-        // On a torus, the even-numbered runs (so the only one when there is one) bipartition
-        // the domains of its mesh (same PEs, no wrap-around): see `Architecture::unwrapped`.
-        let unwrapped = arch.unwrapped().filter(|_| cfg.unwrapped_runs);
-        let run = |(i, &seed): (usize, &u64)| -> (bool, u64, Vec<u32>) {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let pins = (!coarsest_fixed.is_empty()).then_some(coarsest_fixed);
-            let domains = match &unwrapped {
-                Some(mesh) if i % 2 == 0 => mesh.as_ref(),
-                _ => arch,
-            };
-            let p = drb(coarsest, domains, bound, epsilon, bip, &mut rng, pool, pins);
-            let mut st = KwayState::new(coarsest, dist, bound, p).with_fixed(coarsest_fixed);
-            let ok = rebalance(&mut st);
-            cfg.refiner.refine(&mut st, &mut rng);
-            (ok, st.comm_cost(), st.part)
+    // With at least as many runs as threads, the runs are the parallelism and every
+    // DRB runs as one chain (the mapping is then the same for every thread count);
+    // otherwise each DRB also splits its levels into chains (see `drb`).
+    let threads = ctx.pool.as_ref().map_or(1, |p| p.current_num_threads());
+    let pool = ctx.pool.as_ref().filter(|_| seeds.len() < threads);
+    // On a torus, the even-numbered runs (so the only one when there is one) bipartition
+    // the domains of its mesh (same PEs, no wrap-around): see `Architecture::unwrapped`.
+    let unwrapped = arch.unwrapped().filter(|_| cfg.unwrapped_runs);
+    let run = |(i, &seed): (usize, &u64)| -> (bool, u64, Vec<u32>) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let pins = (!coarsest_fixed.is_empty()).then_some(coarsest_fixed);
+        let domains = match &unwrapped {
+            Some(mesh) if i % 2 == 0 => mesh.as_ref(),
+            _ => arch,
         };
-        let results: Vec<(bool, u64, Vec<u32>)> = match &ctx.pool {
-            Some(pool) => pool.install(|| seeds.par_iter().enumerate().map(run).collect()),
-            None => seeds.iter().enumerate().map(run).collect(),
-        };
-        results
-            .into_iter()
-            .min_by_key(|r| (!r.0, r.1))
-            .expect("at least one initial run")
-    }
+        let p = drb(coarsest, domains, bound, epsilon, bip, &mut rng, pool, pins);
+        let mut st = KwayState::new(coarsest, dist, bound, p).with_fixed(coarsest_fixed);
+        let ok = rebalance(&mut st);
+        cfg.refiner.refine(&mut st, &mut rng);
+        (ok, st.comm_cost(), st.part)
+    };
+    let results: Vec<(bool, u64, Vec<u32>)> = match &ctx.pool {
+        Some(pool) => pool.install(|| seeds.par_iter().enumerate().map(run).collect()),
+        None => seeds.iter().enumerate().map(run).collect(),
+    };
+    results
+        .into_iter()
+        .min_by_key(|r| (!r.0, r.1))
+        .expect("at least one initial run")
 }
 
 fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContext) -> Vec<u32> {
@@ -685,6 +693,14 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         let levels = ctx.timed(phases.0, |ctx| {
             coarsen_levels(cfg, scheme, graph, fixed0, &[], target, &mcw, &mut ctx.rng)
         });
+        // A second scheme that stalls far above the target (matching on a graph with
+        // hubs barely shrinks it) would make DRB run on a large graph: skip it.
+        let coarsest_n = levels
+            .last()
+            .map_or(graph.num_tasks(), |l| l.graph.num_tasks());
+        if i > 0 && coarsest_n > 2 * target {
+            continue;
+        }
         let (ok, cost, part) = ctx.timed(phases.1, |ctx| {
             initial_mapping(cfg, problem, &levels, &dist, &bound, ctx)
         });
