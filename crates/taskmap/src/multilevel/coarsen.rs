@@ -213,17 +213,20 @@ pub fn heavy_edge_matching(
     let ncon = graph.ncon();
     const NONE: u32 = u32::MAX;
     let mut mate = vec![NONE; n];
+    // The visit order: ids in random order, or (ordered) id i at position i.
     let order: Vec<u32> = if ordered {
-        (0..n as u32).collect()
+        Vec::new()
     } else {
         local_random_order(n, rng)
     };
+    // Drawn in both modes, so the random numbers that follow do not depend on the mode.
     let salt: u64 = rng.gen();
     let tw: Vec<f64> = (0..n as u32)
         .map(|v| graph.vertex_weights(v).iter().sum::<u64>().max(1) as f64)
         .collect();
     let total_w = |v: u32| tw[v as usize];
-    for &v in &order {
+    for pos in 0..n {
+        let v = if ordered { pos as u32 } else { order[pos] };
         if mate[v as usize] != NONE {
             continue;
         }

@@ -1,8 +1,7 @@
 //! Building blocks of the multilevel mapper and of dual recursive bipartitioning: a local
 //! distance table, an addressable priority queue, the bipartitioner with external costs, the
 //! coarseners (heavy-edge matching in random or input order, size-constrained label
-//! propagation), contraction, and
-//! the k-way refiner that minimises `f_C` directly.
+//! propagation), contraction, and the k-way refiner that minimises `f_C` directly.
 //!
 //! The mappers themselves live in [`crate::mappers::drb`] and [`crate::mappers::multilevel`].
 
