@@ -93,6 +93,14 @@ pub trait Architecture: Debug + Send + Sync {
     fn pe_count(&self) -> u32;
     /// Distance (communication cost per unit of edge weight) between two PEs; 0 iff `a == b`.
     fn distance(&self, a: PeId, b: PeId) -> u64;
+    /// The distances from `a` to the first `out.len()` PEs: `out[b] = distance(a, b)`. The
+    /// default makes one [`Architecture::distance`] call per PE; meshes and tori walk the
+    /// coordinates instead (distance tables are built row by row with it).
+    fn distances_from(&self, a: PeId, out: &mut [u64]) {
+        for (b, o) in out.iter_mut().enumerate() {
+            *o = self.distance(a, PeId(b as u32));
+        }
+    }
     /// Capacity (relative speed / load weight) of a PE. 1 unless the target says otherwise.
     fn pe_capacity(&self, _pe: PeId) -> u64 {
         1

@@ -73,6 +73,49 @@ impl Grid {
         s
     }
 
+    /// `out[b] = distance(a, b)` for the first `out.len()` PEs `b`, walking `b`'s
+    /// coordinates like an odometer (no division per PE).
+    pub fn distances_from(&self, a: PeId, out: &mut [u64]) {
+        let nd = self.dims.len();
+        let mut ca = [0u32; 8];
+        let mut cb = [0u32; 8];
+        if nd > ca.len() {
+            for (b, o) in out.iter_mut().enumerate() {
+                *o = self.distance(a, PeId(b as u32));
+            }
+            return;
+        }
+        let mut x = a.0;
+        for (i, &d) in self.dims.iter().enumerate() {
+            ca[i] = x % d;
+            x /= d;
+        }
+        // Per-axis distance of the current coordinate of b, summed.
+        let mut part = [0u64; 8];
+        let mut sum = 0u64;
+        for i in 0..nd {
+            part[i] = u64::from(self.axis(self.dims[i], ca[i]));
+            sum += part[i];
+        }
+        for o in out.iter_mut() {
+            *o = sum;
+            // Advance b's coordinates; only the axes that change are rescored.
+            for i in 0..nd {
+                cb[i] += 1;
+                let wrapped = cb[i] == self.dims[i];
+                if wrapped {
+                    cb[i] = 0;
+                }
+                let p = u64::from(self.axis(self.dims[i], ca[i].abs_diff(cb[i])));
+                sum = sum - part[i] + p;
+                part[i] = p;
+                if !wrapped {
+                    break;
+                }
+            }
+        }
+    }
+
     pub fn root(&self) -> Domain {
         Domain {
             a: 0,
@@ -328,6 +371,9 @@ macro_rules! grid_arch {
             #[inline]
             fn distance(&self, a: $crate::PeId, b: $crate::PeId) -> u64 {
                 self.grid.distance(a, b)
+            }
+            fn distances_from(&self, a: $crate::PeId, out: &mut [u64]) {
+                self.grid.distances_from(a, out)
             }
             fn root(&self) -> $crate::Domain {
                 self.grid.root()

@@ -24,6 +24,21 @@ fn check_arch(a: &dyn Architecture, metric: bool, hops: bool) {
             assert_eq!(d == 0, x == y, "{}: zero iff equal {x:?} {y:?}", a.spec());
         }
     }
+    // Rows of distances, whole and cut short, equal the pairwise calls.
+    let mut row = vec![u64::MAX; k as usize];
+    for &x in &pes {
+        let want: Vec<u64> = pes.iter().map(|&y| a.distance(x, y)).collect();
+        a.distances_from(x, &mut row);
+        assert_eq!(row, want, "{}: distances_from({x:?})", a.spec());
+        let cut = (k as usize).div_ceil(2);
+        a.distances_from(x, &mut row[..cut]);
+        assert_eq!(
+            row[..cut],
+            want[..cut],
+            "{}: distances_from({x:?}) cut",
+            a.spec()
+        );
+    }
     if metric && k <= 64 {
         for &x in &pes {
             for &y in &pes {
@@ -321,6 +336,22 @@ fn tleaf_equals_tree_doc_example() {
     assert_eq!(parse_arch("tree:4:8:6/1:10:100").unwrap().pe_count(), 192);
     // Not increasing: no tleaf form.
     assert!(write_scotch_target(&*parse_arch("tree:2:2/5:3").unwrap()).is_none());
+}
+
+#[test]
+fn distance_rows_beyond_eight_dimensions() {
+    // Nine dimensions take the per-PE fallback of the grid's row walk.
+    for spec in ["mesh:2x2x2x2x2x2x2x2x2", "torus:3x1x2x2x2x2x2x2x3"] {
+        let a = parse_arch(spec).unwrap();
+        let k = a.pe_count();
+        let mut row = vec![0u64; k as usize];
+        for x in [0, 1, k / 2, k - 1] {
+            a.distances_from(PeId(x), &mut row);
+            for y in 0..k {
+                assert_eq!(row[y as usize], a.distance(PeId(x), PeId(y)), "{spec}");
+            }
+        }
+    }
 }
 
 #[test]

@@ -29,6 +29,10 @@ pub struct TaskGraph {
     edge_weight: Vec<u64>,
     vertex_weight: Vec<u64>,
     ncon: usize,
+    /// Exact sums, computed once: of every vertex weight per constraint, and of the
+    /// adjacency's edge weights (each undirected edge counted twice).
+    vertex_weight_sums: Vec<u128>,
+    adjacency_weight_sum: u128,
 }
 
 impl TaskGraph {
@@ -58,12 +62,18 @@ impl TaskGraph {
     ) -> Self {
         debug_assert_eq!(adjncy.len(), edge_weight.len());
         debug_assert_eq!(xadj.last().copied().unwrap_or(0), adjncy.len());
+        let vertex_weight_sums = (0..ncon)
+            .map(|c| wide_sum(vertex_weight.iter().skip(c).step_by(ncon).copied()))
+            .collect();
+        let adjacency_weight_sum = wide_sum(edge_weight.iter().copied());
         Self {
             xadj,
             adjncy,
             edge_weight,
             vertex_weight,
             ncon,
+            vertex_weight_sums,
+            adjacency_weight_sum,
         }
     }
 
@@ -259,14 +269,28 @@ impl TaskGraph {
         self.vertex_weight[u as usize * self.ncon + c]
     }
 
-    /// Sum of vertex weight `c` over all tasks.
+    /// Sum of vertex weight `c` over all tasks (`u64::MAX` when the sum does not fit; see
+    /// [`TaskGraph::vertex_weight_sum`]). O(1): summed at construction.
     pub fn total_vertex_weight(&self, c: usize) -> u64 {
-        self.vertex_weight.iter().skip(c).step_by(self.ncon).sum()
+        u64::try_from(self.vertex_weight_sum(c)).unwrap_or(u64::MAX)
     }
 
-    /// Sum of the weights of all undirected edges (each edge once).
+    /// Sum of the weights of all undirected edges, each edge once (`u64::MAX` when the sum
+    /// does not fit; see [`TaskGraph::edge_weight_sum`]). O(1).
     pub fn total_edge_weight(&self) -> u64 {
-        self.edge_weight.iter().sum::<u64>() / 2
+        u64::try_from(self.edge_weight_sum()).unwrap_or(u64::MAX)
+    }
+
+    /// The exact sum of vertex weight `c` over all tasks.
+    #[inline]
+    pub fn vertex_weight_sum(&self, c: usize) -> u128 {
+        self.vertex_weight_sums[c]
+    }
+
+    /// The exact sum of the weights of all undirected edges, each edge once.
+    #[inline]
+    pub fn edge_weight_sum(&self) -> u128 {
+        self.adjacency_weight_sum / 2
     }
 
     /// Whether any edge weight differs from 1.
@@ -332,5 +356,62 @@ impl TaskGraph {
                 .filter(move |(&v, _)| u < v)
                 .map(move |(&v, &w)| (u, v, w))
         })
+    }
+}
+
+/// The exact sum of `values`: 64-bit additions, the carries counted apart.
+fn wide_sum(values: impl Iterator<Item = u64>) -> u128 {
+    let (mut low, mut carries) = (0u64, 0u64);
+    for w in values {
+        let (s, o) = low.overflowing_add(w);
+        low = s;
+        carries += u64::from(o);
+    }
+    u128::from(carries) << 64 | u128::from(low)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_sum_is_exact() {
+        assert_eq!(wide_sum([].into_iter()), 0);
+        assert_eq!(
+            wide_sum([u64::MAX, u64::MAX, 2].into_iter()),
+            2 * u128::from(u64::MAX) + 2
+        );
+        let v = [u64::MAX / 3; 10];
+        assert_eq!(wide_sum(v.into_iter()), 10 * u128::from(u64::MAX / 3));
+    }
+
+    /// The sums kept at construction equal sums recomputed from the arrays, and survive
+    /// sorting the rows.
+    #[test]
+    fn stored_sums_equal_recomputed_sums() {
+        // A path of three tasks, two constraints, edge weights 5 and 2^63.
+        let g = TaskGraph::from_csr(
+            vec![0, 1, 3, 4],
+            vec![1, 0, 2, 1],
+            vec![5, 5, 1 << 63, 1 << 63],
+            vec![1, u64::MAX, 2, u64::MAX, 3, 7],
+            2,
+        )
+        .unwrap();
+        assert_eq!(g.vertex_weight_sum(0), 6);
+        assert_eq!(g.vertex_weight_sum(1), 2 * u128::from(u64::MAX) + 7);
+        assert_eq!(g.total_vertex_weight(0), 6);
+        assert_eq!(g.total_vertex_weight(1), u64::MAX, "saturates");
+        assert_eq!(g.edge_weight_sum(), 5 + (1u128 << 63));
+        assert_eq!(g.total_edge_weight(), 5 + (1u64 << 63));
+        let g = crate::gen::random_graph(500, 6.0, 3);
+        let (_, _, ew, vw) = g.csr();
+        assert_eq!(
+            g.edge_weight_sum(),
+            ew.iter().map(|&w| u128::from(w)).sum::<u128>() / 2
+        );
+        assert_eq!(g.total_vertex_weight(0), vw.iter().sum::<u64>());
+        let sorted = g.clone().with_sorted_neighbors();
+        assert_eq!(sorted.edge_weight_sum(), g.edge_weight_sum());
     }
 }

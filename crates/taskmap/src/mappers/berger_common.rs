@@ -104,6 +104,9 @@ pub struct BergerDist<'a> {
     nbr_xadj: Vec<usize>,
     nbr: Vec<u32>,
     dmin: Vec<u64>,
+    /// Per PE: `1/(2·dmin+1)` and `1/(2·(dmin+1)+1)`, the largest weights towards PEs
+    /// other than itself and other than itself and its neighbours.
+    bound_w: Vec<[f64; 2]>,
 }
 
 impl<'a> BergerDist<'a> {
@@ -121,6 +124,7 @@ impl<'a> BergerDist<'a> {
             nbr_xadj: Vec::new(),
             nbr: Vec::new(),
             dmin: Vec::new(),
+            bound_w: Vec::new(),
         };
         let mut xadj = Vec::with_capacity(k as usize + 1);
         let mut adj = Vec::new();
@@ -140,10 +144,25 @@ impl<'a> BergerDist<'a> {
             xadj.push(adj.len());
             dmins.push(dmin);
         }
+        me.bound_w = dmins
+            .iter()
+            .map(|&d| {
+                let d = d as f64;
+                [1.0 / (2.0 * d + 1.0), 1.0 / (2.0 * (d + 1.0) + 1.0)]
+            })
+            .collect();
         me.nbr_xadj = xadj;
         me.nbr = adj;
         me.dmin = dmins;
         me
+    }
+
+    /// `[1/(2·dmin+1), 1/(2·(dmin+1)+1)]` for `pe`, `dmin` its smallest distance to
+    /// another PE: the largest affinity weight from `pe` to any other PE, and to any PE
+    /// that is neither `pe` nor one of its neighbours.
+    #[inline]
+    pub fn bound_weights(&self, pe: u32) -> [f64; 2] {
+        self.bound_w[pe as usize]
     }
 
     /// Number of PEs.
@@ -220,21 +239,27 @@ pub fn bft_order(g: &TaskGraph, start: u32) -> Vec<u32> {
 
 /// All tasks by increasing degree, ties by id: a counting sort, O(n + largest degree).
 pub fn tasks_by_degree(g: &TaskGraph) -> Vec<u32> {
+    let xadj = g.csr().0;
     let n = g.num_tasks();
-    let max_deg = (0..n as u32).map(|t| g.degree(t)).max().unwrap_or(0);
-    // start[d]: first position of the tasks of degree d.
-    let mut start = vec![0usize; max_deg + 2];
-    for t in 0..n as u32 {
-        start[g.degree(t) + 1] += 1;
+    let degree = |t: usize| xadj[t + 1] - xadj[t];
+    // start[d + 1]: number of tasks of degree d, then (prefix sums) the first position of
+    // the tasks of degree d + 1.
+    let mut start: Vec<u32> = Vec::new();
+    for t in 0..n {
+        let d = degree(t);
+        if d + 2 > start.len() {
+            start.resize(d + 2, 0);
+        }
+        start[d + 1] += 1;
     }
     for d in 1..start.len() {
         start[d] += start[d - 1];
     }
     let mut order = vec![0u32; n];
-    for t in 0..n as u32 {
-        let d = g.degree(t);
-        order[start[d]] = t;
-        start[d] += 1;
+    for t in 0..n {
+        let slot = &mut start[degree(t)];
+        order[*slot as usize] = t as u32;
+        *slot += 1;
     }
     order
 }

@@ -62,12 +62,15 @@ use crate::mapping::Mapping;
 use crate::problem::Problem;
 
 const UNPLACED: u32 = u32::MAX;
+const NO_LINK: u32 = u32::MAX;
 
 /// Affinities are compared after rounding to multiples of 2^-32, so that values equal up
-/// to floating-point rounding tie (and ties follow the paper's rules).
+/// to floating-point rounding tie (and ties follow the paper's rules). Affinities of 2^31
+/// and above all get the largest key (the conversion goes through `i64`, one instruction
+/// on x86-64, where `u64` takes several).
 #[inline]
 pub fn affinity_key(x: f64) -> u64 {
-    (x * 4_294_967_296.0 + 0.5) as u64
+    (x * 4_294_967_296.0 + 0.5) as i64 as u64
 }
 
 /// The GTWP mapper.
@@ -148,7 +151,6 @@ pub struct DistanceAffinities {
     host: Vec<u32>,
     host_q: Vec<u64>,
     host_beta: Vec<f64>,
-    q_total: Vec<u64>,
     best_pe: Vec<u32>,
     best_val: Vec<f64>,
     /// PEs left out of the best PE of a task (`gtwp,saturated=drop`: the saturated ones).
@@ -167,7 +169,6 @@ impl DistanceAffinities {
             host: vec![0; slots],
             host_q: vec![0; slots],
             host_beta: vec![0.0; slots],
-            q_total: vec![0; n],
             best_pe: vec![0; n],
             best_val: vec![0.0; n],
             excluded: Vec::new(),
@@ -177,34 +178,57 @@ impl DistanceAffinities {
     /// A neighbour of `t` with bandwidth `q` has been placed on `pe`: updates `β_t·` and the
     /// best PE of `t` (over all PEs). Returns whether the best PE changed.
     pub fn add(&mut self, t: u32, pe: u32, q: u64, dist: &BergerDist<'_>) -> bool {
-        let t = t as usize;
-        let o = self.off[t];
-        let c = self.cnt[t] as usize;
+        let ti = t as usize;
+        let o = self.off[ti];
+        let c = self.cnt[ti] as usize;
         let w = q as f64;
+        let excluded = &self.excluded;
+        let allowed = |p: u32| excluded.is_empty() || !excluded[p as usize];
+        // One pass over the hosting PEs: update their affinities, and find the best of
+        // them and the bound on every other PE (the first step of `best_where`).
         let mut found = false;
+        let mut new_beta = w;
+        let mut best: Option<(u64, u32, f64)> = None;
+        let mut bound = 0.0;
+        let consider = |best: &mut Option<(u64, u32, f64)>, h: u32, v: f64| {
+            if allowed(h) {
+                let key = affinity_key(v);
+                if best.is_none_or(|(bk, bp, _)| key > bk || (key == bk && h < bp)) {
+                    *best = Some((key, h, v));
+                }
+            }
+        };
         for i in o..o + c {
             let h = self.host[i];
-            self.host_beta[i] += w * dist.affinity_weight(h, pe);
+            let aw = dist.affinity_weight(h, pe);
+            self.host_beta[i] += w * aw;
             if h == pe {
                 self.host_q[i] += q;
                 found = true;
+            } else {
+                new_beta += self.host_q[i] as f64 * aw;
             }
+            bound += self.host_q[i] as f64 * dist.bound_weights(h)[0];
+            consider(&mut best, h, self.host_beta[i]);
         }
         if !found {
-            debug_assert!(o + c < self.off[t + 1], "more hosting PEs than neighbours");
-            let mut beta = w;
-            for i in o..o + c {
-                beta += self.host_q[i] as f64 * dist.affinity_weight(self.host[i], pe);
-            }
+            debug_assert!(o + c < self.off[ti + 1], "more hosting PEs than neighbours");
             self.host[o + c] = pe;
             self.host_q[o + c] = q;
-            self.host_beta[o + c] = beta;
-            self.cnt[t] += 1;
+            self.host_beta[o + c] = new_beta;
+            self.cnt[ti] += 1;
+            bound += w * dist.bound_weights(pe)[0];
+            consider(&mut best, pe, new_beta);
         }
-        self.q_total[t] += q;
-        let old = self.best_pe[t];
-        self.recompute_best(t as u32, dist);
-        old != self.best_pe[t]
+        let old = self.best_pe[ti];
+        match best {
+            Some((bk, p, v)) if bk > affinity_key(bound) => {
+                self.best_pe[ti] = p;
+                self.best_val[ti] = v;
+            }
+            _ => self.recompute_best(t, dist),
+        }
+        old != self.best_pe[ti]
     }
 
     fn recompute_best(&mut self, t: u32, dist: &BergerDist<'_>) {
@@ -262,7 +286,7 @@ impl DistanceAffinities {
         // A PE holding no neighbour is farther than its minimum distance from every PE
         // that does: β ≤ Σ_j Q_j / (2·dmin_j + 1).
         let bound1: f64 = (o..o + c)
-            .map(|i| self.host_q[i] as f64 / (2.0 * dist.min_distance(self.host[i]) as f64 + 1.0))
+            .map(|i| self.host_q[i] as f64 * dist.bound_weights(self.host[i])[0])
             .sum();
         if let Some((bk, _, _)) = best {
             if bk > affinity_key(bound1) {
@@ -288,9 +312,7 @@ impl DistanceAffinities {
             }
         }
         let bound2: f64 = (o..o + c)
-            .map(|i| {
-                self.host_q[i] as f64 / (2.0 * (dist.min_distance(self.host[i]) + 1) as f64 + 1.0)
-            })
+            .map(|i| self.host_q[i] as f64 * dist.bound_weights(self.host[i])[1])
             .sum();
         if let Some((bk, _, _)) = best {
             if bk > affinity_key(bound2) {
@@ -353,10 +375,50 @@ pub fn naive_affinities(g: &TaskGraph, dist: &BergerDist<'_>, pe_of: &[u32], t: 
     beta
 }
 
-/// One entry of the priority queue, `affinity_key << 64 | !seq`: highest affinity first,
-/// then FIFO rank (the lowest `seq`). 16 bytes, compared as one integer; the task is
-/// `seq_task[seq]` and its PE the one of its latest push.
-type Entry = u128;
+/// Q's heap, with lazy deletion. An entry is `affinity_key << s | (2^s - 1 - seq)`, compared
+/// as one integer: highest affinity first, then FIFO rank (the lowest `seq`). Entries take
+/// 8 bytes when the largest key and rank fit together (`s` bits for the rank), else 16
+/// (`s = 64`); both order the same. The task is `seq_task[seq]` and its PE the one of its
+/// latest push.
+enum QHeap {
+    Narrow(BinaryHeap<u64>, u32),
+    Wide(BinaryHeap<u128>),
+}
+
+impl QHeap {
+    /// A heap for keys up to `max_key` and ranks up to `max_seq`.
+    fn new(capacity: usize, max_key: u64, max_seq: u64) -> Self {
+        let s = 64 - max_seq.leading_zeros();
+        if (64 - max_key.leading_zeros()) + s <= 64 {
+            QHeap::Narrow(BinaryHeap::with_capacity(capacity), s)
+        } else {
+            QHeap::Wide(BinaryHeap::with_capacity(capacity))
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, key: u64, seq: u64) {
+        match self {
+            QHeap::Narrow(h, s) => {
+                let mask = (1u64 << *s) - 1;
+                h.push(key << *s | (mask - seq));
+            }
+            QHeap::Wide(h) => h.push(u128::from(key) << 64 | u128::from(!seq)),
+        }
+    }
+
+    /// The entry of highest priority: its key and rank.
+    #[inline]
+    fn pop(&mut self) -> Option<(u64, u64)> {
+        match self {
+            QHeap::Narrow(h, s) => {
+                let mask = (1u64 << *s) - 1;
+                h.pop().map(|e| (e >> *s, mask - (e & mask)))
+            }
+            QHeap::Wide(h) => h.pop().map(|e| ((e >> 64) as u64, !(e as u64))),
+        }
+    }
+}
 
 struct State<'a> {
     g: &'a TaskGraph,
@@ -373,8 +435,12 @@ struct State<'a> {
     /// stands for the same priority, and its PE is read here).
     key: Vec<u64>,
     queued_pe: Vec<u32>,
-    heap: BinaryHeap<Entry>,
-    bucket: Vec<Vec<u32>>,
+    heap: QHeap,
+    /// Per PE, the tasks that had it as best PE when they were pushed: a linked list
+    /// through `link` (head `NO_LINK`), one slab for all PEs.
+    bucket_head: Vec<u32>,
+    /// `(task, next)` entries of the buckets; at most one per edge.
+    link: Vec<(u32, u32)>,
     placed: usize,
 }
 
@@ -384,14 +450,12 @@ impl State<'_> {
         let key = affinity_key(val);
         self.key[ti] = key;
         self.queued_pe[ti] = pe;
-        self.heap
-            .push(u128::from(key) << 64 | u128::from(!self.seq[ti]));
+        self.heap.push(key, self.seq[ti]);
     }
 
     /// Takes the current entry of highest priority out of Q's heap: its task and PE.
     fn pop(&mut self) -> Option<(u32, u32)> {
-        while let Some(e) = self.heap.pop() {
-            let (key, sq) = ((e >> 64) as u64, !(e as u64));
+        while let Some((key, sq)) = self.heap.pop() {
             let t = self.seq_task[sq as usize];
             let ti = t as usize;
             if self.in_q[ti] && self.seq[ti] == sq && self.key[ti] == key {
@@ -422,7 +486,9 @@ impl State<'_> {
             }
             let (bp, bv) = self.aff.best(u);
             if fresh || changed {
-                self.bucket[bp as usize].push(u);
+                let head = &mut self.bucket_head[bp as usize];
+                self.link.push((u, *head));
+                *head = (self.link.len() - 1) as u32;
             }
             self.push(u, bp, bv);
         }
@@ -440,6 +506,19 @@ fn gtwp(problem: &Problem, fit_only: bool, keep_saturated: bool) -> Result<Vec<u
     }
     let dist = BergerDist::new(problem.arch.as_ref());
     let k = dist.k();
+    // Line 11: the task with the largest sum of adjacent edge weights (ties: lowest id).
+    let mut v0 = 0u32;
+    let mut best_w = 0u64;
+    for t in 0..n as u32 {
+        let w = weighted_degree(g, t);
+        if w > best_w {
+            best_w = w;
+            v0 = t;
+        }
+    }
+    // An affinity is at most the task's weighted degree; a task enters Q at most once per
+    // edge.
+    let heap = QHeap::new(n, affinity_key(best_w as f64), g.csr().0[n] as u64);
     let drop_saturated = !fit_only && !keep_saturated;
     let mut s = State {
         g,
@@ -452,21 +531,12 @@ fn gtwp(problem: &Problem, fit_only: bool, keep_saturated: bool) -> Result<Vec<u
         seq_task: Vec::with_capacity(n),
         key: vec![0; n],
         queued_pe: vec![0; n],
-        heap: BinaryHeap::with_capacity(n),
-        bucket: vec![Vec::new(); k as usize],
+        heap,
+        bucket_head: vec![NO_LINK; k as usize],
+        link: Vec::with_capacity(n),
         placed: 0,
     };
 
-    // Line 11: the task with the largest sum of adjacent edge weights (ties: lowest id).
-    let mut v0 = 0u32;
-    let mut best_w = 0u64;
-    for t in 0..n as u32 {
-        let w = weighted_degree(g, t);
-        if w > best_w {
-            best_w = w;
-            v0 = t;
-        }
-    }
     let first = (0..k)
         .find(|&p| s.loads.fits(p, g.vertex_weights(v0)))
         .ok_or_else(|| s.loads.stuck(alg, v0, g.vertex_weights(v0), 0, n))?;
@@ -510,15 +580,14 @@ fn gtwp(problem: &Problem, fit_only: bool, keep_saturated: bool) -> Result<Vec<u
             s.aff.exclude(k, pe);
         }
         s.in_q[v as usize] = false;
-        let drained = std::mem::take(&mut s.bucket[pe as usize]);
-        for &t in &drained {
+        let mut e = std::mem::replace(&mut s.bucket_head[pe as usize], NO_LINK);
+        while e != NO_LINK {
+            let (t, next) = s.link[e as usize];
             if s.in_q[t as usize] && s.aff.best(t).0 == pe {
                 s.in_q[t as usize] = false;
             }
+            e = next;
         }
-        let mut drained = drained;
-        drained.clear();
-        s.bucket[pe as usize] = drained;
         // Lines 25-32: one task of the BFT order on every neighbour PE with room.
         for i in 0..s.dist.neighbours(pe).len() {
             let nb = s.dist.neighbours(pe)[i];

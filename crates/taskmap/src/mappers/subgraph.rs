@@ -159,14 +159,16 @@ fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> 
     let mut queue: Vec<u32> = Vec::new();
     let mut size = vec![0u64; ncon];
     let mut limit = vec![0u64; ncon];
-    let mut acc = vec![0u64; k as usize];
+    // Affinity of the growing subgraph to every PE, and the PEs it touches (each once).
+    let mut acc = vec![(0u64, false); k as usize];
     let mut touched: Vec<u32> = Vec::new();
 
     while placed < n {
         // Line 15: C = the largest remaining capacity; the subgraph size is factor · C.
         for r in 0..ncon {
             let c = (0..k).map(|p| loads.remaining(p, r)).max().unwrap_or(0);
-            limit[r] = (cfg.size_factor * c as f64).floor() as u64;
+            // Non-negative, so the cast rounds down.
+            limit[r] = (cfg.size_factor * c as f64) as u64;
         }
         // The promising task.
         let start = match frontier
@@ -206,10 +208,17 @@ fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> 
                 size[r] += w[r];
             }
             taken += 1;
-            for &x in g.neighbors(u) {
-                if pe_of[x as usize] == UNPLACED && seen[x as usize] != stamp {
-                    seen[x as usize] = stamp;
-                    queue.push(x);
+            // One pass over the edges of u: unplaced neighbours join the traversal,
+            // placed ones add to the affinity of their PE.
+            for (&x, &q) in g.neighbors(u).iter().zip(g.edge_weights(u)) {
+                let p = pe_of[x as usize];
+                if p == UNPLACED {
+                    if seen[x as usize] != stamp {
+                        seen[x as usize] = stamp;
+                        queue.push(x);
+                    }
+                } else {
+                    add_affinity(&mut acc, &mut touched, p, q);
                 }
             }
             if (0..ncon).all(|r| size[r] >= limit[r]) {
@@ -223,23 +232,12 @@ fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> 
                 return Err(loads.stuck(alg, v, g.vertex_weights(v), placed, n));
             }
             let fits = |p: u32, loads: &Loads| (0..ncon).all(|r| size[r] <= loads.remaining(p, r));
-            for &t in &queue[..taken] {
-                for (&u, &q) in g.neighbors(t).iter().zip(g.edge_weights(t)) {
-                    let p = pe_of[u as usize];
-                    if p != UNPLACED {
-                        if acc[p as usize] == 0 {
-                            touched.push(p);
-                        }
-                        acc[p as usize] += q;
-                    }
-                }
-            }
             let choice = match &dist {
                 None => {
                     let mut best: Option<(u64, u32)> = None;
                     for &p in &touched {
                         if fits(p, &loads) {
-                            let a = acc[p as usize];
+                            let a = acc[p as usize].0;
                             if best.is_none_or(|(ba, bp)| a > ba || (a == ba && p < bp)) {
                                 best = Some((a, p));
                             }
@@ -256,7 +254,7 @@ fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> 
                         }
                         let b: f64 = touched
                             .iter()
-                            .map(|&h| acc[h as usize] as f64 * d.affinity_weight(h, p))
+                            .map(|&h| acc[h as usize].0 as f64 * d.affinity_weight(h, p))
                             .sum();
                         let key = affinity_key(b);
                         if best.is_none_or(|(bk, _)| key > bk) {
@@ -266,22 +264,29 @@ fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> 
                     best.map(|(_, p)| p)
                 }
             };
-            for &p in &touched {
-                acc[p as usize] = 0;
-            }
-            touched.clear();
             match choice {
                 Some(p) => break p,
                 None => {
-                    // No PE has room for the whole subgraph: drop its last task.
+                    // No PE has room for the whole subgraph: drop its last task, and sum
+                    // the affinities of the others again.
                     taken -= 1;
                     let w = g.vertex_weights(queue[taken]);
                     for r in 0..ncon {
                         size[r] -= w[r];
                     }
+                    clear_affinity(&mut acc, &mut touched);
+                    for &t in &queue[..taken] {
+                        for (&u, &q) in g.neighbors(t).iter().zip(g.edge_weights(t)) {
+                            let p = pe_of[u as usize];
+                            if p != UNPLACED {
+                                add_affinity(&mut acc, &mut touched, p, q);
+                            }
+                        }
+                    }
                 }
             }
         };
+        clear_affinity(&mut acc, &mut touched);
         // Line 18: place the subgraph.
         for &t in &queue[..taken] {
             pe_of[t as usize] = target;
@@ -292,4 +297,23 @@ fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> 
         frontier.extend_from_slice(&queue[taken..]);
     }
     Ok(pe_of)
+}
+
+/// Adds an edge of weight `q` towards PE `p` to the affinities of the subgraph.
+#[inline]
+fn add_affinity(acc: &mut [(u64, bool)], touched: &mut Vec<u32>, p: u32, q: u64) {
+    let a = &mut acc[p as usize];
+    if !a.1 {
+        a.1 = true;
+        touched.push(p);
+    }
+    a.0 += q;
+}
+
+/// Resets the affinities of the touched PEs to zero.
+fn clear_affinity(acc: &mut [(u64, bool)], touched: &mut Vec<u32>) {
+    for &p in touched.iter() {
+        acc[p as usize] = (0, false);
+    }
+    touched.clear();
 }

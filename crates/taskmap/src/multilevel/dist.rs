@@ -16,21 +16,21 @@ pub struct DistTable<'a> {
 }
 
 impl<'a> DistTable<'a> {
-    /// Builds the table (O(k²) distance calls) when `k <= MAX_TABLE_PES`.
+    /// Builds the table (k rows of [`Architecture::distances_from`]) when
+    /// `k <= MAX_TABLE_PES`.
     pub fn new(arch: &'a dyn Architecture) -> Self {
         let k = arch.pe_count();
         let mut table = Vec::new();
         if k <= MAX_TABLE_PES {
             table.reserve(k as usize * k as usize);
-            'outer: for a in 0..k {
-                for b in 0..k {
-                    let d = arch.distance(PeId(a), PeId(b));
-                    if d > u32::MAX as u64 {
-                        table = Vec::new();
-                        break 'outer;
-                    }
-                    table.push(d as u32);
+            let mut row = vec![0u64; k as usize];
+            for a in 0..k {
+                arch.distances_from(PeId(a), &mut row);
+                if row.iter().any(|&d| d > u32::MAX as u64) {
+                    table = Vec::new();
+                    break;
                 }
+                table.extend(row.iter().map(|&d| d as u32));
             }
         }
         Self { k, table, arch }
