@@ -33,6 +33,8 @@ pub struct TaskGraph {
     /// adjacency's edge weights (each undirected edge counted twice).
     vertex_weight_sums: Vec<u128>,
     adjacency_weight_sum: u128,
+    /// Whether some edge weight differs from 1, computed once.
+    weighted_edges: bool,
 }
 
 impl TaskGraph {
@@ -66,6 +68,7 @@ impl TaskGraph {
             .map(|c| wide_sum(vertex_weight.iter().skip(c).step_by(ncon).copied()))
             .collect();
         let adjacency_weight_sum = wide_sum(edge_weight.iter().copied());
+        let weighted_edges = edge_weight.iter().any(|&w| w != 1);
         Self {
             xadj,
             adjncy,
@@ -74,6 +77,7 @@ impl TaskGraph {
             ncon,
             vertex_weight_sums,
             adjacency_weight_sum,
+            weighted_edges,
         }
     }
 
@@ -293,9 +297,10 @@ impl TaskGraph {
         self.adjacency_weight_sum / 2
     }
 
-    /// Whether any edge weight differs from 1.
+    /// Whether any edge weight differs from 1. O(1): found at construction.
+    #[inline]
     pub fn has_edge_weights(&self) -> bool {
-        self.edge_weight.iter().any(|&w| w != 1)
+        self.weighted_edges
     }
 
     /// Whether any vertex weight differs from 1 (or ncon > 1).
@@ -411,7 +416,11 @@ mod tests {
             ew.iter().map(|&w| u128::from(w)).sum::<u128>() / 2
         );
         assert_eq!(g.total_vertex_weight(0), vw.iter().sum::<u64>());
+        assert_eq!(g.has_edge_weights(), ew.iter().any(|&w| w != 1));
         let sorted = g.clone().with_sorted_neighbors();
         assert_eq!(sorted.edge_weight_sum(), g.edge_weight_sum());
+        let unit = crate::gen::grid(&[4, 5], false);
+        assert!(!unit.has_edge_weights());
+        assert_eq!(unit.edge_weight_sum(), 31);
     }
 }

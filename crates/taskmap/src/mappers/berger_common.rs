@@ -7,7 +7,7 @@
 //! network mappings", IPDPSW 2014.
 
 use crate::multilevel::DistTable;
-use taskmap_arch::Architecture;
+use taskmap_arch::{Architecture, PeId};
 use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
@@ -130,17 +130,26 @@ impl<'a> BergerDist<'a> {
         let mut adj = Vec::new();
         let mut dmins = Vec::with_capacity(k as usize);
         xadj.push(0);
+        let mut wide = Vec::new();
         for a in 0..k {
-            let dmin = (0..k)
-                .filter(|&b| b != a)
-                .map(|b| me.get(a, b))
-                .min()
-                .unwrap_or(0);
-            for b in 0..k {
-                if b != a && me.get(a, b) == dmin {
-                    adj.push(b);
+            // Row a of the table, or of the architecture when there is no table.
+            let row: &[u32] = match me.dist.row(a) {
+                Some(r) => r,
+                None => {
+                    wide.resize(k as usize, 0u64);
+                    arch.distances_from(PeId(a), &mut wide);
+                    &[]
                 }
-            }
+            };
+            let d = |b: u32| {
+                if row.is_empty() {
+                    wide[b as usize]
+                } else {
+                    u64::from(row[b as usize])
+                }
+            };
+            let dmin = (0..k).filter(|&b| b != a).map(d).min().unwrap_or(0);
+            adj.extend((0..k).filter(|&b| b != a && d(b) == dmin));
             xadj.push(adj.len());
             dmins.push(dmin);
         }

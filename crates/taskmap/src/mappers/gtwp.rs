@@ -142,17 +142,31 @@ impl Mapper for GtwpMapper {
     }
 }
 
+/// A PE holding placed neighbours of a task: the bandwidth `q` to them and the task's
+/// affinity `beta` to that PE (together, so an update touches one cache line).
+#[derive(Clone, Copy, Debug, Default)]
+struct HostSlot {
+    beta: f64,
+    q: u64,
+    pe: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct TaskAff {
+    best_val: f64,
+    cnt: u32,
+    best_pe: u32,
+}
+
 /// Sparse distance affinities `β_tn` of every task to every PE, kept up to date as
 /// neighbours are placed (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct DistanceAffinities {
     off: Vec<usize>,
-    cnt: Vec<u32>,
-    host: Vec<u32>,
-    host_q: Vec<u64>,
-    host_beta: Vec<f64>,
-    best_pe: Vec<u32>,
-    best_val: Vec<f64>,
+    /// Per task: its best PE, that PE's affinity, and its number of hosting PEs.
+    task: Vec<TaskAff>,
+    /// Per task, `deg(t)` slots laid out like the CSR; the first `cnt[t]` are used.
+    slot: Vec<HostSlot>,
     /// PEs left out of the best PE of a task (`gtwp,saturated=drop`: the saturated ones).
     excluded: Vec<bool>,
 }
@@ -165,12 +179,8 @@ impl DistanceAffinities {
         let slots = xadj[n];
         Self {
             off: xadj.to_vec(),
-            cnt: vec![0; n],
-            host: vec![0; slots],
-            host_q: vec![0; slots],
-            host_beta: vec![0.0; slots],
-            best_pe: vec![0; n],
-            best_val: vec![0.0; n],
+            task: vec![TaskAff::default(); n],
+            slot: vec![HostSlot::default(); slots],
             excluded: Vec::new(),
         }
     }
@@ -180,7 +190,7 @@ impl DistanceAffinities {
     pub fn add(&mut self, t: u32, pe: u32, q: u64, dist: &BergerDist<'_>) -> bool {
         let ti = t as usize;
         let o = self.off[ti];
-        let c = self.cnt[ti] as usize;
+        let c = self.task[ti].cnt as usize;
         let w = q as f64;
         let excluded = &self.excluded;
         let allowed = |p: u32| excluded.is_empty() || !excluded[p as usize];
@@ -198,37 +208,39 @@ impl DistanceAffinities {
                 }
             }
         };
-        for i in o..o + c {
-            let h = self.host[i];
+        for sl in &mut self.slot[o..o + c] {
+            let h = sl.pe;
             let aw = dist.affinity_weight(h, pe);
-            self.host_beta[i] += w * aw;
+            sl.beta += w * aw;
             if h == pe {
-                self.host_q[i] += q;
+                sl.q += q;
                 found = true;
             } else {
-                new_beta += self.host_q[i] as f64 * aw;
+                new_beta += sl.q as f64 * aw;
             }
-            bound += self.host_q[i] as f64 * dist.bound_weights(h)[0];
-            consider(&mut best, h, self.host_beta[i]);
+            bound += sl.q as f64 * dist.bound_weights(h)[0];
+            consider(&mut best, h, sl.beta);
         }
         if !found {
             debug_assert!(o + c < self.off[ti + 1], "more hosting PEs than neighbours");
-            self.host[o + c] = pe;
-            self.host_q[o + c] = q;
-            self.host_beta[o + c] = new_beta;
-            self.cnt[ti] += 1;
+            self.slot[o + c] = HostSlot {
+                beta: new_beta,
+                q,
+                pe,
+            };
+            self.task[ti].cnt += 1;
             bound += w * dist.bound_weights(pe)[0];
             consider(&mut best, pe, new_beta);
         }
-        let old = self.best_pe[ti];
+        let old = self.task[ti].best_pe;
         match best {
             Some((bk, p, v)) if bk > affinity_key(bound) => {
-                self.best_pe[ti] = p;
-                self.best_val[ti] = v;
+                self.task[ti].best_pe = p;
+                self.task[ti].best_val = v;
             }
             _ => self.recompute_best(t, dist),
         }
-        old != self.best_pe[ti]
+        old != self.task[ti].best_pe
     }
 
     fn recompute_best(&mut self, t: u32, dist: &BergerDist<'_>) {
@@ -239,16 +251,16 @@ impl DistanceAffinities {
             self.best_where(t, dist, |p| !excluded[p as usize])
         }
         .unwrap_or((0, 0.0));
-        self.best_pe[t as usize] = pe;
-        self.best_val[t as usize] = val;
+        self.task[t as usize].best_pe = pe;
+        self.task[t as usize].best_val = val;
     }
 
     /// `β_t,pe` computed from the sparse list (O(h)).
     pub fn value(&self, t: u32, pe: u32, dist: &BergerDist<'_>) -> f64 {
         let t = t as usize;
         let o = self.off[t];
-        (o..o + self.cnt[t] as usize)
-            .map(|i| self.host_q[i] as f64 * dist.affinity_weight(self.host[i], pe))
+        (o..o + self.task[t].cnt as usize)
+            .map(|i| self.slot[i].q as f64 * dist.affinity_weight(self.slot[i].pe, pe))
             .sum()
     }
 
@@ -262,18 +274,18 @@ impl DistanceAffinities {
     ) -> Option<(u32, f64)> {
         let ti = t as usize;
         let o = self.off[ti];
-        let c = self.cnt[ti] as usize;
+        let c = self.task[ti].cnt as usize;
         if c == 0 {
             // No placed neighbour: every affinity is 0, the lowest id wins.
             return (0..dist.k()).find(|&p| ok(p)).map(|p| (p, 0.0));
         }
         let mut best: Option<(u64, u32, f64)> = None;
-        for i in o..o + c {
-            let pe = self.host[i];
+        for sl in &self.slot[o..o + c] {
+            let pe = sl.pe;
             if !ok(pe) {
                 continue;
             }
-            let v = self.host_beta[i];
+            let v = sl.beta;
             let key = affinity_key(v);
             let better = match best {
                 None => true,
@@ -286,7 +298,7 @@ impl DistanceAffinities {
         // A PE holding no neighbour is farther than its minimum distance from every PE
         // that does: β ≤ Σ_j Q_j / (2·dmin_j + 1).
         let bound1: f64 = (o..o + c)
-            .map(|i| self.host_q[i] as f64 * dist.bound_weights(self.host[i])[0])
+            .map(|i| self.slot[i].q as f64 * dist.bound_weights(self.slot[i].pe)[0])
             .sum();
         if let Some((bk, _, _)) = best {
             if bk > affinity_key(bound1) {
@@ -294,10 +306,10 @@ impl DistanceAffinities {
             }
         }
         // The neighbours of the hosting PEs; any other PE is at least dmin_j + 1 away.
-        let hosts = &self.host[o..o + c];
-        for &h in hosts {
-            for &pe in dist.neighbours(h) {
-                if hosts.contains(&pe) || !ok(pe) {
+        let hosts = &self.slot[o..o + c];
+        for h in hosts {
+            for &pe in dist.neighbours(h.pe) {
+                if hosts.iter().any(|x| x.pe == pe) || !ok(pe) {
                     continue;
                 }
                 let v = self.value(t, pe, dist);
@@ -312,7 +324,7 @@ impl DistanceAffinities {
             }
         }
         let bound2: f64 = (o..o + c)
-            .map(|i| self.host_q[i] as f64 * dist.bound_weights(self.host[i])[1])
+            .map(|i| self.slot[i].q as f64 * dist.bound_weights(self.slot[i].pe)[1])
             .sum();
         if let Some((bk, _, _)) = best {
             if bk > affinity_key(bound2) {
@@ -345,16 +357,19 @@ impl DistanceAffinities {
     /// The best PE over all PEs not excluded and its affinity.
     #[inline]
     pub fn best(&self, t: u32) -> (u32, f64) {
-        (self.best_pe[t as usize], self.best_val[t as usize])
+        (
+            self.task[t as usize].best_pe,
+            self.task[t as usize].best_val,
+        )
     }
 
     /// The stored `β_t,pe` for a PE holding a neighbour of `t`, `None` for other PEs.
     pub fn stored(&self, t: u32, pe: u32) -> Option<f64> {
         let t = t as usize;
         let o = self.off[t];
-        (o..o + self.cnt[t] as usize)
-            .find(|&i| self.host[i] == pe)
-            .map(|i| self.host_beta[i])
+        (o..o + self.task[t].cnt as usize)
+            .find(|&i| self.slot[i].pe == pe)
+            .map(|i| self.slot[i].beta)
     }
 }
 
@@ -509,8 +524,13 @@ fn gtwp(problem: &Problem, fit_only: bool, keep_saturated: bool) -> Result<Vec<u
     // Line 11: the task with the largest sum of adjacent edge weights (ties: lowest id).
     let mut v0 = 0u32;
     let mut best_w = 0u64;
+    let unit = !g.has_edge_weights();
     for t in 0..n as u32 {
-        let w = weighted_degree(g, t);
+        let w = if unit {
+            g.degree(t) as u64
+        } else {
+            weighted_degree(g, t)
+        };
         if w > best_w {
             best_w = w;
             v0 = t;

@@ -52,6 +52,13 @@ impl<'a> DistTable<'a> {
         self.table.iter().max().map(|&d| u64::from(d))
     }
 
+    /// The distances from `a` to every PE, when the table is built.
+    #[inline]
+    pub fn row(&self, a: u32) -> Option<&[u32]> {
+        let k = self.k as usize;
+        self.table.get(a as usize * k..(a as usize + 1) * k)
+    }
+
     /// Distance between PEs `a` and `b`.
     #[inline]
     pub fn get(&self, a: u32, b: u32) -> u64 {
