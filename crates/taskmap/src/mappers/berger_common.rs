@@ -215,23 +215,31 @@ impl<'a> BergerDist<'a> {
 /// CSR order. O(n + m).
 pub fn bft_order(g: &TaskGraph, start: u32) -> Vec<u32> {
     let n = g.num_tasks();
+    if n == 0 {
+        return Vec::new();
+    }
+    let (xadj, adjncy, _, _) = g.csr();
     let mut seen = vec![false; n];
-    let mut order = Vec::with_capacity(n);
+    // One spare slot: every neighbour is written at the end and kept only when unseen (no
+    // branch to mispredict), so a write may land one past the last task.
+    let mut order = vec![0u32; n + 1];
+    let mut len = 0usize;
+    let mut head = 0usize;
     let mut next_root = 0usize;
-    let mut root = start;
+    let mut root = start as usize;
     loop {
-        if !seen[root as usize] {
-            seen[root as usize] = true;
-            let mut head = order.len();
-            order.push(root);
-            while head < order.len() {
-                let u = order[head];
+        if !seen[root] {
+            seen[root] = true;
+            order[len] = root as u32;
+            len += 1;
+            while head < len {
+                let u = order[head] as usize;
                 head += 1;
-                for &v in g.neighbors(u) {
-                    if !seen[v as usize] {
-                        seen[v as usize] = true;
-                        order.push(v);
-                    }
+                for &v in &adjncy[xadj[u]..xadj[u + 1]] {
+                    let unseen = !seen[v as usize];
+                    order[len] = v;
+                    len += usize::from(unseen);
+                    seen[v as usize] = true;
                 }
             }
         }
@@ -241,8 +249,9 @@ pub fn bft_order(g: &TaskGraph, start: u32) -> Vec<u32> {
         if next_root >= n {
             break;
         }
-        root = next_root as u32;
+        root = next_root;
     }
+    order.truncate(n);
     order
 }
 
@@ -282,6 +291,38 @@ pub fn weighted_degree(g: &TaskGraph, u: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The branch-free traversal equals a textbook breadth-first search with a queue,
+    /// restarted from the lowest unvisited task, on graphs with several components.
+    #[test]
+    fn bft_order_equals_a_queue_bfs() {
+        for seed in 0..6u64 {
+            // A sparse random graph has isolated tasks and several components.
+            let g = taskmap_graph::gen::random_graph(400, 0.5 + seed as f64, seed);
+            let n = g.num_tasks();
+            let start = (seed * 97 % n as u64) as u32;
+            let mut seen = vec![false; n];
+            let mut want = Vec::new();
+            for root in std::iter::once(start as usize).chain(0..n) {
+                if seen[root] {
+                    continue;
+                }
+                seen[root] = true;
+                let mut queue = std::collections::VecDeque::from([root as u32]);
+                while let Some(u) = queue.pop_front() {
+                    want.push(u);
+                    for &v in g.neighbors(u) {
+                        if !seen[v as usize] {
+                            seen[v as usize] = true;
+                            queue.push_back(v);
+                        }
+                    }
+                }
+            }
+            assert_eq!(bft_order(&g, start), want, "seed {seed}");
+        }
+        assert!(bft_order(&taskmap_graph::gen::grid(&[0], false), 0).is_empty());
+    }
 
     /// The counting sort gives the order of a comparison sort by (degree, id).
     #[test]
