@@ -17,6 +17,14 @@ Usage (from the repository root):
   bench/compare.py --quick              # a small subset
   bench/compare.py --preset strong --threads 2
   bench/compare.py --instances add20,3elt --targets "torus:16x16;wcomplete:1,2,3,4"
+  bench/compare.py --repeat 5           # every tool 5 times per instance and target
+
+With --repeat N every tool runs N times: taskmap with seeds --seed .. --seed+N-1, KaHIP
+with --seed=0..N-1, Mt-KaHyPar with seeds 0..N-1, and Scotch with its own random seed
+(the Debian build draws a new one per run: `crack` onto `tree:4:8:6/1:10:100` gave f_C
+77,207 to 80,028 over six runs). Rows then give the median f_C and the median time, the
+largest peak memory, "ok" only when every run kept the balance, and the smallest and
+largest f_C; the ratios are those of the medians.
 """
 
 import argparse
@@ -115,6 +123,8 @@ MTK_SCRIPT = r"""
 import sys, mtkahypar
 graph, target, k, eps, out, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5], int(sys.argv[6])
 mk = mtkahypar.initialize(threads, False)
+if hasattr(mtkahypar, "set_seed"):
+    mtkahypar.set_seed(int(sys.argv[7]))
 ctx = mk.context_from_preset(mtkahypar.PresetType.DEFAULT)
 ctx.set_mapping_parameters(k, eps)
 ctx.logging = False
@@ -123,6 +133,50 @@ t = mk.target_graph_from_file(target, ctx, mtkahypar.FileFormat.METIS)
 p = g.map_onto_graph(t, ctx)
 p.write_partition_to_file(out)
 """
+
+
+def median(xs):
+    xs = sorted(xs)
+    h = len(xs) // 2
+    return xs[h] if len(xs) % 2 else (xs[h - 1] + xs[h]) / 2
+
+
+def summarise(rs):
+    """(f_C, balanced, time, peak) of repeated runs: median f_C and time, every run balanced,
+    largest peak."""
+    return (median([r[0] for r in rs]), all(r[1] for r in rs), median([r[2] for r in rs]),
+            max(r[3] for r in rs))
+
+
+def run_tools(args, rep, spec, path, metis, grf, work, alg, gmap, kahip, have_mtk, peers):
+    """One run of every tool on one instance and target: {tool: (f_C, balanced, s, KiB)}."""
+    rows = {}
+    out = os.path.join(work, "tm.pes")
+    _, t, m = timed([TM, "map", "-g", path, "-a", spec, "-A", alg, "--threads", str(args.threads),
+                     "--seed", str(args.seed + rep), "-o", out, "--format", "json"])
+    rows["taskmap"] = evaluate(metis, spec, out) + (t, m)
+    if gmap and "scotch" in peers:
+        tgt = os.path.join(work, "t.tgt")
+        p = subprocess.run([TM, "arch", spec, "--scotch"], stdout=subprocess.PIPE, text=True, check=True)
+        open(tgt, "w").write(p.stdout)
+        smap = os.path.join(work, "s.map")
+        _, t, m = timed([gmap, "-b0.03", grf, tgt, smap])
+        rows["scotch"] = evaluate(metis, spec, smap) + (t, m)
+    tp = tree_parts(spec)
+    if kahip and tp and "kahip" in peers:
+        kout = os.path.join(work, "k.part")
+        _, t, m = timed([kahip, metis, "--preconfiguration=eco", "--imbalance=3", "--seed=%d" % rep,
+                         "--hierarchy_parameter_string=" + tp[0],
+                         "--distance_parameter_string=" + tp[1], "--output_filename=" + kout])
+        rows["kahip"] = evaluate(metis, spec, kout) + (t, m)
+    if have_mtk and "mtkahypar" in peers and pe_count(spec) <= 64 and not spec.startswith("wcomplete"):
+        tgraph = os.path.join(work, "target.graph")
+        if target_graph_metis(spec, tgraph):
+            mout = os.path.join(work, "m.part")
+            _, t, m = timed([sys.executable, "-c", MTK_SCRIPT, metis, tgraph, str(pe_count(spec)),
+                             "0.03", mout, str(args.threads), str(rep)])
+            rows["mtkahypar"] = evaluate(metis, spec, mout) + (t, m)
+    return rows
 
 
 def geomean(xs):
@@ -140,7 +194,10 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="taskmap threads")
     ap.add_argument("--peers", default="scotch,kahip,mtkahypar")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=1, help="runs per tool, instance and target")
     args = ap.parse_args()
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
 
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "taskmap-cli"], cwd=ROOT, check=True)
     gmap = shutil.which("scotch_gmap") or shutil.which("gmap")
@@ -187,35 +244,19 @@ def main():
             subprocess.run([TM, "convert", path, metis], check=True, stderr=subprocess.DEVNULL)
             subprocess.run([TM, "convert", path, grf], check=True, stderr=subprocess.DEVNULL)
             for spec in targets:
-                rows = {}
-                out = os.path.join(work, "tm.pes")
-                _, t, m = timed([TM, "map", "-g", path, "-a", spec, "-A", alg, "--threads", str(args.threads),
-                                 "--seed", str(args.seed), "-o", out, "--format", "json"])
-                rows["taskmap"] = evaluate(metis, spec, out) + (t, m)
-                if gmap and "scotch" in peers:
-                    tgt = os.path.join(work, "t.tgt")
-                    p = subprocess.run([TM, "arch", spec, "--scotch"], stdout=subprocess.PIPE, text=True, check=True)
-                    open(tgt, "w").write(p.stdout)
-                    smap = os.path.join(work, "s.map")
-                    _, t, m = timed([gmap, "-b0.03", grf, tgt, smap])
-                    rows["scotch"] = evaluate(metis, spec, smap) + (t, m)
-                tp = tree_parts(spec)
-                if kahip and tp and "kahip" in peers:
-                    kout = os.path.join(work, "k.part")
-                    _, t, m = timed([kahip, metis, "--preconfiguration=eco", "--imbalance=3",
-                                     "--hierarchy_parameter_string=" + tp[0],
-                                     "--distance_parameter_string=" + tp[1], "--output_filename=" + kout])
-                    rows["kahip"] = evaluate(metis, spec, kout) + (t, m)
-                if have_mtk and "mtkahypar" in peers and pe_count(spec) <= 64 and not spec.startswith("wcomplete"):
-                    tgraph = os.path.join(work, "target.graph")
-                    if target_graph_metis(spec, tgraph):
-                        mout = os.path.join(work, "m.part")
-                        _, t, m = timed([sys.executable, "-c", MTK_SCRIPT, metis, tgraph, str(pe_count(spec)),
-                                         "0.03", mout, str(args.threads)])
-                        rows["mtkahypar"] = evaluate(metis, spec, mout) + (t, m)
+                runs = {}
+                for rep in range(args.repeat):
+                    for tool, row in run_tools(args, rep, spec, path, metis, grf, work, alg, gmap, kahip,
+                                               have_mtk, peers).items():
+                        runs.setdefault(tool, []).append(row)
+                rows = {tool: summarise(rs) for tool, rs in runs.items()}
                 for tool, (fc, bal, t, m) in rows.items():
-                    print("%-16s %-24s %-10s %12d %4s %8.3f %9.1f" % (
-                        name, spec[:24], tool, fc, "ok" if bal else "NO", t, m / 1024.0))
+                    spread = ""
+                    if args.repeat > 1:
+                        fcs = [r[0] for r in runs[tool]]
+                        spread = " %10d..%d" % (min(fcs), max(fcs))
+                    print("%-16s %-24s %-10s %12d %4s %8.3f %9.1f%s" % (
+                        name, spec[:24], tool, fc, "ok" if bal else "NO", t, m / 1024.0, spread))
                 if "scotch" in rows:
                     sfc, _, st, _ = rows["scotch"]
                     for tool in ("taskmap", "kahip", "mtkahypar"):
