@@ -18,6 +18,7 @@ Usage (from the repository root):
   bench/compare.py --preset strong --threads 2
   bench/compare.py --instances add20,3elt --targets "torus:16x16;wcomplete:1,2,3,4"
   bench/compare.py --repeat 5           # every tool 5 times per instance and target
+  TASKMAP=/path/to/taskmap bench/compare.py   # that binary, not a fresh release build
 
 With --repeat N every tool runs N times: taskmap with seeds --seed .. --seed+N-1, KaHIP
 with --seed=0..N-1, Mt-KaHyPar with seeds 0..N-1, and Scotch with its own random seed
@@ -38,7 +39,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.environ.get("DATA", os.path.join(ROOT, "..", "shared", "data"))
-TM = os.path.join(ROOT, "target", "release", "taskmap")
+TM = os.environ.get("TASKMAP") or os.path.join(ROOT, "target", "release", "taskmap")
 
 WALSHAW = ("add20 data 3elt uk add32 bcsstk33 whitaker3 crack wing_nodal fe_4elt2 vibrobox "
            "bcsstk29 4elt fe_sphere cti memplus cs4 fe_pwt fe_body t60k wing finan512").split()
@@ -199,7 +200,8 @@ def main():
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
 
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "taskmap-cli"], cwd=ROOT, check=True)
+    if not os.environ.get("TASKMAP"):
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "taskmap-cli"], cwd=ROOT, check=True)
     gmap = shutil.which("scotch_gmap") or shutil.which("gmap")
     kahip = shutil.which("global_multisection")
     if not kahip:

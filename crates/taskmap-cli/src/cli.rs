@@ -488,9 +488,9 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     }
     if let Some(c) = &problem.capacities {
         for con in 0..problem.graph.ncon() {
-            let total = problem.graph.total_vertex_weight(con);
+            let total = problem.graph.vertex_weight_sum(con);
             let cap: u128 = (0..k).map(|p| u128::from(c.get(PeId(p), con))).sum();
-            if cap < u128::from(total) {
+            if cap < total {
                 eprintln!(
                     "taskmap: warning: infeasible: the PEs can carry {} of vertex weight {} in all but the tasks weigh {}; mapping anyway",
                     cap, con, total
@@ -944,8 +944,9 @@ struct GraphInfo {
     tasks: usize,
     edges: usize,
     ncon: usize,
-    total_vertex_weight: Vec<u64>,
-    total_edge_weight: u64,
+    /// Exact sums (they may exceed 2^64 - 1; the mappers then refuse the graph).
+    total_vertex_weight: Vec<u128>,
+    total_edge_weight: u128,
     max_degree: usize,
 }
 
@@ -955,8 +956,8 @@ fn cmd_info(a: InfoArgs) -> Result<u8> {
         tasks: g.num_tasks(),
         edges: g.num_edges(),
         ncon: g.ncon(),
-        total_vertex_weight: (0..g.ncon()).map(|c| g.total_vertex_weight(c)).collect(),
-        total_edge_weight: g.total_edge_weight(),
+        total_vertex_weight: (0..g.ncon()).map(|c| g.vertex_weight_sum(c)).collect(),
+        total_edge_weight: g.edge_weight_sum(),
         max_degree: (0..g.num_tasks() as u32)
             .map(|u| g.degree(u))
             .max()

@@ -388,3 +388,43 @@ fn million_task_netlist_timings() {
         assert_eq!(e.capacities_respected, Some(true));
     }
 }
+
+/// Every Berger mapper's f_C on two fixed instances, pinned: the speed work on these
+/// mappers must not change a mapping (docs/berger.md). grid23x23 onto a 4x4 torus with
+/// capacity 40 gives the values of the table in docs/berger.md; a random geometric graph
+/// with edge weights 1-5 onto `torus:4x4` exercises weighted affinities and ties. Both
+/// columns were the same before the speed work (commit 2eae484).
+#[test]
+fn berger_mappings_are_pinned() {
+    let g = gen::grid(&[23, 23], false);
+    let mut grid = Problem::new(g, arch("torus:4x4"));
+    grid.capacities = Some(Capacities::uniform(16, &[40]));
+    let rgg = capacitated(
+        weighted(&gen::random_geometric(700, 6.0, 9), 9, 1, true),
+        "torus:4x4",
+        1.05,
+    );
+    let f_c = |p: &Problem, alg: &str| {
+        let m = run(alg, p, 0).unwrap();
+        assert!(respects(p, &m), "{alg}");
+        evaluate(&p.graph, p.arch.as_ref(), &m, &EvalOptions::default())
+            .unwrap()
+            .comm_cost
+    };
+    let got: Vec<(u64, u64)> = BERGER
+        .iter()
+        .map(|alg| (f_c(&grid, alg), f_c(&rgg, alg)))
+        .collect();
+    let want = [
+        (471, 1125), // gtwp
+        (667, 1522), // gtwp,saturated=keep
+        (316, 690),  // gtwp-fit
+        (458, 1503), // subgraph
+        (345, 1034), // subgraph-dist
+        (237, 763),  // pnp
+    ];
+    assert_eq!(
+        got, want,
+        "(grid23x23, rgg) per mapper, in the order of BERGER"
+    );
+}

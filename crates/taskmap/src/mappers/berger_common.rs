@@ -103,14 +103,14 @@ pub struct BergerDist<'a> {
     inv: Vec<f64>,
     nbr_xadj: Vec<usize>,
     nbr: Vec<u32>,
-    dmin: Vec<u64>,
-    /// Per PE: `1/(2·dmin+1)` and `1/(2·(dmin+1)+1)`, the largest weights towards PEs
-    /// other than itself and other than itself and its neighbours.
-    bound_w: Vec<[f64; 2]>,
+    /// Per PE: `2·dmin+1` and `2·(dmin+1)+1` (`dmin` its smallest distance to another PE),
+    /// whose inverses are the largest weights towards PEs other than itself, and towards
+    /// PEs other than itself and its neighbours.
+    bound_den: Vec<[f64; 2]>,
 }
 
 impl<'a> BergerDist<'a> {
-    /// Builds the table and the neighbour lists: O(k²) distance calls.
+    /// Builds the table (k rows of distances) and the neighbour lists: O(k²).
     pub fn new(arch: &'a dyn Architecture) -> Self {
         let k = arch.pe_count();
         let dist = DistTable::new(arch);
@@ -123,8 +123,7 @@ impl<'a> BergerDist<'a> {
             inv,
             nbr_xadj: Vec::new(),
             nbr: Vec::new(),
-            dmin: Vec::new(),
-            bound_w: Vec::new(),
+            bound_den: Vec::new(),
         };
         let mut xadj = Vec::with_capacity(k as usize + 1);
         let mut adj = Vec::new();
@@ -153,25 +152,23 @@ impl<'a> BergerDist<'a> {
             xadj.push(adj.len());
             dmins.push(dmin);
         }
-        me.bound_w = dmins
+        me.bound_den = dmins
             .iter()
-            .map(|&d| {
-                let d = d as f64;
-                [1.0 / (2.0 * d + 1.0), 1.0 / (2.0 * (d + 1.0) + 1.0)]
-            })
+            .map(|&d| [2.0 * d as f64 + 1.0, 2.0 * (d + 1) as f64 + 1.0])
             .collect();
         me.nbr_xadj = xadj;
         me.nbr = adj;
-        me.dmin = dmins;
         me
     }
 
-    /// `[1/(2·dmin+1), 1/(2·(dmin+1)+1)]` for `pe`, `dmin` its smallest distance to
-    /// another PE: the largest affinity weight from `pe` to any other PE, and to any PE
-    /// that is neither `pe` nor one of its neighbours.
+    /// `[2·dmin+1, 2·(dmin+1)+1]` for `pe`, `dmin` its smallest distance to another PE: the
+    /// affinity weight of any other PE towards `pe` is at most the inverse of the first,
+    /// and of any PE that is neither `pe` nor one of its neighbours at most the inverse of
+    /// the second (divisions, not multiplications by inverses, so the bounds round as
+    /// they always did).
     #[inline]
-    pub fn bound_weights(&self, pe: u32) -> [f64; 2] {
-        self.bound_w[pe as usize]
+    pub fn bound_denominators(&self, pe: u32) -> [f64; 2] {
+        self.bound_den[pe as usize]
     }
 
     /// Number of PEs.
@@ -201,12 +198,6 @@ impl<'a> BergerDist<'a> {
     #[inline]
     pub fn neighbours(&self, pe: u32) -> &[u32] {
         &self.nbr[self.nbr_xadj[pe as usize]..self.nbr_xadj[pe as usize + 1]]
-    }
-
-    /// The smallest positive distance from `pe` to another PE.
-    #[inline]
-    pub fn min_distance(&self, pe: u32) -> u64 {
-        self.dmin[pe as usize]
     }
 }
 
@@ -322,6 +313,36 @@ mod tests {
             assert_eq!(bft_order(&g, start), want, "seed {seed}");
         }
         assert!(bft_order(&taskmap_graph::gen::grid(&[0], false), 0).is_empty());
+    }
+
+    /// Neighbour lists and bound denominators equal those found with the architecture's
+    /// distances, with a distance table and without one (distances above `u32::MAX`).
+    #[test]
+    fn berger_dist_with_and_without_a_table() {
+        for spec in [
+            "torus:6x6",
+            "mesh:3x5",
+            "tree:2:3:2/1:10:100",
+            "tree:2:3:2/7:9000000000:20000000000",
+        ] {
+            let a = taskmap_arch::parse_arch(spec).unwrap();
+            let d = BergerDist::new(a.as_ref());
+            let k = a.pe_count();
+            for p in 0..k {
+                let dist = |q: u32| a.distance(PeId(p), PeId(q));
+                let dmin = (0..k).filter(|&q| q != p).map(dist).min().unwrap_or(0);
+                let want: Vec<u32> = (0..k).filter(|&q| q != p && dist(q) == dmin).collect();
+                assert_eq!(d.neighbours(p), &want[..], "{spec}: neighbours of {p}");
+                let den = d.bound_denominators(p);
+                assert_eq!(
+                    den,
+                    [2.0 * dmin as f64 + 1.0, 2.0 * (dmin + 1) as f64 + 1.0]
+                );
+                for q in 0..k {
+                    assert_eq!(d.get(p, q), dist(q), "{spec}: d({p}, {q})");
+                }
+            }
+        }
     }
 
     /// The counting sort gives the order of a comparison sort by (degree, id).

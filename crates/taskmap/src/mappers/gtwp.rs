@@ -65,12 +65,24 @@ const UNPLACED: u32 = u32::MAX;
 const NO_LINK: u32 = u32::MAX;
 
 /// Affinities are compared after rounding to multiples of 2^-32, so that values equal up
-/// to floating-point rounding tie (and ties follow the paper's rules). Affinities of 2^31
-/// and above all get the largest key (the conversion goes through `i64`, one instruction
-/// on x86-64, where `u64` takes several).
+/// to floating-point rounding tie (and ties follow the paper's rules). Affinities of 2^32
+/// and above all get the largest key.
 #[inline]
 pub fn affinity_key(x: f64) -> u64 {
-    (x * 4_294_967_296.0 + 0.5) as i64 as u64
+    (x * 4_294_967_296.0 + 0.5) as u64
+}
+
+/// The best PE so far as `(key, PE, affinity)`.
+type Best = Option<(u64, u32, f64)>;
+
+/// Offers PE `pe` of affinity `v` to `best`: it wins with a higher key, or the same key
+/// and a lower id.
+#[inline]
+fn offer(best: &mut Best, pe: u32, v: f64) {
+    let key = affinity_key(v);
+    if best.is_none_or(|(bk, bp, _)| key > bk || (key == bk && pe < bp)) {
+        *best = Some((key, pe, v));
+    }
 }
 
 /// The GTWP mapper.
@@ -198,14 +210,11 @@ impl DistanceAffinities {
         // them and the bound on every other PE (the first step of `best_where`).
         let mut found = false;
         let mut new_beta = w;
-        let mut best: Option<(u64, u32, f64)> = None;
+        let mut best: Best = None;
         let mut bound = 0.0;
-        let consider = |best: &mut Option<(u64, u32, f64)>, h: u32, v: f64| {
+        let consider = |best: &mut Best, h: u32, v: f64| {
             if allowed(h) {
-                let key = affinity_key(v);
-                if best.is_none_or(|(bk, bp, _)| key > bk || (key == bk && h < bp)) {
-                    *best = Some((key, h, v));
-                }
+                offer(best, h, v);
             }
         };
         for sl in &mut self.slot[o..o + c] {
@@ -218,7 +227,7 @@ impl DistanceAffinities {
             } else {
                 new_beta += sl.q as f64 * aw;
             }
-            bound += sl.q as f64 * dist.bound_weights(h)[0];
+            bound += sl.q as f64 / dist.bound_denominators(h)[0];
             consider(&mut best, h, sl.beta);
         }
         if !found {
@@ -229,7 +238,7 @@ impl DistanceAffinities {
                 pe,
             };
             self.task[ti].cnt += 1;
-            bound += w * dist.bound_weights(pe)[0];
+            bound += w / dist.bound_denominators(pe)[0];
             consider(&mut best, pe, new_beta);
         }
         let old = self.task[ti].best_pe;
@@ -279,67 +288,46 @@ impl DistanceAffinities {
             // No placed neighbour: every affinity is 0, the lowest id wins.
             return (0..dist.k()).find(|&p| ok(p)).map(|p| (p, 0.0));
         }
-        let mut best: Option<(u64, u32, f64)> = None;
-        for sl in &self.slot[o..o + c] {
-            let pe = sl.pe;
-            if !ok(pe) {
-                continue;
-            }
-            let v = sl.beta;
-            let key = affinity_key(v);
-            let better = match best {
-                None => true,
-                Some((bk, bp, _)) => key > bk || (key == bk && pe < bp),
-            };
-            if better {
-                best = Some((key, pe, v));
+        let hosts = &self.slot[o..o + c];
+        let mut best: Best = None;
+        for sl in hosts {
+            if ok(sl.pe) {
+                offer(&mut best, sl.pe, sl.beta);
             }
         }
         // A PE holding no neighbour is farther than its minimum distance from every PE
-        // that does: β ≤ Σ_j Q_j / (2·dmin_j + 1).
-        let bound1: f64 = (o..o + c)
-            .map(|i| self.slot[i].q as f64 * dist.bound_weights(self.slot[i].pe)[0])
-            .sum();
+        // that does: β ≤ Σ_j Q_j / (2·dmin_j + 1); and a PE that is not a neighbour of one
+        // either is at least dmin_j + 1 away.
+        let bound = |j: usize| -> f64 {
+            hosts
+                .iter()
+                .map(|sl| sl.q as f64 / dist.bound_denominators(sl.pe)[j])
+                .sum()
+        };
+        let bound1 = bound(0);
         if let Some((bk, _, _)) = best {
             if bk > affinity_key(bound1) {
                 return best.map(|(_, p, v)| (p, v));
             }
         }
-        // The neighbours of the hosting PEs; any other PE is at least dmin_j + 1 away.
-        let hosts = &self.slot[o..o + c];
+        // The neighbours of the hosting PEs.
         for h in hosts {
             for &pe in dist.neighbours(h.pe) {
-                if hosts.iter().any(|x| x.pe == pe) || !ok(pe) {
-                    continue;
-                }
-                let v = self.value(t, pe, dist);
-                let key = affinity_key(v);
-                let better = match best {
-                    None => true,
-                    Some((bk, bp, _)) => key > bk || (key == bk && pe < bp),
-                };
-                if better {
-                    best = Some((key, pe, v));
+                if !hosts.iter().any(|x| x.pe == pe) && ok(pe) {
+                    offer(&mut best, pe, self.value(t, pe, dist));
                 }
             }
         }
-        let bound2: f64 = (o..o + c)
-            .map(|i| self.slot[i].q as f64 * dist.bound_weights(self.slot[i].pe)[1])
-            .sum();
+        let bound2 = bound(1);
         if let Some((bk, _, _)) = best {
             if bk > affinity_key(bound2) {
                 return best.map(|(_, p, v)| (p, v));
             }
         }
-        let mut best: Option<(u64, u32, f64)> = None;
+        let mut best: Best = None;
         for pe in 0..dist.k() {
-            if !ok(pe) {
-                continue;
-            }
-            let v = self.value(t, pe, dist);
-            let key = affinity_key(v);
-            if best.is_none_or(|(bk, _, _)| key > bk) {
-                best = Some((key, pe, v));
+            if ok(pe) {
+                offer(&mut best, pe, self.value(t, pe, dist));
             }
         }
         best.map(|(_, pe, v)| (pe, v))
@@ -503,6 +491,7 @@ impl State<'_> {
             if fresh || changed {
                 let head = &mut self.bucket_head[bp as usize];
                 self.link.push((u, *head));
+                debug_assert!(self.link.len() <= NO_LINK as usize, "bucket slab full");
                 *head = (self.link.len() - 1) as u32;
             }
             self.push(u, bp, bv);
@@ -538,7 +527,7 @@ fn gtwp(problem: &Problem, fit_only: bool, keep_saturated: bool) -> Result<Vec<u
     }
     // An affinity is at most the task's weighted degree; a task enters Q at most once per
     // edge.
-    let heap = QHeap::new(n, affinity_key(best_w as f64), g.csr().0[n] as u64);
+    let heap = QHeap::new(n, affinity_key(best_w as f64), g.num_edges() as u64);
     let drop_saturated = !fit_only && !keep_saturated;
     let mut s = State {
         g,
@@ -624,4 +613,63 @@ fn gtwp(problem: &Problem, fit_only: bool, keep_saturated: bool) -> Result<Vec<u
         }
     }
     Ok(s.pe_of)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// The 8-byte and the 16-byte heaps pop the same (key, rank) sequence, also when the
+    /// largest key and rank fill the 64 bits exactly.
+    #[test]
+    fn narrow_and_wide_heaps_pop_alike() {
+        for (seed, key_bits, seq_bits) in
+            [(1u64, 35u32, 11u32), (2, 40, 24), (3, 1, 63), (4, 60, 4)]
+        {
+            let max_key = (1u64 << key_bits) - 1;
+            let max_seq = (1u64 << seq_bits) - 1;
+            let mut narrow = QHeap::new(0, max_key, max_seq);
+            assert!(
+                matches!(narrow, QHeap::Narrow(..)),
+                "{key_bits} + {seq_bits} bits fit"
+            );
+            let mut wide = QHeap::Wide(BinaryHeap::new());
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut popped = 0;
+            for step in 0..3000 {
+                if step % 3 == 2 {
+                    let a = narrow.pop();
+                    assert_eq!(a, wide.pop());
+                    popped += usize::from(a.is_some());
+                } else {
+                    // Extremes and duplicates as well as random values.
+                    let key = match step % 7 {
+                        0 => max_key,
+                        1 => 0,
+                        _ => rng.gen_range(0..=max_key.min(50)) * (max_key / 50).max(1),
+                    };
+                    let seq = if step % 5 == 0 {
+                        max_seq
+                    } else {
+                        rng.gen_range(0..=max_seq)
+                    };
+                    narrow.push(key, seq);
+                    wide.push(key, seq);
+                }
+            }
+            while let Some(x) = wide.pop() {
+                assert_eq!(narrow.pop(), Some(x));
+                popped += 1;
+            }
+            assert_eq!(narrow.pop(), None);
+            assert!(popped > 1000);
+        }
+        // One bit too many: 16-byte entries.
+        assert!(matches!(
+            QHeap::new(0, u64::MAX >> 10, 1 << 10),
+            QHeap::Wide(..)
+        ));
+    }
 }
