@@ -309,7 +309,14 @@ fn spec_parsing() {
     assert_eq!(m.coarsening, Coarsening::OrderedMatching);
     assert_eq!(m.alt_coarsening, None);
     assert_eq!(m.vcycle_coarsening, Coarsening::HeavyEdgeMatching);
+    let g: AlgorithmSpec = "multilevel,groups=0".parse().unwrap();
+    let AlgorithmSpec::Multilevel(gs) = &g else {
+        panic!("not multilevel")
+    };
+    assert!(!gs.to_mapper().group_levels);
+    assert!("multilevel,groups=2".parse::<AlgorithmSpec>().is_err());
     let dflt = MultilevelMapper::default();
+    assert!(dflt.group_levels);
     assert_eq!(dflt.alt_coarsening, Some(Coarsening::OrderedMatching));
     assert_eq!(dflt.vcycle_coarsening, Coarsening::LabelPropagation);
     let fast = MultilevelMapper::fast();
