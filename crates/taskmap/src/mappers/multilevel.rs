@@ -302,13 +302,13 @@ pub struct MultilevelSpec {
     pub max_coarsest: Option<usize>,
     /// 1: on a torus, the even-numbered initial runs use the mesh's domains; 0: never.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unwrap: Option<usize>,
+    pub unwrap: Option<u8>,
     /// V-cycles after the first uncoarsening.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vcycles: Option<usize>,
     /// 1: refine the tree levels' groups (see [`MultilevelMapper::group_levels`]); 0: not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub groups: Option<usize>,
+    pub groups: Option<u8>,
 }
 
 /// Parses `key=value` parameters, giving a [`Error::Config`] that names the algorithm.
@@ -389,9 +389,9 @@ impl MultilevelSpec {
                     )));
                 }
                 if key == "unwrap" {
-                    self.unwrap = Some(v);
+                    self.unwrap = Some(v as u8);
                 } else {
-                    self.groups = Some(v);
+                    self.groups = Some(v as u8);
                 }
             }
             "vcycles" => {
