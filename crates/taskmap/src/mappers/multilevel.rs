@@ -62,8 +62,9 @@
 //!    partition with 550). Fifth session of 2026-11-23, quick suite onto the three tree
 //!    targets (21 runs), f_C against one Scotch run: 0.942 before, 0.932 after, no run
 //!    worse than before; `finan512` onto `tree:4:8:6/1:10:100`, seeds 1 and 2: 258,603
-//!    and 235,988 before, 223,718 and 232,151 after. It costs one V-cycle per level (22
-//!    ms of 450 on `crack`).
+//!    and 235,988 before, 223,718 and 232,151 after. A level costs about a V-cycle (22
+//!    ms of 450 on `crack`, 0.6 s on a million tasks), so graphs of n tasks get at most
+//!    [`VCYCLE_WORK`] / n levels, at least one, from the top.
 //! 5. **V-cycles** (`vcycles`, the iterated multilevel scheme of KaFFPa): coarsen the input
 //!    graph again, down to about `vcycle_per_pe · k` tasks, with every cluster inside one PE
 //!    (so the mapping carries over to every level with the same `f_C` and loads), refine
@@ -919,8 +920,11 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     if cfg.group_levels && fixed0.is_empty() {
         let levels = group_levels(&dist);
         if !levels.is_empty() {
+            // Each level costs about a V-cycle: large graphs get the top levels only, as
+            // many as they would get V-cycles.
+            let count = (VCYCLE_WORK / graph.num_tasks().max(1)).max(1);
             part = ctx.timed("group-levels", |ctx| {
-                for (group, g) in levels {
+                for (group, g) in levels.into_iter().take(count) {
                     part = refine_groups(cfg, graph, &dist, &bound, &group, g, part, &mut ctx.rng);
                 }
                 part
