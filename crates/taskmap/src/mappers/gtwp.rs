@@ -163,6 +163,8 @@ struct HostSlot {
     pe: u32,
 }
 
+/// A task's best PE, that PE's affinity, and its number of hosting PEs (together, as
+/// every update reads all three).
 #[derive(Clone, Copy, Debug, Default)]
 struct TaskAff {
     best_val: f64,
@@ -177,7 +179,7 @@ pub struct DistanceAffinities {
     off: Vec<usize>,
     /// Per task: its best PE, that PE's affinity, and its number of hosting PEs.
     task: Vec<TaskAff>,
-    /// Per task, `deg(t)` slots laid out like the CSR; the first `cnt[t]` are used.
+    /// Per task, `deg(t)` slots laid out like the CSR; the first `task[t].cnt` are used.
     slot: Vec<HostSlot>,
     /// PEs left out of the best PE of a task (`gtwp,saturated=drop`: the saturated ones).
     excluded: Vec<bool>,

@@ -1017,7 +1017,7 @@ mod tests {
     }
 
     /// The group refinement never returns a worse mapping than it was given (balance
-    /// first, then f_C), and returns the given one when it cannot do better.
+    /// first, then f_C), level by level, and improves a round-robin start.
     #[test]
     fn group_refinement_never_worsens() {
         let cfg = MultilevelMapper::default();
