@@ -49,13 +49,16 @@
 //!    own domains, and the best run is kept.
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
 //!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps) on every level.
-//! 4. **Group levels** (`groups=1`, the default), on targets whose PEs fall into nested
-//!    groups (a tree's subtrees, found from the distances: the classes of "closer than
-//!    `D`" for each distance `D` of the target, see [`group_levels`]): for each level from
-//!    the top, a V-cycle on the partition of the tasks into that level's groups, with a
-//!    group's bound the sum of its PEs' and two groups as far apart as their PEs; then the
-//!    tasks that changed group are placed on the best PE of their new group with room,
-//!    and the mapping is rebalanced and refined on the PEs; kept when no worse. Moves
+//! 4. **Group levels** (`groups=1`, the default; not in `fast`), on targets whose PEs
+//!    fall into nested groups (a tree's subtrees, found from the distance table: the
+//!    classes of "closer than `D`" for each distance `D` of the target, when every two PEs
+//!    of two classes are equally far apart, see [`group_levels`]; none without a table,
+//!    k > 4096, or with fixed tasks): for each level from the top, a V-cycle on the
+//!    partition of the tasks into that level's groups, with a group's bound the sum of
+//!    its PEs' and two groups as far apart as their PEs; then every task that changed
+//!    group goes to the PE of its new group, among those holding its neighbours and with
+//!    room, where it costs least (else the emptiest PE of the group), and the mapping is
+//!    rebalanced and refined on the PEs; kept when no worse (balance first, then f_C). Moves
 //!    between groups whose PEs are all nearly full are what the PE-level refiner cannot
 //!    make: on `crack` onto `tree:4:8:6/1:10:100` the 6-way top-level cut was 580 edges
 //!    (KaHIP's `global_multisection` 590-600, Scotch 595; `kaffpa` alone finds a 6-way
@@ -202,7 +205,7 @@ impl Default for MultilevelMapper {
 
 impl MultilevelMapper {
     /// Preset `fast`: the default with one initial run, one FM pass per level, no
-    /// V-cycle, and one coarsening, the ordered matching (the cheaper of the two, and the
+    /// V-cycle, no group levels, and one coarsening, the ordered matching (the cheaper of the two, and the
     /// better on average alone: on the suite's seven graphs above 32,768 tasks, with the
     /// default otherwise, f_C 0.955 of Scotch's against 0.978 for label propagation alone,
     /// though 11 % worse on `finan512`). 100x100x100 grid onto `torus:8x8x8`: f_C
@@ -217,6 +220,7 @@ impl MultilevelMapper {
         c.initial_run_work = 0;
         c.refiner.fm_passes = 1;
         c.vcycles = 0;
+        c.group_levels = false;
         c.coarsening = Coarsening::OrderedMatching;
         c.alt_coarsening = None;
         c
@@ -478,7 +482,7 @@ impl MultilevelSpec {
             m.vcycles = v;
         }
         if let Some(v) = self.groups {
-            m.group_levels = v == 1;
+            m.group_levels = v != 0;
         }
         m
     }
@@ -635,16 +639,19 @@ fn uncoarsen(
     st.part
 }
 
-/// The group levels of an ultrametric target (a tree's subtrees): for every distance `D`
-/// above the smallest positive one, from the largest down, the classes of "at distance
-/// below `D`" with at least two and fewer than `k` classes, as `(class of every PE,
-/// number of classes)`. Empty when the largest distance does not split the PEs that way
-/// (meshes, tori, hypercubes, complete graphs). O(k²) per level, with the table.
-fn group_levels(dist: &DistTable<'_>) -> Vec<(Vec<u32>, u32)> {
+/// The group levels of a tree-like target: for every distance `D` above the smallest
+/// positive one, from the largest down, the classes of "at distance below `D`", when they
+/// are an equivalence with at least two and fewer than `k` classes and every two PEs of
+/// two classes are as far apart as any other two (so the classes form a target of their
+/// own), as `(class of every PE, number of classes)`; at most `max_levels` of them, from
+/// the top. Empty when the largest distance does not split the PEs that way (meshes,
+/// tori, hypercubes, complete graphs) and without a distance table (k > 4096). O(k²) per
+/// level examined.
+fn group_levels(dist: &DistTable<'_>, max_levels: usize) -> Vec<(Vec<u32>, u32)> {
     let k = dist.k();
     let classes = |d: u64| -> Option<(Vec<u32>, u32)> {
         let mut group = vec![u32::MAX; k as usize];
-        let mut g = 0u32;
+        let mut rep = Vec::new();
         for a in 0..k {
             if group[a as usize] != u32::MAX {
                 continue;
@@ -654,43 +661,63 @@ fn group_levels(dist: &DistTable<'_>) -> Vec<(Vec<u32>, u32)> {
                     if group[b as usize] != u32::MAX {
                         return None;
                     }
-                    group[b as usize] = g;
+                    group[b as usize] = rep.len() as u32;
                 }
             }
-            g += 1;
+            rep.push(a);
+        }
+        let g = rep.len() as u32;
+        if g < 2 || g >= k {
+            return None;
         }
         for a in 0..k {
-            for b in 0..k {
-                if (group[a as usize] == group[b as usize]) != (dist.get(a, b) < d) {
+            let ga = group[a as usize];
+            for b in a + 1..k {
+                let (gb, dab) = (group[b as usize], dist.get(a, b));
+                let ok = if ga == gb {
+                    dab < d
+                } else {
+                    dab >= d && dab == dist.get(rep[ga as usize], rep[gb as usize])
+                };
+                if !ok {
                     return None;
                 }
             }
         }
-        (g >= 2 && g < k).then_some((group, g))
+        Some((group, g))
     };
     let Some(dmax) = dist.max_distance() else {
         return Vec::new();
     };
+    if max_levels == 0 {
+        return Vec::new();
+    }
     let Some(top) = classes(dmax) else {
         return Vec::new();
     };
+    let mut out = vec![top];
+    if max_levels == 1 {
+        return out;
+    }
     // The distinct distances (a tree has one per level).
     let mut ds: Vec<u64> = Vec::new();
     for a in 0..k {
-        for b in 0..k {
+        for b in a + 1..k {
             let d = dist.get(a, b);
-            if d > 0 && d < dmax && !ds.contains(&d) {
+            if d < dmax && !ds.contains(&d) {
                 if ds.len() == 64 {
-                    return vec![top];
+                    return out;
                 }
                 ds.push(d);
             }
         }
     }
     ds.sort_unstable();
-    let mut out = vec![top];
     // The smallest positive distance makes every PE its own class.
     for &d in ds.iter().skip(1).rev() {
+        if out.len() == max_levels {
+            break;
+        }
         if let Some(level) = classes(d) {
             out.push(level);
         }
@@ -770,25 +797,51 @@ fn refine_groups(
     let members: Vec<Vec<u32>> = (0..g)
         .map(|x| (0..k as u32).filter(|&p| group[p as usize] == x).collect())
         .collect();
+    // How full a PE would be with `v` on it: its fullest constraint, relative to the bound.
+    let fill = |st: &KwayState<'_>, v: u32, q: u32| -> f64 {
+        let w = graph.vertex_weights(v);
+        (0..ncon)
+            .map(|c| {
+                let i = q as usize * ncon + c;
+                (st.loads[i] + w[c]) as f64 / bound[i].max(1) as f64
+            })
+            .fold(0.0, f64::max)
+    };
     let mut st = KwayState::new(graph, dist, bound, part.clone());
+    let mut cand: Vec<u32> = Vec::new();
     for v in 0..graph.num_tasks() as u32 {
         let x = nodes[v as usize];
         if group[st.part[v as usize] as usize] == x {
             continue;
         }
+        // The PEs of the new group that hold neighbours, scored by their gain; else the
+        // emptiest PE of the group.
+        cand.clear();
+        for &u in graph.neighbors(v) {
+            let q = st.part[u as usize];
+            if group[q as usize] == x && !cand.contains(&q) {
+                cand.push(q);
+            }
+        }
         let mut best: Option<(i64, u32)> = None;
-        for &q in &members[x as usize] {
+        for &q in &cand {
             if st.fits(v, q) {
                 let gain = st.move_gain(v, q);
-                if best.is_none_or(|(bg, _)| gain > bg) {
+                if best.is_none_or(|(bg, bq)| gain > bg || (gain == bg && q < bq)) {
                     best = Some((gain, q));
                 }
             }
         }
         let q = best.map(|(_, q)| q).unwrap_or_else(|| {
-            *members[x as usize]
-                .iter()
-                .min_by_key(|&&q| st.loads[q as usize * ncon])
+            let m = &members[x as usize];
+            let emptiest = |fits_only: bool| {
+                m.iter()
+                    .copied()
+                    .filter(|&q| !fits_only || st.fits(v, q))
+                    .min_by(|&a, &b| fill(&st, v, a).total_cmp(&fill(&st, v, b)))
+            };
+            emptiest(true)
+                .or_else(|| emptiest(false))
                 .expect("a group has PEs")
         });
         st.apply(v, q);
@@ -918,13 +971,13 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     let mut part = ctx.timed("refine", |ctx| unc(&levels, part, &mut ctx.rng));
     drop(levels);
     if cfg.group_levels && fixed0.is_empty() {
-        let levels = group_levels(&dist);
+        // Each level costs about a V-cycle: a graph of n tasks gets at most
+        // VCYCLE_WORK / n levels (at least one), from the top.
+        let count = (VCYCLE_WORK / graph.num_tasks().max(1)).max(1);
+        let levels = group_levels(&dist, count);
         if !levels.is_empty() {
-            // Each level costs about a V-cycle: large graphs get the top levels only, as
-            // many as they would get V-cycles.
-            let count = (VCYCLE_WORK / graph.num_tasks().max(1)).max(1);
             part = ctx.timed("group-levels", |ctx| {
-                for (group, g) in levels.into_iter().take(count) {
+                for (group, g) in levels {
                     part = refine_groups(cfg, graph, &dist, &bound, &group, g, part, &mut ctx.rng);
                 }
                 part
@@ -988,7 +1041,7 @@ mod tests {
     fn group_levels_of_trees_only() {
         let a = parse_arch("tree:4:8:6/1:10:100").unwrap();
         let dist = DistTable::new(a.as_ref());
-        let levels = group_levels(&dist);
+        let levels = group_levels(&dist, usize::MAX);
         let sizes: Vec<u32> = levels.iter().map(|(_, g)| *g).collect();
         assert_eq!(sizes, [6, 48]);
         for (level, (group, _)) in levels.iter().enumerate() {
@@ -1010,7 +1063,7 @@ mod tests {
         ] {
             let a = parse_arch(spec).unwrap();
             assert!(
-                group_levels(&DistTable::new(a.as_ref())).is_empty(),
+                group_levels(&DistTable::new(a.as_ref()), usize::MAX).is_empty(),
                 "{spec}"
             );
         }
@@ -1052,7 +1105,7 @@ mod tests {
                 };
                 let before = score(&start);
                 let mut part = start;
-                for (group, ng) in group_levels(&dist) {
+                for (group, ng) in group_levels(&dist, usize::MAX) {
                     let out =
                         refine_groups(&cfg, &g, &dist, &bound, &group, ng, part.clone(), &mut rng);
                     assert!(score(&out) <= score(&part), "{spec}: a level made it worse");
