@@ -129,24 +129,14 @@ impl<'a> BergerDist<'a> {
         let mut adj = Vec::new();
         let mut dmins = Vec::with_capacity(k as usize);
         xadj.push(0);
-        let mut wide = Vec::new();
+        let mut row = vec![0u64; k as usize];
         for a in 0..k {
             // Row a of the table, or of the architecture when there is no table.
-            let row: &[u32] = match me.dist.row(a) {
-                Some(r) => r,
-                None => {
-                    wide.resize(k as usize, 0u64);
-                    arch.distances_from(PeId(a), &mut wide);
-                    &[]
-                }
-            };
-            let d = |b: u32| {
-                if row.is_empty() {
-                    wide[b as usize]
-                } else {
-                    u64::from(row[b as usize])
-                }
-            };
+            match me.dist.row(a) {
+                Some(r) => row.iter_mut().zip(r).for_each(|(x, &d)| *x = u64::from(d)),
+                None => arch.distances_from(PeId(a), &mut row),
+            }
+            let d = |b: u32| row[b as usize];
             let dmin = (0..k).filter(|&b| b != a).map(d).min().unwrap_or(0);
             adj.extend((0..k).filter(|&b| b != a && d(b) == dmin));
             xadj.push(adj.len());

@@ -65,8 +65,8 @@
 //!    partition with 550). Fifth session of 2026-11-23, quick suite onto the three tree
 //!    targets (21 runs), f_C against one Scotch run: 0.942 before, 0.932 after, no run
 //!    worse than before; `finan512` onto `tree:4:8:6/1:10:100`, seeds 1 and 2: 258,603
-//!    and 235,988 before, 223,718 and 232,151 after. A level costs about a V-cycle (22
-//!    ms of 450 on `crack`, 0.6 s on a million tasks), so graphs of n tasks get at most
+//!    and 235,988 before, 223,656 and 231,620 after. A level costs about a V-cycle (22
+//!    ms of 450 on `crack`, 0.8 s on a million tasks), so graphs of n tasks get at most
 //!    [`VCYCLE_WORK`] / n levels, at least one, from the top.
 //! 5. **V-cycles** (`vcycles`, the iterated multilevel scheme of KaFFPa): coarsen the input
 //!    graph again, down to about `vcycle_per_pe · k` tasks, with every cluster inside one PE
@@ -205,8 +205,8 @@ impl Default for MultilevelMapper {
 
 impl MultilevelMapper {
     /// Preset `fast`: the default with one initial run, one FM pass per level, no
-    /// V-cycle, no group levels, and one coarsening, the ordered matching (the cheaper of the two, and the
-    /// better on average alone: on the suite's seven graphs above 32,768 tasks, with the
+    /// V-cycle, no group levels, and one coarsening, the ordered matching (the cheaper of
+    /// the two, and the better on average alone: on the suite's seven graphs above 32,768 tasks, with the
     /// default otherwise, f_C 0.955 of Scotch's against 0.978 for label propagation alone,
     /// though 11 % worse on `finan512`). 100x100x100 grid onto `torus:8x8x8`: f_C
     /// 239,396-277,661 (seeds 0-3) in 1.15-1.43 s, whole process. Until the fourth session
@@ -794,9 +794,10 @@ fn refine_groups(
     };
     drop(levels);
 
-    let members: Vec<Vec<u32>> = (0..g)
-        .map(|x| (0..k as u32).filter(|&p| group[p as usize] == x).collect())
-        .collect();
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); g as usize];
+    for p in 0..k as u32 {
+        members[group[p as usize] as usize].push(p);
+    }
     // How full a PE would be with `v` on it: its fullest constraint, relative to the bound.
     let fill = |st: &KwayState<'_>, v: u32, q: u32| -> f64 {
         let w = graph.vertex_weights(v);
