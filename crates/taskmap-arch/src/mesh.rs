@@ -90,17 +90,28 @@ impl Grid {
             ca[i] = x % d;
             x /= d;
         }
-        // Per-axis distance of the current coordinate of b, summed.
+        if nd == 0 || out.is_empty() {
+            out.fill(0);
+            return;
+        }
+        // (A last row cut short by `out` gets its first PEs.)
+        // The first axis runs fastest: its distances fill the first row of d0 PEs, and
+        // every later row is that row plus the distance along the other axes (an odometer
+        // over them rescores only the axes that change).
+        let d0 = (self.dims[0] as usize).min(out.len());
+        let (first, rest) = out.split_at_mut(d0);
+        for (j, o) in first.iter_mut().enumerate() {
+            *o = u64::from(self.axis(self.dims[0], ca[0].abs_diff(j as u32)));
+        }
         let mut part = [0u64; 8];
         let mut sum = 0u64;
-        for i in 0..nd {
+        for i in 1..nd {
             part[i] = u64::from(self.axis(self.dims[i], ca[i]));
             sum += part[i];
         }
-        for o in out.iter_mut() {
-            *o = sum;
-            // Advance b's coordinates; only the axes that change are rescored.
-            for i in 0..nd {
+        let sum0 = sum;
+        for row in rest.chunks_mut(d0) {
+            for i in 1..nd {
                 cb[i] += 1;
                 let wrapped = cb[i] == self.dims[i];
                 if wrapped {
@@ -113,7 +124,11 @@ impl Grid {
                     break;
                 }
             }
+            for (o, &f) in row.iter_mut().zip(first.iter()) {
+                *o = f + sum;
+            }
         }
+        first.iter_mut().for_each(|o| *o += sum0);
     }
 
     pub fn root(&self) -> Domain {

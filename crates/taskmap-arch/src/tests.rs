@@ -30,14 +30,17 @@ fn check_arch(a: &dyn Architecture, metric: bool, hops: bool) {
         let want: Vec<u64> = pes.iter().map(|&y| a.distance(x, y)).collect();
         a.distances_from(x, &mut row);
         assert_eq!(row, want, "{}: distances_from({x:?})", a.spec());
-        let cut = (k as usize).div_ceil(2);
-        a.distances_from(x, &mut row[..cut]);
-        assert_eq!(
-            row[..cut],
-            want[..cut],
-            "{}: distances_from({x:?}) cut",
-            a.spec()
-        );
+        // Cuts inside the first row of a mesh and inside a later one.
+        for cut in [1, (k as usize).div_ceil(2), (k as usize) * 2 / 3 + 1] {
+            let cut = cut.min(k as usize);
+            a.distances_from(x, &mut row[..cut]);
+            assert_eq!(
+                row[..cut],
+                want[..cut],
+                "{}: distances_from({x:?}) cut at {cut}",
+                a.spec()
+            );
+        }
     }
     if metric && k <= 64 {
         for &x in &pes {

@@ -107,6 +107,8 @@ pub struct BergerDist<'a> {
     /// whose inverses are the largest weights towards PEs other than itself, and towards
     /// PEs other than itself and its neighbours.
     bound_den: Vec<[f64; 2]>,
+    /// `1 / min_pe (2·dmin+1)`.
+    inv_min_den: f64,
 }
 
 impl<'a> BergerDist<'a> {
@@ -114,41 +116,61 @@ impl<'a> BergerDist<'a> {
     pub fn new(arch: &'a dyn Architecture) -> Self {
         let k = arch.pe_count();
         let dist = DistTable::new(arch);
-        let inv_len = dist.max_distance().map_or(0, |d| d as usize + 1);
+        let mut xadj = Vec::with_capacity(k as usize + 1);
+        let mut adj = Vec::new();
+        let mut bound_den = Vec::with_capacity(k as usize);
+        xadj.push(0);
+        let mut row = vec![0u64; k as usize];
+        let mut dmax = 0u64;
+        for a in 0..k {
+            // One pass over row a (of the table, or of the architecture when there is no
+            // table): the smallest distance to another PE and the PEs at it, by id.
+            let start = adj.len();
+            let mut dmin: Option<u64> = None;
+            let mut scan = |b: u32, d: u64| {
+                dmax = dmax.max(d);
+                if b == a || dmin.is_some_and(|m| d > m) {
+                    return;
+                }
+                if dmin.is_none_or(|m| d < m) {
+                    dmin = Some(d);
+                    adj.truncate(start);
+                }
+                adj.push(b);
+            };
+            match dist.row(a) {
+                Some(r) => (0..k).zip(r).for_each(|(b, &d)| scan(b, u64::from(d))),
+                None => {
+                    arch.distances_from(PeId(a), &mut row);
+                    (0..k).zip(&row).for_each(|(b, &d)| scan(b, d));
+                }
+            }
+            let dmin = dmin.unwrap_or(0);
+            xadj.push(adj.len());
+            bound_den.push([2.0 * dmin as f64 + 1.0, 2.0 * (dmin + 1) as f64 + 1.0]);
+        }
+        // Without a table, distances can be too large for a table of weights.
+        let inv_len = if dist.row(0).is_some() {
+            dmax as usize + 1
+        } else {
+            0
+        };
         let inv = (0..inv_len.min(1 << 20))
             .map(|d| 1.0 / (2.0 * d as f64 + 1.0))
             .collect();
-        let mut me = Self {
+        let min_den = bound_den.iter().map(|d| d[0]).fold(f64::INFINITY, f64::min);
+        Self {
             dist,
             inv,
-            nbr_xadj: Vec::new(),
-            nbr: Vec::new(),
-            bound_den: Vec::new(),
-        };
-        let mut xadj = Vec::with_capacity(k as usize + 1);
-        let mut adj = Vec::new();
-        let mut dmins = Vec::with_capacity(k as usize);
-        xadj.push(0);
-        let mut row = vec![0u64; k as usize];
-        for a in 0..k {
-            // Row a of the table, or of the architecture when there is no table.
-            match me.dist.row(a) {
-                Some(r) => row.iter_mut().zip(r).for_each(|(x, &d)| *x = u64::from(d)),
-                None => arch.distances_from(PeId(a), &mut row),
-            }
-            let d = |b: u32| row[b as usize];
-            let dmin = (0..k).filter(|&b| b != a).map(d).min().unwrap_or(0);
-            adj.extend((0..k).filter(|&b| b != a && d(b) == dmin));
-            xadj.push(adj.len());
-            dmins.push(dmin);
+            nbr_xadj: xadj,
+            nbr: adj,
+            bound_den,
+            inv_min_den: if min_den.is_finite() {
+                1.0 / min_den
+            } else {
+                1.0
+            },
         }
-        me.bound_den = dmins
-            .iter()
-            .map(|&d| [2.0 * d as f64 + 1.0, 2.0 * (d + 1) as f64 + 1.0])
-            .collect();
-        me.nbr_xadj = xadj;
-        me.nbr = adj;
-        me
     }
 
     /// `[2·dmin+1, 2·(dmin+1)+1]` for `pe`, `dmin` its smallest distance to another PE: the
@@ -159,6 +181,13 @@ impl<'a> BergerDist<'a> {
     #[inline]
     pub fn bound_denominators(&self, pe: u32) -> [f64; 2] {
         self.bound_den[pe as usize]
+    }
+
+    /// `1 / min_pe (2·dmin+1)`: the largest affinity weight between two different PEs
+    /// (up to rounding).
+    #[inline]
+    pub fn inv_min_denominator(&self) -> f64 {
+        self.inv_min_den
     }
 
     /// Number of PEs.

@@ -72,6 +72,19 @@ pub fn affinity_key(x: f64) -> u64 {
     (x * 4_294_967_296.0 + 0.5) as u64
 }
 
+/// [`quick_bound`] holds for sums of fewer terms than this.
+const QUICK_BOUND_TERMS: usize = 4096;
+
+/// An upper bound, without a division per term, on `Σ_j q_j / (2·dmin_j + 1)` summed in
+/// floating point over fewer than [`QUICK_BOUND_TERMS`] hosting PEs `j`, from
+/// `qsum = Σ_j q_j`: each term is at most `q_j / min_p (2·dmin_p + 1)`, and the rounding
+/// of the sum (one part in 2^53 per operation) and of this product stays below the
+/// one part in 2^40 it is raised by.
+#[inline]
+fn quick_bound(qsum: u128, dist: &BergerDist<'_>) -> f64 {
+    qsum as f64 * dist.inv_min_denominator() * (1.0 + 1.0 / (1u64 << 40) as f64)
+}
+
 /// The best PE so far as `(key, PE, affinity)`.
 type Best = Option<(u64, u32, f64)>;
 
@@ -163,11 +176,12 @@ struct HostSlot {
     pe: u32,
 }
 
-/// A task's best PE, that PE's affinity, and its number of hosting PEs (together, as
-/// every update reads all three).
+/// A task's best PE, that PE's affinity and its key, and its number of hosting PEs
+/// (together, as every update reads them all).
 #[derive(Clone, Copy, Debug, Default)]
 struct TaskAff {
     best_val: f64,
+    best_key: u64,
     cnt: u32,
     best_pe: u32,
 }
@@ -208,12 +222,29 @@ impl DistanceAffinities {
         let w = q as f64;
         let excluded = &self.excluded;
         let allowed = |p: u32| excluded.is_empty() || !excluded[p as usize];
+        if c == 0 && q > 0 && q < 1 << 32 && allowed(pe) && dist.bound_denominators(pe)[0] >= 3.0 {
+            // The first hosting PE: β = q there, and at most q/3 on every other PE (all at
+            // distance 1 or more): it is the best PE, as the general case below finds with
+            // a division (below 2^32 the keys of q and q/3 differ).
+            self.slot[o] = HostSlot { beta: w, q, pe };
+            let ta = &mut self.task[ti];
+            let old = ta.best_pe;
+            *ta = TaskAff {
+                best_val: w,
+                // The key of q (below 2^32): q·2^32 + 0.5 is exact and rounds down.
+                best_key: q << 32,
+                cnt: 1,
+                best_pe: pe,
+            };
+            return old != pe;
+        }
         // One pass over the hosting PEs: update their affinities, and find the best of
         // them and the bound on every other PE (the first step of `best_where`).
         let mut found = false;
         let mut new_beta = w;
         let mut best: Best = None;
-        let mut bound = 0.0;
+        // Σ q over the hosting PEs, for a bound on every other PE without a division each.
+        let mut qsum = 0u128;
         let consider = |best: &mut Best, h: u32, v: f64| {
             if allowed(h) {
                 offer(best, h, v);
@@ -229,7 +260,7 @@ impl DistanceAffinities {
             } else {
                 new_beta += sl.q as f64 * aw;
             }
-            bound += sl.q as f64 / dist.bound_denominators(h)[0];
+            qsum += u128::from(sl.q);
             consider(&mut best, h, sl.beta);
         }
         if !found {
@@ -240,14 +271,30 @@ impl DistanceAffinities {
                 pe,
             };
             self.task[ti].cnt += 1;
-            bound += w / dist.bound_denominators(pe)[0];
+            qsum += u128::from(q);
             consider(&mut best, pe, new_beta);
         }
         let old = self.task[ti].best_pe;
+        // The best hosting PE wins when its key beats that of the bound on the other PEs,
+        // Σ_j q_j / (2·dmin_j + 1) summed in slot order (as `best_where` does); a key
+        // beating `quick_bound` beats it, and the sum is then not needed.
+        let n_hosts = self.task[ti].cnt as usize;
+        let beats = |bk: u64| {
+            (n_hosts < QUICK_BOUND_TERMS && bk > affinity_key(quick_bound(qsum, dist))) || {
+                let hosts = &self.slot[o..o + n_hosts];
+                let bound: f64 = hosts
+                    .iter()
+                    .map(|sl| sl.q as f64 / dist.bound_denominators(sl.pe)[0])
+                    .sum();
+                bk > affinity_key(bound)
+            }
+        };
         match best {
-            Some((bk, p, v)) if bk > affinity_key(bound) => {
-                self.task[ti].best_pe = p;
-                self.task[ti].best_val = v;
+            Some((bk, p, v)) if beats(bk) => {
+                let ta = &mut self.task[ti];
+                ta.best_pe = p;
+                ta.best_val = v;
+                ta.best_key = bk;
             }
             _ => self.recompute_best(t, dist),
         }
@@ -262,8 +309,10 @@ impl DistanceAffinities {
             self.best_where(t, dist, |p| !excluded[p as usize])
         }
         .unwrap_or((0, 0.0));
-        self.task[t as usize].best_pe = pe;
-        self.task[t as usize].best_val = val;
+        let ta = &mut self.task[t as usize];
+        ta.best_pe = pe;
+        ta.best_val = val;
+        ta.best_key = affinity_key(val);
     }
 
     /// `β_t,pe` computed from the sparse list (O(h)).
@@ -353,6 +402,12 @@ impl DistanceAffinities {
         )
     }
 
+    /// The key ([`affinity_key`]) of the affinity of [`Self::best`].
+    #[inline]
+    pub fn best_key(&self, t: u32) -> u64 {
+        self.task[t as usize].best_key
+    }
+
     /// The stored `β_t,pe` for a PE holding a neighbour of `t`, `None` for other PEs.
     pub fn stored(&self, t: u32, pe: u32) -> Option<f64> {
         let t = t as usize;
@@ -380,14 +435,64 @@ pub fn naive_affinities(g: &TaskGraph, dist: &BergerDist<'_>, pe_of: &[u32], t: 
     beta
 }
 
+/// A max-heap with a buffer of the entries pushed since the last pop: a pop takes the
+/// largest of the buffer when it beats the heap's top (that entry never enters the heap),
+/// else it swaps the top for one buffered entry; the rest of the buffer is then pushed.
+/// Pops return what a plain heap of all entries would, in the same order.
+#[derive(Debug)]
+struct BufferedHeap<T> {
+    heap: BinaryHeap<T>,
+    pending: Vec<T>,
+}
+
+impl<T: Ord + Copy> BufferedHeap<T> {
+    fn with_capacity(capacity: usize) -> Self {
+        Self {
+            heap: BinaryHeap::with_capacity(capacity),
+            pending: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, e: T) {
+        self.pending.push(e);
+    }
+
+    fn pop(&mut self) -> Option<T> {
+        let Some(i) = (0..self.pending.len()).max_by_key(|&i| self.pending[i]) else {
+            return self.heap.pop();
+        };
+        let e = self.pending.swap_remove(i);
+        let out = match self.heap.peek_mut() {
+            Some(mut top) if *top > e => std::mem::replace(&mut *top, e),
+            _ => e,
+        };
+        for &p in &self.pending {
+            self.heap.push(p);
+        }
+        self.pending.clear();
+        Some(out)
+    }
+
+    fn len(&self) -> usize {
+        self.heap.len() + self.pending.len()
+    }
+
+    /// Keeps only the entries accepted by `keep`.
+    fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        self.pending.retain(&mut keep);
+        self.heap.retain(keep);
+    }
+}
+
 /// Q's heap, with lazy deletion. An entry is `affinity_key << s | (2^s - 1 - seq)`, compared
 /// as one integer: highest affinity first, then FIFO rank (the lowest `seq`). Entries take
 /// 8 bytes when the largest key and rank fit together (`s` bits for the rank), else 16
 /// (`s = 64`); both order the same. The task is `seq_task[seq]` and its PE the one of its
 /// latest push.
 enum QHeap {
-    Narrow(BinaryHeap<u64>, u32),
-    Wide(BinaryHeap<u128>),
+    Narrow(BufferedHeap<u64>, u32),
+    Wide(BufferedHeap<u128>),
 }
 
 impl QHeap {
@@ -395,9 +500,9 @@ impl QHeap {
     fn new(capacity: usize, max_key: u64, max_seq: u64) -> Self {
         let s = 64 - max_seq.leading_zeros();
         if (64 - max_key.leading_zeros()) + s <= 64 {
-            QHeap::Narrow(BinaryHeap::with_capacity(capacity), s)
+            QHeap::Narrow(BufferedHeap::with_capacity(capacity), s)
         } else {
-            QHeap::Wide(BinaryHeap::with_capacity(capacity))
+            QHeap::Wide(BufferedHeap::with_capacity(capacity))
         }
     }
 
@@ -409,6 +514,25 @@ impl QHeap {
                 h.push(key << *s | (mask - seq));
             }
             QHeap::Wide(h) => h.push(u128::from(key) << 64 | u128::from(!seq)),
+        }
+    }
+
+    /// Number of entries.
+    fn len(&self) -> usize {
+        match self {
+            QHeap::Narrow(h, _) => h.len(),
+            QHeap::Wide(h) => h.len(),
+        }
+    }
+
+    /// Keeps only the entries whose (key, rank) is accepted by `keep`.
+    fn retain(&mut self, keep: impl Fn(u64, u64) -> bool) {
+        match self {
+            QHeap::Narrow(h, s) => {
+                let (s, mask) = (*s, (1u64 << *s) - 1);
+                h.retain(|&e| keep(e >> s, mask - (e & mask)));
+            }
+            QHeap::Wide(h) => h.retain(|&e| keep((e >> 64) as u64, !(e as u64))),
         }
     }
 
@@ -432,6 +556,8 @@ struct State<'a> {
     aff: DistanceAffinities,
     pe_of: Vec<u32>,
     in_q: Vec<bool>,
+    /// Number of tasks in Q.
+    in_q_count: usize,
     seq: Vec<u64>,
     /// The task that entered Q with each rank.
     seq_task: Vec<u32>,
@@ -450,9 +576,9 @@ struct State<'a> {
 }
 
 impl State<'_> {
-    fn push(&mut self, t: u32, pe: u32, val: f64) {
+    /// Enters `t` into Q's heap with PE `pe` and key `key`.
+    fn push(&mut self, t: u32, pe: u32, key: u64) {
         let ti = t as usize;
-        let key = affinity_key(val);
         self.key[ti] = key;
         self.queued_pe[ti] = pe;
         self.heap.push(key, self.seq[ti]);
@@ -460,6 +586,15 @@ impl State<'_> {
 
     /// Takes the current entry of highest priority out of Q's heap: its task and PE.
     fn pop(&mut self) -> Option<(u32, u32)> {
+        // When most entries are stale, dropping them all at once costs less than popping
+        // them one by one.
+        if self.heap.len() > 2 * self.in_q_count + 16 {
+            let (in_q, seq, key, seq_task) = (&self.in_q, &self.seq, &self.key, &self.seq_task);
+            self.heap.retain(|k, sq| {
+                let t = seq_task[sq as usize] as usize;
+                in_q[t] && seq[t] == sq && key[t] == k
+            });
+        }
         while let Some((key, sq)) = self.heap.pop() {
             let t = self.seq_task[sq as usize];
             let ti = t as usize;
@@ -470,12 +605,19 @@ impl State<'_> {
         None
     }
 
+    /// Takes `t` out of Q (its entries become stale).
+    #[inline]
+    fn leave_q(&mut self, t: u32) {
+        self.in_q_count -= usize::from(self.in_q[t as usize]);
+        self.in_q[t as usize] = false;
+    }
+
     /// Places `v` on `pe`, enqueues its unplaced neighbours and updates their affinities.
     fn place(&mut self, v: u32, pe: u32) {
         let g = self.g;
         self.pe_of[v as usize] = pe;
         self.loads.add(pe, g.vertex_weights(v));
-        self.in_q[v as usize] = false;
+        self.leave_q(v);
         self.placed += 1;
         for (&u, &q) in g.neighbors(v).iter().zip(g.edge_weights(v)) {
             let ui = u as usize;
@@ -486,17 +628,18 @@ impl State<'_> {
             let fresh = !self.in_q[ui];
             if fresh {
                 self.in_q[ui] = true;
+                self.in_q_count += 1;
                 self.seq[ui] = self.seq_task.len() as u64;
                 self.seq_task.push(u);
             }
-            let (bp, bv) = self.aff.best(u);
+            let bp = self.aff.best(u).0;
             if fresh || changed {
                 let head = &mut self.bucket_head[bp as usize];
                 self.link.push((u, *head));
                 debug_assert!(self.link.len() <= NO_LINK as usize, "bucket slab full");
                 *head = (self.link.len() - 1) as u32;
             }
-            self.push(u, bp, bv);
+            self.push(u, bp, self.aff.best_key(u));
         }
     }
 }
@@ -538,6 +681,7 @@ fn gtwp(problem: &Problem, fit_only: bool, keep_saturated: bool) -> Result<Vec<u
         aff: DistanceAffinities::new(g),
         pe_of: vec![UNPLACED; n],
         in_q: vec![false; n],
+        in_q_count: 0,
         seq: vec![0; n],
         seq_task: Vec::with_capacity(n),
         key: vec![0; n],
@@ -583,19 +727,19 @@ fn gtwp(problem: &Problem, fit_only: bool, keep_saturated: bool) -> Result<Vec<u
                 .aff
                 .best_where(v, &s.dist, |p| loads.fits(p, w))
                 .ok_or_else(|| s.loads.stuck(alg, v, w, s.placed, n))?;
-            s.push(v, bp, bv);
+            s.push(v, bp, affinity_key(bv));
             continue;
         }
         // Lines 23-24: the PE is saturated; every task of Q whose best PE it is leaves Q.
         if drop_saturated {
             s.aff.exclude(k, pe);
         }
-        s.in_q[v as usize] = false;
+        s.leave_q(v);
         let mut e = std::mem::replace(&mut s.bucket_head[pe as usize], NO_LINK);
         while e != NO_LINK {
             let (t, next) = s.link[e as usize];
             if s.in_q[t as usize] && s.aff.best(t).0 == pe {
-                s.in_q[t as usize] = false;
+                s.leave_q(t);
             }
             e = next;
         }
@@ -623,6 +767,37 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
 
+    /// `quick_bound` is at least the bound summed term by term in floating point, for
+    /// small and huge bandwidths, on targets whose smallest distances differ by PE.
+    #[test]
+    fn quick_bound_bounds_the_exact_sum() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        for spec in [
+            "torus:6x6",
+            "mesh:3x5",
+            "tree:2:3:2/1:10:100",
+            "tree:4:8:6/1:10:100",
+            "wcomplete:1,2,3",
+        ] {
+            let a = taskmap_arch::parse_arch(spec).unwrap();
+            let dist = BergerDist::new(a.as_ref());
+            let k = dist.k();
+            for round in 0..2000 {
+                let c = 1 + round % 40;
+                let top = [2u64, 1000, 1 << 40, u64::MAX][round % 4];
+                let hosts: Vec<(u32, u64)> = (0..c)
+                    .map(|_| (rng.gen_range(0..k), rng.gen_range(1..=top)))
+                    .collect();
+                let exact: f64 = hosts
+                    .iter()
+                    .map(|&(p, q)| q as f64 / dist.bound_denominators(p)[0])
+                    .sum();
+                let qsum: u128 = hosts.iter().map(|&(_, q)| u128::from(q)).sum();
+                assert!(quick_bound(qsum, &dist) >= exact, "{spec}: {hosts:?}");
+            }
+        }
+    }
+
     /// The 8-byte and the 16-byte heaps pop the same (key, rank) sequence, also when the
     /// largest key and rank fill the 64 bits exactly.
     #[test]
@@ -637,7 +812,7 @@ mod tests {
                 matches!(narrow, QHeap::Narrow(..)),
                 "{key_bits} + {seq_bits} bits fit"
             );
-            let mut wide = QHeap::Wide(BinaryHeap::new());
+            let mut wide = QHeap::Wide(BufferedHeap::with_capacity(0));
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
             let mut popped = 0;
             for step in 0..3000 {
