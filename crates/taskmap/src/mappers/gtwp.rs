@@ -81,7 +81,7 @@ const QUICK_BOUND_TERMS: usize = 4096;
 /// of the sum (one part in 2^53 per operation) and of this product stays below the
 /// one part in 2^40 it is raised by.
 #[inline]
-fn quick_bound(qsum: u128, dist: &BergerDist<'_>) -> f64 {
+fn quick_bound(qsum: u64, dist: &BergerDist<'_>) -> f64 {
     qsum as f64 * dist.inv_min_denominator() * (1.0 + 1.0 / (1u64 << 40) as f64)
 }
 
@@ -215,22 +215,27 @@ impl DistanceAffinities {
 
     /// A neighbour of `t` with bandwidth `q` has been placed on `pe`: updates `β_t·` and the
     /// best PE of `t` (over all PEs). Returns whether the best PE changed.
+    #[inline]
     pub fn add(&mut self, t: u32, pe: u32, q: u64, dist: &BergerDist<'_>) -> bool {
         let ti = t as usize;
-        let o = self.off[ti];
-        let c = self.task[ti].cnt as usize;
-        let w = q as f64;
-        let excluded = &self.excluded;
-        let allowed = |p: u32| excluded.is_empty() || !excluded[p as usize];
-        if c == 0 && q > 0 && q < 1 << 32 && allowed(pe) && dist.bound_denominators(pe)[0] >= 3.0 {
+        if self.task[ti].cnt == 0
+            && q > 0
+            && q < 1 << 32
+            && (self.excluded.is_empty() || !self.excluded[pe as usize])
+            && dist.bound_denominators(pe)[0] >= 3.0
+        {
             // The first hosting PE: β = q there, and at most q/3 on every other PE (all at
-            // distance 1 or more): it is the best PE, as the general case below finds with
-            // a division (below 2^32 the keys of q and q/3 differ).
-            self.slot[o] = HostSlot { beta: w, q, pe };
+            // distance 1 or more): it is the best PE, as `add_general` finds with a
+            // division (below 2^32 the keys of q and q/3 differ).
+            self.slot[self.off[ti]] = HostSlot {
+                beta: q as f64,
+                q,
+                pe,
+            };
             let ta = &mut self.task[ti];
             let old = ta.best_pe;
             *ta = TaskAff {
-                best_val: w,
+                best_val: q as f64,
                 // The key of q (below 2^32): q·2^32 + 0.5 is exact and rounds down.
                 best_key: q << 32,
                 cnt: 1,
@@ -238,13 +243,25 @@ impl DistanceAffinities {
             };
             return old != pe;
         }
+        self.add_general(t, pe, q, dist)
+    }
+
+    /// [`Self::add`] in every case.
+    fn add_general(&mut self, t: u32, pe: u32, q: u64, dist: &BergerDist<'_>) -> bool {
+        let ti = t as usize;
+        let o = self.off[ti];
+        let c = self.task[ti].cnt as usize;
+        let w = q as f64;
+        let excluded = &self.excluded;
+        let allowed = |p: u32| excluded.is_empty() || !excluded[p as usize];
         // One pass over the hosting PEs: update their affinities, and find the best of
         // them and the bound on every other PE (the first step of `best_where`).
         let mut found = false;
         let mut new_beta = w;
         let mut best: Best = None;
         // Σ q over the hosting PEs, for a bound on every other PE without a division each.
-        let mut qsum = 0u128;
+        let mut qsum = 0u64;
+        let mut qsum_over = false;
         let consider = |best: &mut Best, h: u32, v: f64| {
             if allowed(h) {
                 offer(best, h, v);
@@ -260,7 +277,9 @@ impl DistanceAffinities {
             } else {
                 new_beta += sl.q as f64 * aw;
             }
-            qsum += u128::from(sl.q);
+            let (sum, over) = qsum.overflowing_add(sl.q);
+            qsum = sum;
+            qsum_over |= over;
             consider(&mut best, h, sl.beta);
         }
         if !found {
@@ -271,7 +290,9 @@ impl DistanceAffinities {
                 pe,
             };
             self.task[ti].cnt += 1;
-            qsum += u128::from(q);
+            let (sum, over) = qsum.overflowing_add(q);
+            qsum = sum;
+            qsum_over |= over;
             consider(&mut best, pe, new_beta);
         }
         let old = self.task[ti].best_pe;
@@ -280,14 +301,17 @@ impl DistanceAffinities {
         // beating `quick_bound` beats it, and the sum is then not needed.
         let n_hosts = self.task[ti].cnt as usize;
         let beats = |bk: u64| {
-            (n_hosts < QUICK_BOUND_TERMS && bk > affinity_key(quick_bound(qsum, dist))) || {
-                let hosts = &self.slot[o..o + n_hosts];
-                let bound: f64 = hosts
-                    .iter()
-                    .map(|sl| sl.q as f64 / dist.bound_denominators(sl.pe)[0])
-                    .sum();
-                bk > affinity_key(bound)
-            }
+            (!qsum_over
+                && n_hosts < QUICK_BOUND_TERMS
+                && bk > affinity_key(quick_bound(qsum, dist)))
+                || {
+                    let hosts = &self.slot[o..o + n_hosts];
+                    let bound: f64 = hosts
+                        .iter()
+                        .map(|sl| sl.q as f64 / dist.bound_denominators(sl.pe)[0])
+                        .sum();
+                    bk > affinity_key(bound)
+                }
         };
         match best {
             Some((bk, p, v)) if beats(bk) => {
@@ -688,7 +712,7 @@ fn gtwp(problem: &Problem, fit_only: bool, keep_saturated: bool) -> Result<Vec<u
         queued_pe: vec![0; n],
         heap,
         bucket_head: vec![NO_LINK; k as usize],
-        link: Vec::with_capacity(n),
+        link: Vec::with_capacity(g.num_edges()),
         placed: 0,
     };
 
@@ -784,7 +808,7 @@ mod tests {
             let k = dist.k();
             for round in 0..2000 {
                 let c = 1 + round % 40;
-                let top = [2u64, 1000, 1 << 40, u64::MAX][round % 4];
+                let top = [2u64, 1000, 1 << 40, u64::MAX / 64][round % 4];
                 let hosts: Vec<(u32, u64)> = (0..c)
                     .map(|_| (rng.gen_range(0..k), rng.gen_range(1..=top)))
                     .collect();
@@ -792,7 +816,9 @@ mod tests {
                     .iter()
                     .map(|&(p, q)| q as f64 / dist.bound_denominators(p)[0])
                     .sum();
-                let qsum: u128 = hosts.iter().map(|&(_, q)| u128::from(q)).sum();
+                let Some(qsum) = hosts.iter().try_fold(0u64, |s, &(_, q)| s.checked_add(q)) else {
+                    continue;
+                };
                 assert!(quick_bound(qsum, &dist) >= exact, "{spec}: {hosts:?}");
             }
         }
