@@ -190,6 +190,7 @@ fn incremental_affinities_equal_naive_recomputation() {
                 let (bp, bv) = aff.best(t);
                 if best > 0 {
                     assert_eq!(affinity_key(bv), best, "best affinity of task {}", t);
+                    assert_eq!(aff.best_key(t), best, "stored key of task {}", t);
                     assert_eq!(bp, first, "best PE of task {} (ties: lowest id)", t);
                 }
             }

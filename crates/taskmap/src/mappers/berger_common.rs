@@ -212,8 +212,8 @@ impl<'a> BergerDist<'a> {
         }
     }
 
-    /// The neighbours of `pe`: the PEs at the smallest positive distance from it (distance 1
-    /// on meshes and tori), by increasing id.
+    /// The neighbours of `pe`: the other PEs at the smallest distance from it (distance 1 on
+    /// meshes and tori), by increasing id.
     #[inline]
     pub fn neighbours(&self, pe: u32) -> &[u32] {
         &self.nbr[self.nbr_xadj[pe as usize]..self.nbr_xadj[pe as usize + 1]]

@@ -236,7 +236,8 @@ impl DistanceAffinities {
             let old = ta.best_pe;
             *ta = TaskAff {
                 best_val: q as f64,
-                // The key of q (below 2^32): q·2^32 + 0.5 is exact and rounds down.
+                // The key of q (below 2^32): q·2^32 + 0.5 rounds to a value below
+                // q·2^32 + 1 (to q·2^32 itself from 2^21 on), which the cast truncates.
                 best_key: q << 32,
                 cnt: 1,
                 best_pe: pe,
@@ -807,7 +808,12 @@ mod tests {
             let dist = BergerDist::new(a.as_ref());
             let k = dist.k();
             for round in 0..2000 {
-                let c = 1 + round % 40;
+                // Up to 40 terms, and every 100th round just under `QUICK_BOUND_TERMS`.
+                let c = if round % 100 == 99 {
+                    QUICK_BOUND_TERMS - 1
+                } else {
+                    1 + round % 40
+                };
                 let top = [2u64, 1000, 1 << 40, u64::MAX / 64][round % 4];
                 let hosts: Vec<(u32, u64)> = (0..c)
                     .map(|_| (rng.gen_range(0..k), rng.gen_range(1..=top)))
@@ -839,13 +845,24 @@ mod tests {
                 "{key_bits} + {seq_bits} bits fit"
             );
             let mut wide = QHeap::Wide(BufferedHeap::with_capacity(0));
+            // The reference: a plain heap of (key, reversed rank).
+            let mut plain: BinaryHeap<(u64, std::cmp::Reverse<u64>)> = BinaryHeap::new();
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
             let mut popped = 0;
             for step in 0..3000 {
                 if step % 3 == 2 {
                     let a = narrow.pop();
                     assert_eq!(a, wide.pop());
+                    assert_eq!(a, plain.pop().map(|(k, r)| (k, r.0)));
                     popped += usize::from(a.is_some());
+                } else if step % 97 == 0 {
+                    // Dropping entries (odd keys and ranks) keeps the others in order.
+                    let keep = |key: u64, seq: u64| (key ^ seq) & 1 == 0;
+                    narrow.retain(keep);
+                    wide.retain(keep);
+                    plain.retain(|&(k, r)| keep(k, r.0));
+                    assert_eq!(narrow.len(), plain.len());
+                    assert_eq!(wide.len(), plain.len());
                 } else {
                     // Extremes and duplicates as well as random values.
                     let key = match step % 7 {
@@ -860,10 +877,12 @@ mod tests {
                     };
                     narrow.push(key, seq);
                     wide.push(key, seq);
+                    plain.push((key, std::cmp::Reverse(seq)));
                 }
             }
             while let Some(x) = wide.pop() {
                 assert_eq!(narrow.pop(), Some(x));
+                assert_eq!(plain.pop().map(|(k, r)| (k, r.0)), Some(x));
                 popped += 1;
             }
             assert_eq!(narrow.pop(), None);
