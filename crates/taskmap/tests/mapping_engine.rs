@@ -315,7 +315,14 @@ fn spec_parsing() {
     };
     assert!(!gs.to_mapper().group_levels);
     assert!("multilevel,groups=2".parse::<AlgorithmSpec>().is_err());
+    let sp: AlgorithmSpec = "multilevel,spread=5".parse().unwrap();
+    let AlgorithmSpec::Multilevel(sps) = &sp else {
+        panic!("not multilevel")
+    };
+    assert_eq!(sps.to_mapper().bipartitioner.more_tries_spread, 1.05);
+    assert!("multilevel,spread=5000".parse::<AlgorithmSpec>().is_err());
     let dflt = MultilevelMapper::default();
+    assert_eq!(dflt.bipartitioner.more_tries_spread, 0.0);
     assert!(dflt.group_levels);
     assert_eq!(dflt.alt_coarsening, Some(Coarsening::OrderedMatching));
     assert_eq!(dflt.vcycle_coarsening, Coarsening::LabelPropagation);

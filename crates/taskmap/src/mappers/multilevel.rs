@@ -314,6 +314,10 @@ pub struct MultilevelSpec {
     /// 1: refine the tree levels' groups (see [`MultilevelMapper::group_levels`]); 0: not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groups: Option<u8>,
+    /// More bipartitioning tries where the tries' median cost exceeds the best by more than
+    /// this many percent (0: off; see `Bipartitioner::more_tries_spread`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<usize>,
 }
 
 /// Parses `key=value` parameters, giving a [`Error::Config`] that names the algorithm.
@@ -384,6 +388,15 @@ impl MultilevelSpec {
             }
             "coarsen_to" | "coarsen-to" => {
                 self.coarsen_to = Some(parse_usize("multilevel", key, value)?)
+            }
+            "spread" => {
+                let v = parse_usize("multilevel", key, value)?;
+                if v > 1000 {
+                    return Err(Error::Config(format!(
+                        "multilevel: spread is a percentage (0 = off), at most 1000, got {v}"
+                    )));
+                }
+                self.spread = Some(v);
             }
             "unwrap" | "groups" => {
                 let v = parse_usize("multilevel", key, value)?;
@@ -483,6 +496,9 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.groups {
             m.group_levels = v != 0;
+        }
+        if let Some(v) = self.spread {
+            m.bipartitioner.more_tries_spread = if v == 0 { 0.0 } else { 1.0 + v as f64 / 100.0 };
         }
         m
     }

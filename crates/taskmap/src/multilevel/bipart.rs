@@ -153,6 +153,12 @@ pub struct Bipartitioner {
     /// bipartition, with corridors of `flow_alpha` times the weight the sides may lose
     /// (below 1: off; one vertex weight only).
     pub flow_alpha: f64,
+    /// More tries where they disagree: on a set of at least [`MORE_TRIES_MIN_TASKS`]
+    /// tasks, after a block of `tries` tries, another block while the median cost of all
+    /// tries so far exceeds the best by more than this factor and (after the first
+    /// block) the last block found a better split, up to [`MORE_TRIES_BLOCKS`] blocks
+    /// (1 or below: off, the default). See `docs/algorithms.md`.
+    pub more_tries_spread: f64,
 }
 
 impl Default for Bipartitioner {
@@ -164,6 +170,7 @@ impl Default for Bipartitioner {
             coarsen_to: 0,
             coarse_tries: 0,
             flow_alpha: 0.0,
+            more_tries_spread: 0.0,
         }
     }
 }
@@ -187,6 +194,12 @@ pub struct BipartScratch {
 /// with the refiner's chunked visit order and bottom-up queue builds (same commit), quick
 /// suite f_C 0.937 -> 0.939 of Scotch, time 0.82 -> 0.65 (2026-11-23).
 const STALL_DIVISOR: usize = 4;
+
+/// [`Bipartitioner::more_tries_spread`] applies to sets of at least this many tasks.
+pub const MORE_TRIES_MIN_TASKS: usize = 100;
+
+/// [`Bipartitioner::more_tries_spread`] runs at most this many blocks of tries.
+pub const MORE_TRIES_BLOCKS: usize = 4;
 
 /// The smallest stall limit of an FM pass.
 const MIN_STALL: usize = 16;
@@ -283,7 +296,12 @@ impl Bipartitioner {
         }
         let mut best: Option<(u64, u64, Vec<u8>)> = None;
         let mut side = vec![0u8; n];
-        for t in 0..self.tries.max(1) {
+        let tries = self.tries.max(1);
+        let more = self.more_tries_spread > 1.0 && n >= MORE_TRIES_MIN_TASKS;
+        let mut costs: Vec<u64> = Vec::new();
+        let mut last_better = 0;
+        let mut t = 0;
+        loop {
             grow(sp, t, &mut side, scratch, rng);
             let cost = fm_passes(sp, &mut side, self.fm_passes, self.fm_stall, scratch, None);
             let viol = sp.violation(&sp.loads(&side));
@@ -293,6 +311,25 @@ impl Bipartitioner {
                 .unwrap_or(true)
             {
                 best = Some((viol, cost, side.clone()));
+                last_better = t;
+            }
+            t += 1;
+            if more {
+                costs.push(cost);
+            }
+            if t % tries != 0 {
+                continue;
+            }
+            // Stop after the first block when off, at the cap, or when the last block
+            // found nothing better.
+            if !more || t >= MORE_TRIES_BLOCKS * tries || (t > tries && last_better + tries < t) {
+                break;
+            }
+            let mut sorted = costs.clone();
+            sorted.sort_unstable();
+            let (lo, median) = (sorted[0] as f64, sorted[sorted.len() / 2] as f64);
+            if median <= lo * self.more_tries_spread {
+                break;
             }
         }
         let (_, cost, side) = best.expect("at least one try");
@@ -787,6 +824,35 @@ mod tests {
 
     /// FM never returns a worse (overload, cost) than it started from, and the cost it
     /// tracks incrementally through moves and rollbacks equals a recomputation.
+    /// More tries where they disagree never give a worse split than the first block
+    /// alone (its tries are the same), and find a better one on some of these sets.
+    #[test]
+    fn more_tries_never_worse() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut scratch = BipartScratch::default();
+        let plain = Bipartitioner::default();
+        let more = Bipartitioner {
+            more_tries_spread: 1.01,
+            ..Bipartitioner::default()
+        };
+        let mut better = 0;
+        for trial in 0..40 {
+            let sp = random_sub(MORE_TRIES_MIN_TASKS + trial * 7, &mut rng);
+            let seed = rng.gen::<u64>();
+            let score = |b: &Bipartitioner, scratch: &mut BipartScratch| {
+                let side = b.run(&sp, scratch, &mut Xoshiro256PlusPlus::seed_from_u64(seed));
+                (sp.violation(&sp.loads(&side)), sp.cost(&side))
+            };
+            let (a, b) = (score(&plain, &mut scratch), score(&more, &mut scratch));
+            assert!(
+                b <= a,
+                "trial {trial}: {b:?} after more tries, {a:?} before"
+            );
+            better += usize::from(b < a);
+        }
+        assert!(better > 0, "more tries never helped");
+    }
+
     #[test]
     fn fm_never_worsens_and_tracks_cost() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
