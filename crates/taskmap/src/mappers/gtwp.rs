@@ -44,8 +44,14 @@
 //! smallest distance to another PE), so the h hosting PEs suffice when their best beats
 //! that bound; then their neighbour PEs are scored, which suffices when the best beats
 //! `Σ_j Q_j/(2·(dmin_j+1)+1)`; only otherwise are all k PEs scanned (O(k·h)). Ties go to
-//! the lowest PE id in every case. Q is a binary heap with lazy deletion keyed by
-//! (affinity, FIFO rank); saturated PEs drain per-PE buckets of the tasks that prefer them.
+//! the lowest PE id in every case. The first bound is checked first through
+//! `Σ_j Q_j / min_p (2·dmin_p+1)` (one division instead of h; `quick_bound`), and a
+//! task's first hosting PE is its best PE without a bound (β = q there, at most q/3
+//! elsewhere). Q is a binary heap with lazy deletion keyed by (affinity, FIFO rank), fed
+//! through a buffer of the entries pushed since the last pop (the largest of them is
+//! popped without entering the heap when it beats the top), and purged of its stale
+//! entries when they are more than half of it; saturated PEs drain per-PE buckets of the
+//! tasks that prefer them.
 //! Complexity: O((n + m)·h + m log m) plus O(k·h) per full scan and O(k²) for the distance
 //! table.
 

@@ -11,7 +11,10 @@
 //! try) until it reaches its share, then runs Fiduccia–Mattheyses passes (two
 //! addressable priority queues, moves that keep balance or reduce the overload,
 //! rollback to the best prefix). The best try wins: least overload, then least cost.
-//! O(tries · passes · (n + m) · log n).
+//! O(tries · passes · (n + m) · log n). With `more_tries_spread` set, sets of at least
+//! [`MORE_TRIES_MIN_TASKS`] tasks get further blocks of tries while the tries disagree
+//! (their median cost above the best by more than that factor) and the last block
+//! improved, up to [`MORE_TRIES_BLOCKS`] blocks.
 //!
 //! Large task sets are bipartitioned by a multilevel scheme (`coarsen_to`): heavy-edge
 //! matching down to a few hundred tasks, the tries there (`coarse_tries` of them when
