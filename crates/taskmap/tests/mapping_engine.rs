@@ -321,7 +321,14 @@ fn spec_parsing() {
     };
     assert_eq!(sps.to_mapper().bipartitioner.more_tries_spread, 1.05);
     assert!("multilevel,spread=5000".parse::<AlgorithmSpec>().is_err());
+    let one: AlgorithmSpec = "multilevel,both=0".parse().unwrap();
+    let AlgorithmSpec::Multilevel(ones) = &one else {
+        panic!("not multilevel")
+    };
+    assert!(!ones.to_mapper().uncoarsen_both);
+    assert!("multilevel,both=3".parse::<AlgorithmSpec>().is_err());
     let dflt = MultilevelMapper::default();
+    assert!(dflt.uncoarsen_both);
     assert_eq!(dflt.bipartitioner.more_tries_spread, 0.0);
     assert!(dflt.group_levels);
     assert_eq!(dflt.alt_coarsening, Some(Coarsening::OrderedMatching));

@@ -14,8 +14,16 @@
 //!
 //!    By default the graph is coarsened twice, by label propagation (`coarsening`) and by
 //!    the ordered matching (`alt_coarsening`, spec `coarsening2`); both coarsest graphs get
-//!    their initial mapping (step 2) and the hierarchy whose mapping is better (balanced
-//!    first, then `f_C`, which projection keeps) is uncoarsened, the other dropped. On a
+//!    their initial mapping (step 2), both hierarchies are uncoarsened with refinement on
+//!    every level, one after the other, and the better mapping (balanced first, then
+//!    `f_C`) is kept (`uncoarsen_both`, spec `both`). The initial mappings do not predict
+//!    the outcome: on the 100x100x100 grid onto `mesh:8x8x8` the ordered matching's
+//!    initial mapping costs about 300,000 against label propagation's 475,000, yet after
+//!    refinement label propagation's is better on three seeds of five. Uncoarsening both
+//!    (the sixth session of 2026-11-23; before, only the hierarchy with the better initial
+//!    mapping) gave f_C 0.992 of the previous default on the 56 runs of the suite's graphs
+//!    above 32,768 tasks, seeds 1 and 2, in 1.07 times the time (see
+//!    `docs/benchmarks.md`); with `both=0` only that hierarchy is uncoarsened. On a
 //!    graph numbered with locality (grids, most meshes) the ordered matching keeps the
 //!    coarse graph regular and DRB finds straight, aligned frontiers there, which label
 //!    propagation's ragged clusters do not allow and no k-way refiner recovers: the
@@ -24,8 +32,9 @@
 //!    carries no such structure (`finan512`: 11 % worse with the ordered matching alone)
 //!    label propagation's hierarchy wins. The second coarsening and initial mapping cost
 //!    7 % (100x100x100 grid) to 68 % (`finan512`) more time on the graphs that are
-//!    coarsened at all (above 32,768 tasks), and the first hierarchy is held while the
-//!    second is built (peak memory 250 MB instead of 188 MB on the 100x100x100 grid). A
+//!    coarsened at all (above 32,768 tasks). With `both=0` the first hierarchy is held
+//!    while the second is built (peak memory 243 MB on the 100x100x100 grid); when both are
+//!    uncoarsened, the first is dropped before the second is built (222 MB). A
 //!    second scheme whose coarsening stalls above twice the target size is dropped
 //!    without an initial mapping, and one equal to `coarsening` is not built.
 //! 2. **Initial mapping** of the coarsest graph by dual recursive bipartitioning
@@ -130,8 +139,9 @@ pub struct MultilevelMapper {
     /// How tasks are grouped on each level of the first coarsening.
     pub coarsening: Coarsening,
     /// A second first coarsening, tried when the graph is coarsened at all: both
-    /// hierarchies get their initial mapping and the better one is uncoarsened. `None`:
-    /// only `coarsening`.
+    /// hierarchies get their initial mapping and are uncoarsened (or, without
+    /// `uncoarsen_both`, only the one with the better initial mapping). `None`: only
+    /// `coarsening`.
     pub alt_coarsening: Option<Coarsening>,
     /// How tasks are grouped on each level of a V-cycle.
     pub vcycle_coarsening: Coarsening,
@@ -172,6 +182,9 @@ pub struct MultilevelMapper {
     /// with the groups' summed bounds, then place the tasks that changed group and refine
     /// on the PEs; kept when no worse. See [`refine_groups`].
     pub group_levels: bool,
+    /// With two first coarsenings, uncoarsen (and refine) both hierarchies and keep the
+    /// better mapping, instead of only the one whose initial mapping is better.
+    pub uncoarsen_both: bool,
 }
 
 impl Default for MultilevelMapper {
@@ -199,6 +212,7 @@ impl Default for MultilevelMapper {
             vcycles: 4,
             vcycle_per_pe: 8,
             group_levels: true,
+            uncoarsen_both: true,
         }
     }
 }
@@ -314,6 +328,11 @@ pub struct MultilevelSpec {
     /// 1: refine the tree levels' groups (see [`MultilevelMapper::group_levels`]); 0: not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groups: Option<u8>,
+    /// 1: uncoarsen both first hierarchies and keep the better mapping (see
+    /// [`MultilevelMapper::uncoarsen_both`]); 0: only the one with the better initial
+    /// mapping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub both: Option<u8>,
     /// More bipartitioning tries where the tries' median cost exceeds the best by more than
     /// this many percent (0: off; see `Bipartitioner::more_tries_spread`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -398,7 +417,7 @@ impl MultilevelSpec {
                 }
                 self.spread = Some(v);
             }
-            "unwrap" | "groups" => {
+            "unwrap" | "groups" | "both" => {
                 let v = parse_usize("multilevel", key, value)?;
                 if v > 1 {
                     return Err(Error::Config(format!(
@@ -406,11 +425,12 @@ impl MultilevelSpec {
                         key, value
                     )));
                 }
-                if key == "unwrap" {
-                    self.unwrap = Some(v as u8);
-                } else {
-                    self.groups = Some(v as u8);
-                }
+                let slot = match key {
+                    "unwrap" => &mut self.unwrap,
+                    "groups" => &mut self.groups,
+                    _ => &mut self.both,
+                };
+                *slot = Some(v as u8);
             }
             "vcycles" => {
                 let v = parse_usize("multilevel", key, value)?;
@@ -496,6 +516,9 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.groups {
             m.group_levels = v != 0;
+        }
+        if let Some(v) = self.both {
+            m.uncoarsen_both = v != 0;
         }
         if let Some(v) = self.spread {
             m.bipartitioner.more_tries_spread = if v == 0 { 0.0 } else { 1.0 + v as f64 / 100.0 };
@@ -942,24 +965,31 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     let fixed0: &[u32] = problem.fixed.as_deref().unwrap_or(&[]);
 
     // Coarsening: one hierarchy per scheme (`coarsening`, then `alt_coarsening`), each
-    // with its initial mapping; the hierarchy whose initial mapping is better (balanced
-    // first, then f_C, which projection keeps) is uncoarsened.
+    // with its initial mapping; both are uncoarsened and the better result is kept
+    // (`uncoarsen_both`), or only the hierarchy whose initial mapping is better (balanced
+    // first, then f_C, which projection keeps).
     let target = cfg
         .coarsest_per_pe
         .saturating_mul(k)
         .max(cfg.min_coarsest)
         .min(cfg.max_coarsest.max(8 * k));
     let mcw = max_cluster_weights(cfg, graph, &bound, k, target);
+    let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
+        uncoarsen(cfg, levels, graph, fixed0, &dist, &bound, part, rng)
+    };
+    // Either the hierarchy with the better initial mapping, uncoarsened after the loop, or
+    // (`uncoarsen_both`) every hierarchy uncoarsened at once and the better result kept.
     let mut best: Option<(bool, u64, Vec<Level>, Vec<u32>)> = None;
+    let mut best_final: Option<((bool, u64), Vec<u32>)> = None;
     let schemes = std::iter::once(cfg.coarsening).chain(
         cfg.alt_coarsening
             .filter(|&c| c != cfg.coarsening && graph.num_tasks() > target),
     );
     for (i, scheme) in schemes.enumerate() {
         let phases = if i == 0 {
-            ("coarsen", "initial")
+            ("coarsen", "initial", "refine")
         } else {
-            ("coarsen-2", "initial-2")
+            ("coarsen-2", "initial-2", "refine-2")
         };
         let levels = ctx.timed(phases.0, |ctx| {
             coarsen_levels(cfg, scheme, graph, fixed0, &[], target, &mcw, &mut ctx.rng)
@@ -975,18 +1005,26 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         let (ok, cost, part) = ctx.timed(phases.1, |ctx| {
             initial_mapping(cfg, problem, &levels, &dist, &bound, ctx)
         });
-        if best.as_ref().is_none_or(|b| (!ok, cost) < (!b.0, b.1)) {
+        if cfg.uncoarsen_both {
+            let fine = ctx.timed(phases.2, |ctx| unc(&levels, part, &mut ctx.rng));
+            drop(levels);
+            let st = KwayState::new(graph, &dist, &bound, fine);
+            let sc = (!st.is_balanced(), st.comm_cost());
+            if best_final.as_ref().is_none_or(|b| sc < b.0) {
+                best_final = Some((sc, st.part));
+            }
+        } else if best.as_ref().is_none_or(|b| (!ok, cost) < (!b.0, b.1)) {
             best = Some((ok, cost, levels, part));
         }
     }
-    let (_, _, levels, part) = best.expect("at least one coarsening");
-
-    // Uncoarsening with refinement on every level.
-    let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
-        uncoarsen(cfg, levels, graph, fixed0, &dist, &bound, part, rng)
+    let mut part = match best_final {
+        Some((_, part)) => part,
+        None => {
+            let (_, _, levels, part) = best.expect("at least one coarsening");
+            // Uncoarsening with refinement on every level.
+            ctx.timed("refine", |ctx| unc(&levels, part, &mut ctx.rng))
+        }
     };
-    let mut part = ctx.timed("refine", |ctx| unc(&levels, part, &mut ctx.rng));
-    drop(levels);
     if cfg.group_levels && fixed0.is_empty() {
         // Each level costs about a V-cycle: a graph of n tasks gets at most
         // VCYCLE_WORK / n levels (at least one), from the top.
