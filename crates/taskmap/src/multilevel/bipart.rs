@@ -825,8 +825,6 @@ mod tests {
         sp
     }
 
-    /// FM never returns a worse (overload, cost) than it started from, and the cost it
-    /// tracks incrementally through moves and rollbacks equals a recomputation.
     /// More tries where they disagree never give a worse split than the first block
     /// alone (its tries are the same), and find a better one on some of these sets.
     #[test]
@@ -856,6 +854,8 @@ mod tests {
         assert!(better > 0, "more tries never helped");
     }
 
+    /// FM never returns a worse (overload, cost) than it started from, and the cost it
+    /// tracks incrementally through moves and rollbacks equals a recomputation.
     #[test]
     fn fm_never_worsens_and_tracks_cost() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
