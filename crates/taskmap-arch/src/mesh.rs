@@ -94,10 +94,10 @@ impl Grid {
             out.fill(0);
             return;
         }
-        // (A last row cut short by `out` gets its first PEs.)
         // The first axis runs fastest: its distances fill the first row of d0 PEs, and
         // every later row is that row plus the distance along the other axes (an odometer
-        // over them rescores only the axes that change).
+        // over them rescores only the axes that change). A row cut short by the end of
+        // `out` gets its first PEs only.
         let d0 = (self.dims[0] as usize).min(out.len());
         let (first, rest) = out.split_at_mut(d0);
         for (j, o) in first.iter_mut().enumerate() {
