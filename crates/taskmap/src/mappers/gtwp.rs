@@ -91,6 +91,16 @@ fn quick_bound(qsum: u64, dist: &BergerDist<'_>) -> f64 {
     qsum as f64 * dist.inv_min_denominator() * (1.0 + 1.0 / (1u64 << 40) as f64)
 }
 
+/// `Σ_j q_j / d_j` over the hosting PEs `j` in slot order, `d_j` the `j`-th bound
+/// denominator of [`BergerDist::bound_denominators`] (`which` 0 or 1): a bound on the
+/// affinity of every PE that holds no neighbour (0) or that is no neighbour of one (1).
+fn host_bound(hosts: &[HostSlot], dist: &BergerDist<'_>, which: usize) -> f64 {
+    hosts
+        .iter()
+        .map(|sl| sl.q as f64 / dist.bound_denominators(sl.pe)[which])
+        .sum()
+}
+
 /// The best PE so far as `(key, PE, affinity)`.
 type Best = Option<(u64, u32, f64)>;
 
@@ -267,8 +277,7 @@ impl DistanceAffinities {
         let mut new_beta = w;
         let mut best: Best = None;
         // Σ q over the hosting PEs, for a bound on every other PE without a division each.
-        let mut qsum = 0u64;
-        let mut qsum_over = false;
+        let mut qsum = Some(0u64);
         let consider = |best: &mut Best, h: u32, v: f64| {
             if allowed(h) {
                 offer(best, h, v);
@@ -284,9 +293,7 @@ impl DistanceAffinities {
             } else {
                 new_beta += sl.q as f64 * aw;
             }
-            let (sum, over) = qsum.overflowing_add(sl.q);
-            qsum = sum;
-            qsum_over |= over;
+            qsum = qsum.and_then(|s| s.checked_add(sl.q));
             consider(&mut best, h, sl.beta);
         }
         if !found {
@@ -297,9 +304,7 @@ impl DistanceAffinities {
                 pe,
             };
             self.task[ti].cnt += 1;
-            let (sum, over) = qsum.overflowing_add(q);
-            qsum = sum;
-            qsum_over |= over;
+            qsum = qsum.and_then(|s| s.checked_add(q));
             consider(&mut best, pe, new_beta);
         }
         let old = self.task[ti].best_pe;
@@ -308,17 +313,9 @@ impl DistanceAffinities {
         // beating `quick_bound` beats it, and the sum is then not needed.
         let n_hosts = self.task[ti].cnt as usize;
         let beats = |bk: u64| {
-            (!qsum_over
-                && n_hosts < QUICK_BOUND_TERMS
-                && bk > affinity_key(quick_bound(qsum, dist)))
-                || {
-                    let hosts = &self.slot[o..o + n_hosts];
-                    let bound: f64 = hosts
-                        .iter()
-                        .map(|sl| sl.q as f64 / dist.bound_denominators(sl.pe)[0])
-                        .sum();
-                    bk > affinity_key(bound)
-                }
+            (n_hosts < QUICK_BOUND_TERMS
+                && qsum.is_some_and(|s| bk > affinity_key(quick_bound(s, dist))))
+                || bk > affinity_key(host_bound(&self.slot[o..o + n_hosts], dist, 0))
         };
         match best {
             Some((bk, p, v)) if beats(bk) => {
@@ -380,13 +377,7 @@ impl DistanceAffinities {
         // A PE holding no neighbour is farther than its minimum distance from every PE
         // that does: β ≤ Σ_j Q_j / (2·dmin_j + 1); and a PE that is not a neighbour of one
         // either is at least dmin_j + 1 away.
-        let bound = |j: usize| -> f64 {
-            hosts
-                .iter()
-                .map(|sl| sl.q as f64 / dist.bound_denominators(sl.pe)[j])
-                .sum()
-        };
-        let bound1 = bound(0);
+        let bound1 = host_bound(hosts, dist, 0);
         if let Some((bk, _, _)) = best {
             if bk > affinity_key(bound1) {
                 return best.map(|(_, p, v)| (p, v));
@@ -400,7 +391,7 @@ impl DistanceAffinities {
                 }
             }
         }
-        let bound2 = bound(1);
+        let bound2 = host_bound(hosts, dist, 1);
         if let Some((bk, _, _)) = best {
             if bk > affinity_key(bound2) {
                 return best.map(|(_, p, v)| (p, v));
@@ -560,10 +551,16 @@ impl QHeap {
     fn retain(&mut self, keep: impl Fn(u64, u64) -> bool) {
         match self {
             QHeap::Narrow(h, s) => {
-                let (s, mask) = (*s, (1u64 << *s) - 1);
-                h.retain(|&e| keep(e >> s, mask - (e & mask)));
+                let s = *s;
+                h.retain(|&e| {
+                    let (key, seq) = narrow_entry(e, s);
+                    keep(key, seq)
+                });
             }
-            QHeap::Wide(h) => h.retain(|&e| keep((e >> 64) as u64, !(e as u64))),
+            QHeap::Wide(h) => h.retain(|&e| {
+                let (key, seq) = wide_entry(e);
+                keep(key, seq)
+            }),
         }
     }
 
@@ -571,13 +568,39 @@ impl QHeap {
     #[inline]
     fn pop(&mut self) -> Option<(u64, u64)> {
         match self {
-            QHeap::Narrow(h, s) => {
-                let mask = (1u64 << *s) - 1;
-                h.pop().map(|e| (e >> *s, mask - (e & mask)))
-            }
-            QHeap::Wide(h) => h.pop().map(|e| ((e >> 64) as u64, !(e as u64))),
+            QHeap::Narrow(h, s) => h.pop().map(|e| narrow_entry(e, *s)),
+            QHeap::Wide(h) => h.pop().map(wide_entry),
         }
     }
+}
+
+/// The (key, rank) of an 8-byte entry with `s` bits of rank.
+#[inline]
+fn narrow_entry(e: u64, s: u32) -> (u64, u64) {
+    let mask = (1u64 << s) - 1;
+    (e >> s, mask - (e & mask))
+}
+
+/// The (key, rank) of a 16-byte entry.
+#[inline]
+fn wide_entry(e: u128) -> (u64, u64) {
+    ((e >> 64) as u64, !(e as u64))
+}
+
+/// Whether the entry (key `k`, rank `sq`) is current: its task is in Q with that rank and
+/// key (see [`State`]). Returns the task.
+#[inline]
+fn current_task(
+    in_q: &[bool],
+    seq: &[u64],
+    key: &[u64],
+    seq_task: &[u32],
+    k: u64,
+    sq: u64,
+) -> Option<u32> {
+    let t = seq_task[sq as usize];
+    let ti = t as usize;
+    (in_q[ti] && seq[ti] == sq && key[ti] == k).then_some(t)
 }
 
 struct State<'a> {
@@ -621,16 +644,12 @@ impl State<'_> {
         // them one by one.
         if self.heap.len() > 2 * self.in_q_count + 16 {
             let (in_q, seq, key, seq_task) = (&self.in_q, &self.seq, &self.key, &self.seq_task);
-            self.heap.retain(|k, sq| {
-                let t = seq_task[sq as usize] as usize;
-                in_q[t] && seq[t] == sq && key[t] == k
-            });
+            self.heap
+                .retain(|k, sq| current_task(in_q, seq, key, seq_task, k, sq).is_some());
         }
-        while let Some((key, sq)) = self.heap.pop() {
-            let t = self.seq_task[sq as usize];
-            let ti = t as usize;
-            if self.in_q[ti] && self.seq[ti] == sq && self.key[ti] == key {
-                return Some((t, self.queued_pe[ti]));
+        while let Some((k, sq)) = self.heap.pop() {
+            if let Some(t) = current_task(&self.in_q, &self.seq, &self.key, &self.seq_task, k, sq) {
+                return Some((t, self.queued_pe[t as usize]));
             }
         }
         None

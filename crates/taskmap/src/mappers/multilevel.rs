@@ -220,9 +220,9 @@ impl Default for MultilevelMapper {
 impl MultilevelMapper {
     /// Preset `fast`: the default with one initial run, one FM pass per level, no
     /// V-cycle, no group levels, and one coarsening, the ordered matching (the cheaper of
-    /// the two, and the better on average alone: on the suite's seven graphs above 32,768 tasks, with the
-    /// default otherwise, f_C 0.955 of Scotch's against 0.978 for label propagation alone,
-    /// though 11 % worse on `finan512`). 100x100x100 grid onto `torus:8x8x8`: f_C
+    /// the two, and the better on average alone: on the suite's seven graphs above 32,768
+    /// tasks, with the default otherwise, f_C 0.955 of Scotch's against 0.978 for label
+    /// propagation alone, though 11 % worse on `finan512`). 100x100x100 grid onto `torus:8x8x8`: f_C
     /// 239,396-277,661 (seeds 0-3) in 1.15-1.43 s, whole process. Until the fourth session
     /// of 2026-11-23 `fast` coarsened by label propagation (291,299-310,983 in 1.8-1.9 s);
     /// until the third it also coarsened to 16 tasks per PE with two tries, no flow and no
@@ -444,7 +444,7 @@ impl MultilevelSpec {
             }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap, vcycles, groups",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap, vcycles, groups, both, spread",
                     key
                 )))
             }
