@@ -1188,7 +1188,7 @@ fn coarsen_and_map(
         .saturating_mul(k)
         .max(cfg.min_coarsest)
         .min(cfg.max_coarsest.max(8 * k));
-    let mcw = max_cluster_weights(cfg, graph, &bound, k, target);
+    let mcw = max_cluster_weights(cfg, graph, bound, k, target);
     let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
         uncoarsen(cfg, levels, graph, fixed0, dist, bound, part, rng)
     };
@@ -1261,7 +1261,7 @@ fn map_instance(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContex
         if !levels.is_empty() {
             part = ctx.timed("group-levels", |ctx| {
                 for (group, g) in levels {
-                    part = refine_groups(cfg, graph, &dist, &bound, &group, g, part, &mut ctx.rng);
+                    part = refine_groups(cfg, graph, &dist, bound, &group, g, part, &mut ctx.rng);
                 }
                 part
             });
@@ -1272,10 +1272,10 @@ fn map_instance(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContex
     if cfg.vcycles > 0 {
         ctx.timed("v-cycles", |ctx| {
             let target = cfg.vcycle_per_pe.saturating_mul(k).max(cfg.min_coarsest);
-            let mcw = max_cluster_weights(cfg, graph, &bound, k, target);
+            let mcw = max_cluster_weights(cfg, graph, bound, k, target);
             // (unbalanced, f_C) of a mapping, which is handed back.
             let score = |p: Vec<u32>| {
-                let st = KwayState::new(graph, &dist, &bound, p);
+                let st = KwayState::new(graph, &dist, bound, p);
                 ((!st.is_balanced(), st.comm_cost()), st.part)
             };
             let (mut best, p) = score(std::mem::take(&mut part));
@@ -1296,7 +1296,7 @@ fn map_instance(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContex
                     &mut ctx.rng,
                 );
                 let Some(top) = levels.last() else { break };
-                let mut st = KwayState::new(&top.graph, &dist, &bound, top.part.clone())
+                let mut st = KwayState::new(&top.graph, &dist, bound, top.part.clone())
                     .with_fixed(&top.fixed);
                 cfg.refiner.refine(&mut st, &mut ctx.rng);
                 let (sc, cand) = score(unc(&levels, st.part, &mut ctx.rng));
