@@ -139,7 +139,7 @@ impl AlgorithmSpec {
         ),
         (
             "multilevel",
-            "multilevel: coarsen, DRB on the coarsest graph (multisection on trees: their levels of subtrees mapped one after the other), k-way f_C refinement, the levels of a tree's subtrees, V-cycles; params preset=fast|default|strong, coarsening=lp|hem|ordered, coarsening2=lp|hem|ordered|none (a second first coarsening), both=0|1 (uncoarsen both hierarchies and keep the better mapping, default 1; 0: only the better initial mapping's), vcoarsening (V-cycles), runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, max_coarsest, fm_max, coarsen_to, unwrap=0|1 (on a torus every other initial run splits the mesh's domains; default 0), groups=0|1 (tree levels), multisection=0|1 (default 1), spread (percent: more tries where tries disagree; 0 off), vcycles (<= 64)",
+            "multilevel: coarsen, DRB on the coarsest graph (multisection on trees: their levels of subtrees mapped one after the other), k-way f_C refinement, with multisection=0 the levels of a tree's subtrees, V-cycles; params preset=fast|default|strong, coarsening=lp|hem|ordered, coarsening2=lp|hem|ordered|none (a second first coarsening), both=0|1 (uncoarsen both hierarchies and keep the better mapping, default 1; 0: only the better initial mapping's), vcoarsening (V-cycles), runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, max_coarsest, fm_max, coarsen_to, unwrap=0|1 (on a torus every other initial run splits the mesh's domains; default 0), groups=0|1 (tree levels, with multisection=0), multisection=0|1 (default 1), spread (percent: more tries where tries disagree; 0 off), vcycles (<= 64)",
         ),
         (
             "greedy-perego",

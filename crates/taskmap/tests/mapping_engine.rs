@@ -315,6 +315,17 @@ fn spec_parsing() {
     };
     assert!(!gs.to_mapper().group_levels);
     assert!("multilevel,groups=2".parse::<AlgorithmSpec>().is_err());
+    let ms: AlgorithmSpec = "multilevel,multisection=0".parse().unwrap();
+    let AlgorithmSpec::Multilevel(mss) = &ms else {
+        panic!("not multilevel")
+    };
+    assert!(!mss.to_mapper().multisection);
+    assert!(MultilevelMapper::default().multisection);
+    assert!("multilevel,multisection=2"
+        .parse::<AlgorithmSpec>()
+        .is_err());
+    assert!(!MultilevelMapper::default().unwrapped_runs);
+    assert!(MultilevelMapper::fast().unwrapped_runs);
     let sp: AlgorithmSpec = "multilevel,spread=5".parse().unwrap();
     let AlgorithmSpec::Multilevel(sps) = &sp else {
         panic!("not multilevel")
