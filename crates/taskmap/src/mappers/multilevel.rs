@@ -57,7 +57,8 @@
 //!    (374,524 instead of 447,034, before FM ran on the finest level); now it costs: on the
 //!    suite's 28 graphs, seeds 1 and 2, every run with the torus's own domains (`unwrap=0`,
 //!    the default since the seventh session of 2026-11-23) gives f_C 0.989 of the
-//!    alternating runs onto `torus:8x8` and 0.995 onto `torus:16x16`, in the same time.
+//!    alternating runs onto `torus:8x8` and 0.995 onto `torus:16x16`, in 1.02-1.04 times
+//!    the time.
 //!
 //!    **Multisection** (`multisection`, the default; see [`multisection`]): on a target
 //!    whose PEs fall into nested groups (a tree's subtrees, step 4), and without fixed
@@ -74,15 +75,15 @@
 //!    77,561 to 74,838, 75,302 and 75,276. The top step runs as the whole graph would
 //!    (its run budget, coarse tries and V-cycles); the steps below get `initial_runs`
 //!    runs and no extra coarse tries. Seventh session of 2026-11-23, seed 1, against
-//!    DRB onto the whole target: on the 21 suite graphs below 32,768 tasks onto the
-//!    three tree targets f_C 0.973 in 0.89 times the time; on five of the seven larger
-//!    graphs (the coarsest graph is multisectioned) 0.980 in 1.43 times.
+//!    DRB onto the whole target (both followed by the group levels, which multisection
+//!    no longer runs): on the 21 suite graphs below 32,768 tasks onto the three tree
+//!    targets f_C 0.973 in 0.89 times the time; on five of the seven larger graphs (the
+//!    coarsest graph is multisectioned) 0.980 in 1.43 times.
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
 //!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps) on every level.
 //! 4. **Group levels** (`groups=1`, the default; not in `fast`; since the seventh session
 //!    of 2026-11-23 only with `multisection=0`, as multisection maps these levels), on
-//!    targets whose PEs
-//!    fall into nested groups (a tree's subtrees, found from the distance table: the
+//!    targets whose PEs fall into nested groups (a tree's subtrees, found from the distance table: the
 //!    classes of "closer than `D`" for each distance `D` of the target, when every two PEs
 //!    of two classes are equally far apart, see [`group_levels`]; none without a table,
 //!    k > 4096, or with fixed tasks): for each level from the top, a V-cycle on the
@@ -947,10 +948,10 @@ fn refine_groups(
 /// group onto that group's subgroups, and so on down to the PEs, each step a whole
 /// multilevel run on the subgraph the tasks induce (the top step with the budgets of the
 /// whole input, the steps below with `initial_runs` runs and no extra coarse tries). The
-/// groups of a step below the top are independent problems (every edge
-/// between two of them costs the same, whatever PEs its ends land on), solved in parallel
-/// on the context's pool, each on one thread with a seed drawn beforehand, so they do not
-/// depend on the thread count; the top step uses the pool as any multilevel run does.
+/// groups of a step below the top are independent problems (every edge between two of
+/// them costs the same, whatever PEs its ends land on), solved in parallel on the
+/// context's pool, each on one thread with a seed drawn beforehand, so they do not depend
+/// on the thread count; the top step uses the pool as any multilevel run does.
 fn multisection(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
@@ -1079,7 +1080,8 @@ fn multisection(
 }
 
 /// The best of the independent initial mappings (DRB, rebalance, refinement) of the
-/// coarsest graph of `levels`: whether it is balanced, its f_C and the PE of every coarse
+/// coarsest graph of `levels`, or on a target of nested groups its [`multisection`]
+/// (rebalanced and refined): whether it is balanced, its f_C and the PE of every coarse
 /// task.
 fn initial_mapping(
     cfg: &MultilevelMapper,
