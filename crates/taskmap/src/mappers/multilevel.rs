@@ -1080,14 +1080,15 @@ fn multisection(
 }
 
 /// The best of the independent initial mappings (DRB, rebalance, refinement) of the
-/// coarsest graph of `levels`, or on a target of nested groups its [`multisection`]
-/// (rebalanced and refined): whether it is balanced, its f_C and the PE of every coarse
-/// task.
+/// coarsest graph of `levels`, or, when `sections` (the target's nested groups) is not
+/// empty, its [`multisection`] (rebalanced and refined): whether it is balanced, its f_C
+/// and the PE of every coarse task.
 fn initial_mapping(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
     levels: &[Level],
     dist: &DistTable<'_>,
+    sections: &[(Vec<u32>, u32)],
     ctx: &mut RunContext,
 ) -> (bool, u64, Vec<u32>) {
     let (arch, graph, fixed0, bound) = (inst.arch, inst.graph, inst.fixed, &inst.bound[..]);
@@ -1095,11 +1096,6 @@ fn initial_mapping(
     let coarsest = levels.last().map_or(graph, |l| &l.graph);
     let coarsest_fixed = levels.last().map_or(fixed0, |l| &l.fixed[..]);
     // On targets of nested groups, multisection instead of DRB runs.
-    let sections = if cfg.multisection && coarsest_fixed.is_empty() {
-        group_levels(dist, usize::MAX)
-    } else {
-        Vec::new()
-    };
     if !sections.is_empty() {
         let coarse = Instance {
             graph: coarsest,
@@ -1108,7 +1104,7 @@ fn initial_mapping(
             fixed: &[],
             bound: bound.to_vec(),
         };
-        let p = multisection(cfg, &coarse, dist, &sections, ctx);
+        let p = multisection(cfg, &coarse, dist, sections, ctx);
         let mut st = KwayState::new(coarsest, dist, bound, p);
         let ok = rebalance(&mut st);
         cfg.refiner.refine(&mut st, &mut ctx.rng);
@@ -1188,6 +1184,12 @@ fn coarsen_and_map(
 ) -> Vec<u32> {
     let (graph, fixed0, bound) = (inst.graph, inst.fixed, &inst.bound);
     let k = dist.k() as usize;
+    // A target of nested groups gets multisection instead of DRB (fixed tasks: DRB).
+    let sections = if cfg.multisection && fixed0.is_empty() {
+        group_levels(dist, usize::MAX)
+    } else {
+        Vec::new()
+    };
     // Coarsening: one hierarchy per scheme (`coarsening`, then `alt_coarsening`), each
     // with its initial mapping; both are uncoarsened and the better result is kept
     // (`uncoarsen_both`), or only the hierarchy whose initial mapping is better (balanced
@@ -1227,7 +1229,7 @@ fn coarsen_and_map(
             continue;
         }
         let (ok, cost, part) = ctx.timed(phases.1, |ctx| {
-            initial_mapping(cfg, inst, &levels, dist, ctx)
+            initial_mapping(cfg, inst, &levels, dist, &sections, ctx)
         });
         if cfg.uncoarsen_both {
             let fine = ctx.timed(phases.2, |ctx| unc(&levels, part, &mut ctx.rng));
@@ -1260,8 +1262,8 @@ fn map_instance(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContex
     let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
         uncoarsen(cfg, levels, graph, fixed0, &dist, bound, part, rng)
     };
-    // After multisection the levels are mapped already (refining them again changed
-    // f_C by +0.09 % on the 63 small tree runs, for 12 % more time).
+    // After multisection the levels are mapped already (refining them again lowered
+    // f_C by 0.09 % on the 63 small tree runs, for 14 % more time).
     if cfg.group_levels && !cfg.multisection && fixed0.is_empty() {
         // Each level costs about a V-cycle: a graph of n tasks gets at most
         // VCYCLE_WORK / n levels (at least one), from the top.
