@@ -96,6 +96,9 @@ pub(crate) fn key_value<'a>(
 /// The registered algorithms, parseable from `name` or `name,key=value,...`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "algorithm", rename_all = "kebab-case")]
+// One spec per run, parsed once: the multilevel variant's size (its optional overrides)
+// costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum AlgorithmSpec {
     /// Contiguous blocks of tasks in id order, sized by PE capacity (identity when n = k).
     Block,
@@ -139,7 +142,7 @@ impl AlgorithmSpec {
         ),
         (
             "multilevel",
-            "multilevel: coarsen, DRB on the coarsest graph (multisection on trees: their levels of subtrees mapped one after the other), k-way f_C refinement, with multisection=0 the levels of a tree's subtrees, V-cycles; params preset=fast|default|strong, coarsening=lp|hem|ordered, coarsening2=lp|hem|ordered|none (a second first coarsening), both=0|1 (uncoarsen both hierarchies and keep the better mapping, default 1; 0: only the better initial mapping's), vcoarsening (V-cycles), runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, max_coarsest, fm_max, coarsen_to, unwrap=0|1 (on a torus every other initial run splits the mesh's domains; default 0), groups=0|1 (tree levels, with multisection=0), multisection=0|1 (default 1), spread (percent: more tries where tries disagree; 0 off), vcycles (<= 64)",
+            "multilevel: coarsen, DRB on the coarsest graph (multisection on trees: their levels of subtrees mapped one after the other), k-way f_C refinement, with multisection=0 the levels of a tree's subtrees, V-cycles; params preset=fast|default|strong, coarsening=lp|hem|ordered, coarsening2=lp|hem|ordered|none (a second first coarsening), both=0|1 (uncoarsen both hierarchies and keep the better mapping, default 1; 0: only the better initial mapping's), vcoarsening (V-cycles), runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, max_coarsest, fm_max, coarsen_to, unwrap=0|1 (on a torus every other initial run splits the mesh's domains; default 0), groups=0|1 (tree levels, with multisection=0), multisection=0|1 (default 1), spread (percent: more tries where tries disagree; 0 off), vcycles (<= 64), pairs (pairwise FM+flow rounds per level, default 1, fast 0), islands=0|1 (island removal in the bisections, default 1); graphs above 100,000 tasks get neither pairs nor islands",
         ),
         (
             "greedy-perego",

@@ -7,6 +7,7 @@ use taskmap::mappers::drb::{DrbMapper, DrbSpec};
 use taskmap::mappers::multilevel::MultilevelMapper;
 use taskmap::metrics::comm_cost;
 use taskmap::multilevel::coarsen::Coarsening;
+use taskmap::multilevel::pairs::{pair_pass, PairPass, PairScratch};
 use taskmap::multilevel::refine::{fm_pass, lp_pass, rebalance, swap_pass};
 use taskmap::multilevel::{load_bounds, pq::IndexedHeap, DistTable, KwayRefiner, KwayState};
 use taskmap::{evaluate, AlgorithmSpec, EvalOptions, Mapper, PeId, Problem, RunContext};
@@ -60,14 +61,15 @@ fn weighted(g: &TaskGraph, seed: u64, ncon: usize) -> TaskGraph {
     TaskGraph::from_csr_unchecked(xadj.to_vec(), adjncy.to_vec(), ew, vw, ncon)
 }
 
-/// A balanced random start mapping: DRB output with random perturbation kept balanced.
+/// A balanced random start mapping: DRB output with random perturbation kept balanced
+/// (pinned tasks stay).
 fn random_balanced_start(state: &mut KwayState<'_>, rng: &mut impl Rng) {
     let n = state.graph.num_tasks() as u32;
     let k = state.dist.k();
     for _ in 0..n * 2 {
         let v = rng.gen_range(0..n);
         let q = rng.gen_range(0..k);
-        if state.fits(v, q) {
+        if state.movable(v) && state.fits(v, q) {
             state.apply(v, q);
         }
     }
@@ -160,6 +162,77 @@ fn refiner_never_increases_cost_and_keeps_balance() {
             assert_eq!(eval.balanced, Some(true), "{spec}");
         }
     }
+}
+
+/// A pairwise round lowers f_C by exactly the gain it reports, keeps every PE within its
+/// bounds and never moves a pinned task; from a perturbed start it finds gains.
+#[test]
+fn pair_refinement_gain_equals_cost_difference() {
+    let mut improved = 0;
+    for (i, spec) in TARGETS.iter().enumerate() {
+        for ncon in [1usize, 2] {
+            let seed = (i * 10 + ncon) as u64;
+            let g = weighted(&gen::random_geometric(1500, 6.0, seed), seed, ncon);
+            let mut problem = Problem::new(g, arch(spec));
+            problem.epsilon = 0.05;
+            let bound = load_bounds(&problem);
+            let dist = DistTable::new(problem.arch.as_ref());
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let start = taskmap::mappers::drb::drb(
+                &problem.graph,
+                problem.arch.as_ref(),
+                &bound,
+                problem.epsilon,
+                &Default::default(),
+                &mut rng,
+                None,
+                None,
+            );
+            // Every seventh task pinned where it is.
+            let fixed: Vec<u32> = start
+                .iter()
+                .enumerate()
+                .map(|(v, &p)| {
+                    if v % 7 == 0 {
+                        p
+                    } else {
+                        taskmap::problem::FREE
+                    }
+                })
+                .collect();
+            let mut st = KwayState::new(&problem.graph, &dist, &bound, start).with_fixed(&fixed);
+            assert!(rebalance(&mut st), "{spec}: rebalance failed");
+            random_balanced_start(&mut st, &mut rng);
+            for (v, &p) in fixed.iter().enumerate() {
+                if p != taskmap::problem::FREE {
+                    assert_eq!(st.part[v], p);
+                }
+            }
+            let mut sc = PairScratch::default();
+            for round in 0..2 {
+                let c0 = st.comm_cost() as i64;
+                let gain = pair_pass(&mut st, &PairPass::default(), &mut sc);
+                let c1 = st.comm_cost() as i64;
+                assert_eq!(
+                    c0 - c1,
+                    gain,
+                    "{spec}, ncon {ncon}, round {round}: pair gain"
+                );
+                assert!(gain >= 0, "{spec}: negative gain");
+                assert!(st.is_balanced(), "{spec}, ncon {ncon}: pairs broke balance");
+                improved += usize::from(gain > 0);
+            }
+            for (v, &p) in fixed.iter().enumerate() {
+                if p != taskmap::problem::FREE {
+                    assert_eq!(st.part[v], p, "{spec}: pinned task {v} moved");
+                }
+            }
+        }
+    }
+    assert!(
+        improved >= TARGETS.len(),
+        "pairs improved only {improved} rounds"
+    );
 }
 
 fn check_balanced(problem: &Problem, mapper: &dyn Mapper, seed: u64) -> u64 {
@@ -326,6 +399,19 @@ fn spec_parsing() {
         .is_err());
     assert!(!MultilevelMapper::default().unwrapped_runs);
     assert!(MultilevelMapper::fast().unwrapped_runs);
+    let pi: AlgorithmSpec = "multilevel,pairs=2,islands=0".parse().unwrap();
+    let AlgorithmSpec::Multilevel(pis) = &pi else {
+        panic!("not multilevel")
+    };
+    assert_eq!(pis.to_mapper().refiner.pair_rounds, 2);
+    assert!(!pis.to_mapper().bipartitioner.coarse_islands);
+    let json = serde_json::to_value(&pi).unwrap();
+    assert_eq!(serde_json::from_value::<AlgorithmSpec>(json).unwrap(), pi);
+    assert!("multilevel,pairs=65".parse::<AlgorithmSpec>().is_err());
+    assert!("multilevel,islands=2".parse::<AlgorithmSpec>().is_err());
+    assert_eq!(MultilevelMapper::default().refiner.pair_rounds, 1);
+    assert!(MultilevelMapper::default().bipartitioner.coarse_islands);
+    assert_eq!(MultilevelMapper::fast().refiner.pair_rounds, 0);
     let sp: AlgorithmSpec = "multilevel,spread=5".parse().unwrap();
     let AlgorithmSpec::Multilevel(sps) = &sp else {
         panic!("not multilevel")

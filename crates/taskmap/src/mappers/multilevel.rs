@@ -50,6 +50,19 @@
 //!    also splits the jobs of a level into parallel chains, one per thread (see [`drb`]);
 //!    otherwise the mapping does not depend on the thread count.
 //!
+//!    Island removal (`islands=1`, the default; `Bipartitioner::coarse_islands`): each
+//!    try on the coarsest set of a multilevel bisection is also tried with its islands
+//!    (pieces of a side cut off from the side's largest piece, touching the other side)
+//!    moved across and the balance repaired by FM, the better kept. Greedy growing can
+//!    enclose a pocket of the other side, and FM, one task at a time under the balance
+//!    bounds, does not remove it: on `rgg_n_2_15_s0` split four ways, one quarter held a
+//!    piece of 851 tasks apart from its 7,587, present from the coarsest level (9 of 183
+//!    coarse tasks); DRB onto `complete:8` cut 1,063 with such pieces and 946 without,
+//!    onto `torus:8x8` 8,384 and 6,926. Eighth session of 2026-11-23, the 21 suite graphs
+//!    below 32,768 tasks onto `torus:8x8` and `hypercube:8`, seed 1, against the same
+//!    code without it and without pairwise rounds (at most six runs): f_C 0.991 alone,
+//!    0.982 with the pairwise rounds; onto four targets, `rgg_n_2_15_s0` gained 4-13 %.
+//!
 //!    With `unwrapped_runs` (spec `unwrap=1`), on a torus the even-numbered runs (run 0,
 //!    the only one with `runs=1`) split the domains of the mesh with the same PEs
 //!    (`Architecture::unwrapped`; the refiner still scores torus distances). That helped
@@ -80,7 +93,15 @@
 //!    targets f_C 0.973 in 0.89 times the time; on five of the seven larger graphs (the
 //!    coarsest graph is multisectioned) 0.980 in 1.43 times.
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
-//!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps) on every level.
+//!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps, pairwise rounds) on
+//!    every level. The pairwise round (`pairs=1`, the default; not in `fast`, and not in
+//!    the initial runs, of which only the best goes on) re-splits the tasks of two PEs
+//!    near their frontier with the bisection's FM and flow, with the mapping's costs
+//!    (see [`crate::multilevel::pairs`]): the k-way FM moves one task at a time to its
+//!    best PE, the pair's FM trades tasks both ways under the pair's bounds and the flow
+//!    straightens the frontier in one step. Eighth session of 2026-11-23, the same 42 runs
+//!    as for island removal above: f_C 0.991 alone, 0.982 with island removal, for about
+//!    a fifth more time. Graphs above [`PAIR_MAX_TASKS`] tasks get neither.
 //! 4. **Group levels** (`groups=1`, the default; not in `fast`; since the seventh session
 //!    of 2026-11-23 only with `multisection=0`, as multisection maps these levels), on
 //!    targets whose PEs fall into nested groups (a tree's subtrees, found from the distance table: the
@@ -145,17 +166,26 @@ use crate::multilevel::{load_bounds, DistTable};
 use crate::problem::{Problem, FREE};
 
 /// The most initial runs that [`MultilevelMapper::initial_run_work`] gives.
-pub const MAX_ADAPTIVE_RUNS: usize = 8;
+pub const MAX_ADAPTIVE_RUNS: usize = 5;
 
 /// Bipartitioning tries of every split when the run budget `initial_run_work / n` is at
-/// least `4 · MAX_ADAPTIVE_RUNS` (b12 onto `torus:6x6` with capacity 40, seeds 0-4: f_C
+/// least [`SMALL_GRAPH_BUDGET`] (b12 onto `torus:6x6` with capacity 40, seeds 0-4: f_C
 /// 911-953 with the default 4 tries, 928-943 with 8, 0.16 s and 0.2 s).
 pub const SMALL_GRAPH_TRIES: usize = 8;
+
+/// The run budget from which every split gets [`SMALL_GRAPH_TRIES`] (below 1,875 tasks by
+/// default).
+pub const SMALL_GRAPH_BUDGET: usize = 32;
 
 /// Graphs of n tasks get at most `VCYCLE_WORK / n` V-cycles (at least one): a V-cycle
 /// costs about as much as the first coarsening and uncoarsening (1.3 s on the 100x100x100
 /// grid onto `torus:8x8x8`, f_C 271,879 -> 257,969; three: 250,345 in 3.2 s).
 pub const VCYCLE_WORK: usize = 1_000_000;
+
+/// Pairwise refinement and island removal apply to graphs of at most this many tasks
+/// (on the 1000x1000 grid onto `torus:16x16` they raised the share of poor initial
+/// mappings: f_C geometric mean over seeds 1-12 of 39,291 against 35,324 without).
+pub const PAIR_MAX_TASKS: usize = 100_000;
 
 /// The multilevel mapper's configuration.
 #[derive(Clone, Debug, PartialEq)]
@@ -235,9 +265,13 @@ impl Default for MultilevelMapper {
                 coarsen_to: 200,
                 coarse_tries: 16,
                 flow_alpha: 1.0,
+                coarse_islands: true,
                 ..Bipartitioner::default()
             },
-            refiner: KwayRefiner::default(),
+            refiner: KwayRefiner {
+                pair_rounds: 1,
+                ..KwayRefiner::default()
+            },
             vcycles: 4,
             vcycle_per_pe: 8,
             group_levels: true,
@@ -269,6 +303,7 @@ impl MultilevelMapper {
         c.initial_runs = 1;
         c.initial_run_work = 0;
         c.refiner.fm_passes = 1;
+        c.refiner.pair_rounds = 0;
         c.vcycles = 0;
         c.group_levels = false;
         c.coarsening = Coarsening::OrderedMatching;
@@ -377,6 +412,13 @@ pub struct MultilevelSpec {
     /// [`MultilevelMapper::multisection`]); 0: by DRB onto the whole target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multisection: Option<u8>,
+    /// Rounds of pairwise refinement per level (see `KwayRefiner::pair_rounds`; 0: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairs: Option<usize>,
+    /// 1: island removal on the coarsest sets of multilevel bipartitions (see
+    /// `Bipartitioner::coarse_islands`); 0: off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub islands: Option<u8>,
 }
 
 /// Parses `key=value` parameters, giving a [`Error::Config`] that names the algorithm.
@@ -457,7 +499,7 @@ impl MultilevelSpec {
                 }
                 self.spread = Some(v);
             }
-            "unwrap" | "groups" | "both" | "multisection" => {
+            "unwrap" | "groups" | "both" | "multisection" | "islands" => {
                 let v = parse_usize("multilevel", key, value)?;
                 if v > 1 {
                     return Err(Error::Config(format!(
@@ -469,6 +511,7 @@ impl MultilevelSpec {
                     "unwrap" => &mut self.unwrap,
                     "groups" => &mut self.groups,
                     "both" => &mut self.both,
+                    "islands" => &mut self.islands,
                     _ => &mut self.multisection,
                 };
                 *slot = Some(v as u8);
@@ -483,9 +526,19 @@ impl MultilevelSpec {
                 }
                 self.vcycles = Some(v);
             }
+            "pairs" => {
+                let v = parse_usize("multilevel", key, value)?;
+                if v > 64 {
+                    return Err(Error::Config(format!(
+                        "multilevel: pairs={} is more than the 64 allowed",
+                        v
+                    )));
+                }
+                self.pairs = Some(v);
+            }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap, vcycles, groups, both, spread, multisection",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap, vcycles, groups, both, spread, multisection, pairs, islands",
                     key
                 )))
             }
@@ -563,6 +616,12 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.multisection {
             m.multisection = v != 0;
+        }
+        if let Some(v) = self.pairs {
+            m.refiner.pair_rounds = v;
+        }
+        if let Some(v) = self.islands {
+            m.bipartitioner.coarse_islands = v != 0;
         }
         if let Some(v) = self.spread {
             m.bipartitioner.more_tries_spread = if v == 0 { 0.0 } else { 1.0 + v as f64 / 100.0 };
@@ -1117,7 +1176,7 @@ fn initial_mapping(
     // With four times the work of the most runs to spare (fewer than 1,875 tasks by
     // default), every split also gets the strong preset's tries.
     let mut bip = cfg.bipartitioner.clone();
-    if budget >= 4 * MAX_ADAPTIVE_RUNS {
+    if budget >= SMALL_GRAPH_BUDGET {
         bip.tries = bip.tries.max(SMALL_GRAPH_TRIES);
     }
     let bip = &bip;
@@ -1129,6 +1188,13 @@ fn initial_mapping(
     // On a torus, the even-numbered runs (so the only one when there is one) bipartition
     // the domains of its mesh (same PEs, no wrap-around): see `Architecture::unwrapped`.
     let unwrapped = arch.unwrapped().filter(|_| cfg.unwrapped_runs);
+    // The runs refine without pairwise rounds: only the best run goes on, and the
+    // levels above refine it with them.
+    let run_refiner = KwayRefiner {
+        pair_rounds: 0,
+        ..cfg.refiner.clone()
+    };
+    let run_refiner = &run_refiner;
     let run = |(i, &seed): (usize, &u64)| -> (bool, u64, Vec<u32>) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let pins = (!coarsest_fixed.is_empty()).then_some(coarsest_fixed);
@@ -1139,7 +1205,7 @@ fn initial_mapping(
         let p = drb(coarsest, domains, bound, epsilon, bip, &mut rng, pool, pins);
         let mut st = KwayState::new(coarsest, dist, bound, p).with_fixed(coarsest_fixed);
         let ok = rebalance(&mut st);
-        cfg.refiner.refine(&mut st, &mut rng);
+        run_refiner.refine(&mut st, &mut rng);
         (ok, st.comm_cost(), st.part)
     };
     let results: Vec<(bool, u64, Vec<u32>)> = match &ctx.pool {
@@ -1170,6 +1236,14 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         fixed: problem.fixed.as_deref().unwrap_or(&[]),
         bound: load_bounds(problem),
     };
+    if problem.graph.num_tasks() > PAIR_MAX_TASKS
+        && (cfg.refiner.pair_rounds > 0 || cfg.bipartitioner.coarse_islands)
+    {
+        let mut large = cfg.clone();
+        large.refiner.pair_rounds = 0;
+        large.bipartitioner.coarse_islands = false;
+        return map_instance(&large, &inst, ctx);
+    }
     map_instance(cfg, &inst, ctx)
 }
 

@@ -9,6 +9,7 @@ pub mod bipart;
 pub mod coarsen;
 pub mod dist;
 pub mod flow;
+pub mod pairs;
 pub mod pq;
 pub mod refine;
 

@@ -6,7 +6,7 @@
 //! gain costs O(deg(v) + t²) where `t` is the number of distinct neighbouring PEs. The
 //! candidate targets of `v` are the PEs of its neighbours.
 //!
-//! Three passes, each of which never increases `f_C` and never breaks a load bound:
+//! Four passes, each of which never increases `f_C` and never breaks a load bound:
 //! * **label propagation**: visit tasks, move each to its best feasible PE when the gain is
 //!   positive (or zero and the move evens the loads out); later rounds visit only tasks
 //!   next to a moved task. O(m) per round.
@@ -22,6 +22,8 @@
 //!   propagation on the finest level, 321,189 after three FM passes of about 0.4 s each).
 //! * **swaps** of two adjacent tasks on different PEs, for cases where every PE is full (one
 //!   task per PE): gain `g_v(p→q) + g_u(q→p) − 2·w(uv)·dist(p, q)`.
+//! * **pairwise rounds** ([`super::pairs`]): the tasks of two PEs near their frontier
+//!   re-split by the bipartitioner's FM and flow, kept when cheaper.
 //!
 //! [`rebalance`] moves tasks out of overloaded PEs at the smallest `f_C` increase.
 
@@ -30,6 +32,7 @@ use taskmap_graph::TaskGraph;
 
 use super::coarsen::{local_random_order, local_shuffle};
 use super::dist::DistTable;
+use super::pairs::{pair_pass, PairPass, PairScratch};
 use super::pq::{key_gain, lifo_key, IndexedHeap};
 
 /// A mapping under refinement: PE per task, loads per PE and constraint, and the scratch
@@ -255,6 +258,9 @@ pub struct KwayRefiner {
     pub swap_rounds: usize,
     /// Stop repeating passes when one improves `f_C` by less than this fraction.
     pub min_improvement: f64,
+    /// Rounds of pairwise refinement after FM ([`super::pairs`]: the tasks of two PEs
+    /// near their frontier re-split by the bipartitioner's FM and flow; 0 disables it).
+    pub pair_rounds: usize,
 }
 
 impl Default for KwayRefiner {
@@ -266,6 +272,7 @@ impl Default for KwayRefiner {
             fm_max_tasks: usize::MAX,
             swap_rounds: 0,
             min_improvement: 0.001,
+            pair_rounds: 0,
         }
     }
 }
@@ -290,6 +297,18 @@ impl KwayRefiner {
             cost -= g;
             if (g as f64) <= self.min_improvement * before.max(1) as f64 {
                 break;
+            }
+        }
+        if self.pair_rounds > 0 {
+            let mut sc = PairScratch::default();
+            for _ in 0..self.pair_rounds {
+                let before = cost;
+                let g = pair_pass(state, &PairPass::default(), &mut sc);
+                total += g;
+                cost -= g;
+                if (g as f64) <= self.min_improvement * before.max(1) as f64 {
+                    break;
+                }
             }
         }
         for _ in 0..self.swap_rounds {

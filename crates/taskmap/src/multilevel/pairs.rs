@@ -1,0 +1,241 @@
+//! Pairwise refinement: the tasks of two PEs near their frontier re-split by the
+//! bipartitioner's FM and flow.
+//!
+//! For a pair of PEs `p`, `q` that share cut edges, the tasks of `p` and `q` within
+//! `depth` hops of their common frontier (a corridor) form a [`SubProblem`]: its internal
+//! edges are the edges between corridor tasks, a task's external cost on side 0 (`p`) is
+//! the weight of its other edges times the distance from `p` to the PE at their other end
+//! (from `q` on side 1), and a cut edge costs `dist(p, q)`. Every other task stays where
+//! it is, so the sub-problem's cost differs from `f_C` by a constant and a better split
+//! lowers `f_C` by exactly the cost it saves. Each side's bound is its PE's bound less the
+//! load of its tasks outside the corridor. The split runs the bipartitioner's FM passes,
+//! then its flow refinement (a minimum cut in a corridor around the frontier, as KaFFPa's
+//! pairwise flows, here with the mapping's costs), then one more FM pass; the pair keeps
+//! the result when it is cheaper and no less balanced. Pairs are visited by decreasing
+//! `f_C` between them.
+
+use std::collections::HashMap;
+
+use super::bipart::{fm_passes, BipartScratch, SubProblem, FREE_SIDE};
+use super::flow::flow_refine_from;
+use super::refine::KwayState;
+
+/// Scratch space for [`pair_pass`], reused across calls.
+#[derive(Debug, Default)]
+pub struct PairScratch {
+    bip: BipartScratch,
+    sp: SubProblem,
+    /// Local index of every task of the current corridor.
+    loc: Vec<u32>,
+    /// Stamp of the pair whose corridor holds a task.
+    mark: Vec<u32>,
+    stamp: u32,
+    tasks: Vec<u32>,
+    side: Vec<u8>,
+    /// Frontier tasks of every pair (CSR by pair).
+    fr_start: Vec<usize>,
+    fr: Vec<u32>,
+}
+
+/// The parameters of one pairwise round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairPass {
+    /// FM passes on a pair before its flow refinement (one more follows it).
+    pub fm_passes: usize,
+    /// An FM pass stops after this many moves without a new best.
+    pub fm_stall: usize,
+    /// The flow's corridor size (see [`super::flow`]; below 1: no flow).
+    pub flow_alpha: f64,
+    /// The pair's tasks within this many hops of their common frontier take part.
+    pub depth: usize,
+    /// At most `pairs_per_pe · k` pairs per round, those with the most `f_C` between
+    /// them (on dense graphs nearly every two PEs share an edge).
+    pub pairs_per_pe: usize,
+}
+
+impl Default for PairPass {
+    fn default() -> Self {
+        Self {
+            fm_passes: 2,
+            fm_stall: 100,
+            flow_alpha: 1.0,
+            depth: 4,
+            pairs_per_pe: 2,
+        }
+    }
+}
+
+/// One round over the PE pairs with cut edges; returns the `f_C` decrease (never
+/// negative; no PE ends above a bound it kept before).
+pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -> i64 {
+    let graph = st.graph;
+    let n = graph.num_tasks();
+    let ncon = graph.ncon();
+    // The pairs with their f_C, and every pair's frontier tasks.
+    let mut index: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut pairs: Vec<(u64, u32, u32)> = Vec::new();
+    let mut count: Vec<usize> = Vec::new();
+    for v in 0..n as u32 {
+        let p = st.part[v as usize];
+        for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
+            let q = st.part[u as usize];
+            if u > v && q != p {
+                let key = (p.min(q), p.max(q));
+                let i = *index.entry(key).or_insert_with(|| {
+                    pairs.push((0, key.0, key.1));
+                    count.push(0);
+                    (pairs.len() - 1) as u32
+                }) as usize;
+                pairs[i].0 += w * st.dist.get(p, q);
+                count[i] += 2;
+            }
+        }
+    }
+    sc.fr_start.clear();
+    sc.fr_start.push(0);
+    for &c in &count {
+        let last = *sc.fr_start.last().unwrap_or(&0);
+        sc.fr_start.push(last + c);
+    }
+    sc.fr.clear();
+    sc.fr.resize(*sc.fr_start.last().unwrap_or(&0), 0);
+    let mut fill: Vec<usize> = sc.fr_start[..pairs.len()].to_vec();
+    for v in 0..n as u32 {
+        let p = st.part[v as usize];
+        for &u in graph.neighbors(v) {
+            let q = st.part[u as usize];
+            if u > v && q != p {
+                let i = index[&(p.min(q), p.max(q))] as usize;
+                sc.fr[fill[i]] = v;
+                sc.fr[fill[i] + 1] = u;
+                fill[i] += 2;
+            }
+        }
+    }
+    let mut order: Vec<u32> = (0..pairs.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| pairs[b as usize].cmp(&pairs[a as usize]));
+    order.truncate(cfg.pairs_per_pe.saturating_mul(st.dist.k() as usize));
+    sc.loc.resize(n, 0);
+    sc.mark.resize(n, 0);
+    let mut total = 0i64;
+    for i in order {
+        let (_, p, q) = pairs[i as usize];
+        sc.stamp = sc.stamp.wrapping_add(1);
+        if sc.stamp == 0 {
+            sc.mark.fill(0);
+            sc.stamp = 1;
+        }
+        let stamp = sc.stamp;
+        // The corridor: breadth-first from the frontier, inside p and q.
+        sc.tasks.clear();
+        for &t in &sc.fr[sc.fr_start[i as usize]..sc.fr_start[i as usize + 1]] {
+            let r = st.part[t as usize];
+            if (r == p || r == q) && sc.mark[t as usize] != stamp {
+                sc.mark[t as usize] = stamp;
+                sc.tasks.push(t);
+            }
+        }
+        let mut lo = 0;
+        for _ in 0..cfg.depth {
+            let hi = sc.tasks.len();
+            if lo == hi {
+                break;
+            }
+            for j in lo..hi {
+                let t = sc.tasks[j];
+                for &u in graph.neighbors(t) {
+                    let r = st.part[u as usize];
+                    if (r == p || r == q) && sc.mark[u as usize] != stamp {
+                        sc.mark[u as usize] = stamp;
+                        sc.tasks.push(u);
+                    }
+                }
+            }
+            lo = hi;
+        }
+        for (j, &t) in sc.tasks.iter().enumerate() {
+            sc.loc[t as usize] = j as u32;
+        }
+        let sp = &mut sc.sp;
+        sp.clear();
+        sp.ncon = ncon;
+        sp.cut_dist = st.dist.get(p, q);
+        sp.xadj.push(0);
+        let mut any_fixed = false;
+        let mut inside = [vec![0u64; ncon], vec![0u64; ncon]];
+        for &t in &sc.tasks {
+            let (mut e0, mut e1) = (0u64, 0u64);
+            for (&u, &w) in graph.neighbors(t).iter().zip(graph.edge_weights(t)) {
+                if sc.mark[u as usize] == stamp {
+                    sp.adjncy.push(sc.loc[u as usize]);
+                    sp.edge_weight.push(w);
+                } else {
+                    let r = st.part[u as usize];
+                    e0 += w * st.dist.get(p, r);
+                    e1 += w * st.dist.get(q, r);
+                }
+            }
+            sp.xadj.push(sp.adjncy.len());
+            let s = usize::from(st.part[t as usize] == q);
+            for (c, &w) in graph.vertex_weights(t).iter().enumerate() {
+                inside[s][c] += w;
+            }
+            sp.vertex_weight.extend_from_slice(graph.vertex_weights(t));
+            sp.ext[0].push(e0);
+            sp.ext[1].push(e1);
+            any_fixed |= !st.movable(t);
+        }
+        if any_fixed {
+            sp.fixed = sc
+                .tasks
+                .iter()
+                .map(|&t| match st.movable(t) {
+                    true => FREE_SIDE,
+                    false => u8::from(st.part[t as usize] == q),
+                })
+                .collect();
+        }
+        // Each side's bound, less the load its PE keeps outside the corridor.
+        for (s, pe) in [p, q].into_iter().enumerate() {
+            for c in 0..ncon {
+                let at = pe as usize * ncon + c;
+                let outside = st.loads[at] - inside[s][c];
+                sp.bound[s].push(st.bound[at].saturating_sub(outside));
+            }
+        }
+        let (b0, b1) = (sp.bound[0][0] as f64, sp.bound[1][0] as f64);
+        sp.share0 = if b0 + b1 > 0.0 { b0 / (b0 + b1) } else { 0.5 };
+        sc.side.clear();
+        sc.side
+            .extend(sc.tasks.iter().map(|&t| u8::from(st.part[t as usize] == q)));
+        let cost0 = sp.cost(&sc.side);
+        let viol0 = sp.violation(&sp.loads(&sc.side));
+        let mut cost = fm_passes(
+            sp,
+            &mut sc.side,
+            cfg.fm_passes,
+            cfg.fm_stall,
+            &mut sc.bip,
+            Some(cost0),
+        );
+        if cfg.flow_alpha >= 1.0 && ncon == 1 {
+            if let Some(c) =
+                flow_refine_from(sp, &mut sc.side, cfg.flow_alpha, &mut sc.bip.flow, cost)
+            {
+                cost = fm_passes(sp, &mut sc.side, 1, cfg.fm_stall, &mut sc.bip, Some(c));
+            }
+        }
+        let viol = sp.violation(&sp.loads(&sc.side));
+        if viol > viol0 || (viol, cost) >= (viol0, cost0) {
+            continue;
+        }
+        total += cost0 as i64 - cost as i64;
+        for (j, &t) in sc.tasks.iter().enumerate() {
+            let to = if sc.side[j] == 0 { p } else { q };
+            if st.part[t as usize] != to {
+                st.apply(t, to);
+            }
+        }
+    }
+    total
+}
