@@ -227,6 +227,36 @@ fn pair_refinement_gain_equals_cost_difference() {
                     assert_eq!(st.part[v], p, "{spec}: pinned task {v} moved");
                 }
             }
+            // Overload PE 0: its pairs are skipped, so its tasks stay, the gain is still
+            // exact and never negative, and no other PE goes over a bound.
+            let n = problem.graph.num_tasks() as u32;
+            for v in 0..n {
+                if st.overloaded(0) {
+                    break;
+                }
+                if st.movable(v) && st.part[v as usize] != 0 {
+                    st.apply(v, 0);
+                }
+            }
+            assert!(st.overloaded(0), "{spec}: could not overload PE 0");
+            let on0: Vec<u32> = (0..n).filter(|&v| st.part[v as usize] == 0).collect();
+            let over: Vec<bool> = (0..dist.k()).map(|p| st.overloaded(p)).collect();
+            let c0 = st.comm_cost() as i64;
+            let gain = pair_pass(&mut st, &PairPass::default(), &mut sc);
+            assert_eq!(
+                c0 - st.comm_cost() as i64,
+                gain,
+                "{spec}: gain when overloaded"
+            );
+            assert!(gain >= 0, "{spec}: negative gain when overloaded");
+            for p in 0..dist.k() {
+                assert!(
+                    over[p as usize] || !st.overloaded(p),
+                    "{spec}: PE {p} went over"
+                );
+            }
+            let now0: Vec<u32> = (0..n).filter(|&v| st.part[v as usize] == 0).collect();
+            assert_eq!(on0, now0, "{spec}: the overloaded PE's tasks moved");
         }
     }
     assert!(

@@ -61,7 +61,8 @@
 //!    onto `torus:8x8` 8,384 and 6,926. Eighth session of 2026-11-23, the 21 suite graphs
 //!    below 32,768 tasks onto `torus:8x8` and `hypercube:8`, seed 1, against the same
 //!    code without it and without pairwise rounds (at most six runs): f_C 0.991 alone,
-//!    0.982 with the pairwise rounds; onto four targets, `rgg_n_2_15_s0` gained 4-13 %.
+//!    0.982 with the pairwise rounds (against the previous default: 0.991 and 0.983,
+//!    `docs/benchmarks.md`); onto four targets, `rgg_n_2_15_s0` gained 4-13 %.
 //!
 //!    With `unwrapped_runs` (spec `unwrap=1`), on a torus the even-numbered runs (run 0,
 //!    the only one with `runs=1`) split the domains of the mesh with the same PEs
@@ -94,14 +95,18 @@
 //!    coarsest graph is multisectioned) 0.980 in 1.43 times.
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
 //!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps, pairwise rounds) on
-//!    every level. The pairwise round (`pairs=1`, the default; not in `fast`, and not in
-//!    the initial runs, of which only the best goes on) re-splits the tasks of two PEs
+//!    every level below the coarsest. The pairwise round (`pairs=1`, the default; not in
+//!    `fast`, and not in the initial runs, of which only the best goes on; so a graph
+//!    that is not coarsened, on most targets below 32,768 tasks, gets it in its V-cycles
+//!    only, step 5, and one of at most `max(8·k, 1,024)` tasks not at all) re-splits the
+//!    tasks of two PEs
 //!    near their frontier with the bisection's FM and flow, with the mapping's costs
 //!    (see [`crate::multilevel::pairs`]): the k-way FM moves one task at a time to its
 //!    best PE, the pair's FM trades tasks both ways under the pair's bounds and the flow
 //!    straightens the frontier in one step. Eighth session of 2026-11-23, the same 42 runs
 //!    as for island removal above: f_C 0.991 alone, 0.982 with island removal, for about
-//!    a fifth more time. Graphs above [`PAIR_MAX_TASKS`] tasks get neither.
+//!    a fifth more time. Graphs above [`PAIR_MAX_TASKS`] tasks get neither, even when
+//!    `pairs` or `islands` is given.
 //! 4. **Group levels** (`groups=1`, the default; not in `fast`; since the seventh session
 //!    of 2026-11-23 only with `multisection=0`, as multisection maps these levels), on
 //!    targets whose PEs fall into nested groups (a tree's subtrees, found from the distance table: the
@@ -580,6 +585,7 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.flow {
             m.bipartitioner.flow_alpha = v.min(1 << 20) as f64;
+            m.refiner.pair.flow_alpha = m.bipartitioner.flow_alpha;
         }
         if let Some(v) = self.fm {
             m.refiner.fm_passes = v;
@@ -1173,7 +1179,7 @@ fn initial_mapping(
     let runs = budget.min(MAX_ADAPTIVE_RUNS).max(cfg.initial_runs).max(1);
     let seeds: Vec<u64> = (0..runs).map(|_| ctx.rng.gen()).collect();
     let epsilon = inst.epsilon;
-    // With four times the work of the most runs to spare (fewer than 1,875 tasks by
+    // With a run budget of at least SMALL_GRAPH_BUDGET (fewer than 1,875 tasks by
     // default), every split also gets the strong preset's tries.
     let mut bip = cfg.bipartitioner.clone();
     if budget >= SMALL_GRAPH_BUDGET {
@@ -1189,7 +1195,8 @@ fn initial_mapping(
     // the domains of its mesh (same PEs, no wrap-around): see `Architecture::unwrapped`.
     let unwrapped = arch.unwrapped().filter(|_| cfg.unwrapped_runs);
     // The runs refine without pairwise rounds: only the best run goes on, and the
-    // levels above refine it with them.
+    // uncoarsening, the V-cycles and multisection's steps refine with them (on the best
+    // run alone they gained nothing on the small graphs, which the V-cycles refine).
     let run_refiner = KwayRefiner {
         pair_rounds: 0,
         ..cfg.refiner.clone()

@@ -11,8 +11,8 @@
 //! load of its tasks outside the corridor. The split runs the bipartitioner's FM passes,
 //! then its flow refinement (a minimum cut in a corridor around the frontier, as KaFFPa's
 //! pairwise flows, here with the mapping's costs), then one more FM pass; the pair keeps
-//! the result when it is cheaper and no less balanced. Pairs are visited by decreasing
-//! `f_C` between them.
+//! the result when it is cheaper and within the bounds (a pair with a PE over a bound is
+//! skipped). Pairs are visited by decreasing `f_C` between them.
 
 use std::collections::HashMap;
 
@@ -65,8 +65,9 @@ impl Default for PairPass {
     }
 }
 
-/// One round over the PE pairs with cut edges; returns the `f_C` decrease (never
-/// negative; no PE ends above a bound it kept before).
+/// One round over the PE pairs with cut edges, skipping pairs with a PE over a bound;
+/// returns the `f_C` decrease (never negative; every PE of a re-split pair ends within
+/// its bounds).
 pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -> i64 {
     let graph = st.graph;
     let n = graph.num_tasks();
@@ -120,6 +121,11 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
     let mut total = 0i64;
     for i in order {
         let (_, p, q) = pairs[i as usize];
+        // A pair with a PE over a bound is left to rebalancing: trading overload between
+        // the two could raise f_C or move the overload onto the other PE.
+        if st.overloaded(p) || st.overloaded(q) {
+            continue;
+        }
         sc.stamp = sc.stamp.wrapping_add(1);
         if sc.stamp == 0 {
             sc.mark.fill(0);
@@ -209,7 +215,6 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
         sc.side
             .extend(sc.tasks.iter().map(|&t| u8::from(st.part[t as usize] == q)));
         let cost0 = sp.cost(&sc.side);
-        let viol0 = sp.violation(&sp.loads(&sc.side));
         let mut cost = fm_passes(
             sp,
             &mut sc.side,
@@ -225,8 +230,7 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
                 cost = fm_passes(sp, &mut sc.side, 1, cfg.fm_stall, &mut sc.bip, Some(c));
             }
         }
-        let viol = sp.violation(&sp.loads(&sc.side));
-        if viol > viol0 || (viol, cost) >= (viol0, cost0) {
+        if cost >= cost0 || sp.violation(&sp.loads(&sc.side)) > 0 {
             continue;
         }
         total += cost0 as i64 - cost as i64;

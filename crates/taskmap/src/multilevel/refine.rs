@@ -261,6 +261,8 @@ pub struct KwayRefiner {
     /// Rounds of pairwise refinement after FM ([`super::pairs`]: the tasks of two PEs
     /// near their frontier re-split by the bipartitioner's FM and flow; 0 disables it).
     pub pair_rounds: usize,
+    /// The parameters of a pairwise round.
+    pub pair: PairPass,
 }
 
 impl Default for KwayRefiner {
@@ -273,6 +275,7 @@ impl Default for KwayRefiner {
             swap_rounds: 0,
             min_improvement: 0.001,
             pair_rounds: 0,
+            pair: PairPass::default(),
         }
     }
 }
@@ -303,7 +306,7 @@ impl KwayRefiner {
             let mut sc = PairScratch::default();
             for _ in 0..self.pair_rounds {
                 let before = cost;
-                let g = pair_pass(state, &PairPass::default(), &mut sc);
+                let g = pair_pass(state, &self.pair, &mut sc);
                 total += g;
                 cost -= g;
                 if (g as f64) <= self.min_improvement * before.max(1) as f64 {
