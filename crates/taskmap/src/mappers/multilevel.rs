@@ -171,7 +171,7 @@ use crate::multilevel::{load_bounds, DistTable};
 use crate::problem::{Problem, FREE};
 
 /// The most initial runs that [`MultilevelMapper::initial_run_work`] gives.
-pub const MAX_ADAPTIVE_RUNS: usize = 5;
+pub const MAX_ADAPTIVE_RUNS: usize = 4;
 
 /// Bipartitioning tries of every split when the run budget `initial_run_work / n` is at
 /// least [`SMALL_GRAPH_BUDGET`] (b12 onto `torus:6x6` with capacity 40, seeds 0-4: f_C
