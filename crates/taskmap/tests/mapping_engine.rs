@@ -61,6 +61,20 @@ fn weighted(g: &TaskGraph, seed: u64, ncon: usize) -> TaskGraph {
     TaskGraph::from_csr_unchecked(xadj.to_vec(), adjncy.to_vec(), ew, vw, ncon)
 }
 
+/// Plain DRB (flat bisections, one thread, no fixed tasks) of `problem`.
+fn drb_start(problem: &Problem, bound: &[u64], rng: &mut Xoshiro256PlusPlus) -> Vec<u32> {
+    taskmap::mappers::drb::drb(
+        &problem.graph,
+        problem.arch.as_ref(),
+        bound,
+        problem.epsilon,
+        &Default::default(),
+        rng,
+        None,
+        None,
+    )
+}
+
 /// A balanced random start mapping: DRB output with random perturbation kept balanced
 /// (pinned tasks stay).
 fn random_balanced_start(state: &mut KwayState<'_>, rng: &mut impl Rng) {
@@ -121,16 +135,7 @@ fn refiner_never_increases_cost_and_keeps_balance() {
             let mut order: Vec<u32> = (0..problem.graph.num_tasks() as u32).collect();
             order.shuffle(&mut rng);
             // Balanced start: DRB, then random feasible moves.
-            let start = taskmap::mappers::drb::drb(
-                &problem.graph,
-                problem.arch.as_ref(),
-                &bound,
-                problem.epsilon,
-                &Default::default(),
-                &mut rng,
-                None,
-                None,
-            );
+            let start = drb_start(&problem, &bound, &mut rng);
             let mut st = KwayState::new(&problem.graph, &dist, &bound, start);
             assert!(rebalance(&mut st), "{spec}: rebalance failed");
             random_balanced_start(&mut st, &mut rng);
@@ -178,16 +183,7 @@ fn pair_refinement_gain_equals_cost_difference() {
             let bound = load_bounds(&problem);
             let dist = DistTable::new(problem.arch.as_ref());
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let start = taskmap::mappers::drb::drb(
-                &problem.graph,
-                problem.arch.as_ref(),
-                &bound,
-                problem.epsilon,
-                &Default::default(),
-                &mut rng,
-                None,
-                None,
-            );
+            let start = drb_start(&problem, &bound, &mut rng);
             // Every seventh task pinned where it is.
             let fixed: Vec<u32> = start
                 .iter()
