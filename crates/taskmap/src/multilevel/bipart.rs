@@ -163,10 +163,10 @@ pub struct Bipartitioner {
     /// (1 or below: off, the default). See `docs/algorithms.md`.
     pub more_tries_spread: f64,
     /// Island removal on the coarsest set of a multilevel bipartition: after each try's
-    /// FM, every connected piece of a side other than the side's largest (an island cut
-    /// off inside or at the edge of the other side) moves to the other side, FM repairs
-    /// the balance, and the try keeps the result when it is better. See
-    /// `docs/algorithms.md`.
+    /// FM, every connected piece of a side other than the side's largest that touches the
+    /// other side and holds no fixed task (an island cut off inside or at the edge of the
+    /// other side) moves to the other side, FM repairs the balance, and the try keeps the
+    /// result when it is better. See `docs/algorithms.md`.
     pub coarse_islands: bool,
 }
 
