@@ -99,8 +99,8 @@
 //!    `fast`, and not in the initial runs, of which only the best goes on; so a graph
 //!    that is not coarsened, on most targets below 32,768 tasks, gets it in its V-cycles
 //!    only, step 5, and one of at most `max(8·k, 1,024)` tasks not at all) re-splits the
-//!    tasks of two PEs
-//!    near their frontier with the bisection's FM and flow, with the mapping's costs
+//!    tasks of two PEs near their frontier with the bisection's FM and flow, with the
+//!    mapping's costs
 //!    (see [`crate::multilevel::pairs`]): the k-way FM moves one task at a time to its
 //!    best PE, the pair's FM trades tasks both ways under the pair's bounds and the flow
 //!    straightens the frontier in one step. Eighth session of 2026-11-23, the same 42 runs
@@ -521,25 +521,20 @@ impl MultilevelSpec {
                 };
                 *slot = Some(v as u8);
             }
-            "vcycles" => {
+            "vcycles" | "pairs" => {
                 let v = parse_usize("multilevel", key, value)?;
                 if v > 64 {
                     return Err(Error::Config(format!(
-                        "multilevel: vcycles={} is more than the 64 allowed",
-                        v
+                        "multilevel: {}={} is more than the 64 allowed",
+                        key, v
                     )));
                 }
-                self.vcycles = Some(v);
-            }
-            "pairs" => {
-                let v = parse_usize("multilevel", key, value)?;
-                if v > 64 {
-                    return Err(Error::Config(format!(
-                        "multilevel: pairs={} is more than the 64 allowed",
-                        v
-                    )));
-                }
-                self.pairs = Some(v);
+                let slot = if key == "pairs" {
+                    &mut self.pairs
+                } else {
+                    &mut self.vcycles
+                };
+                *slot = Some(v);
             }
             _ => {
                 return Err(Error::Config(format!(

@@ -35,6 +35,10 @@ pub struct PairScratch {
     /// Frontier tasks of every pair (CSR by pair).
     fr_start: Vec<usize>,
     fr: Vec<u32>,
+    /// The cut edges of the mapping, `(pair, v, u)`.
+    cut: Vec<(u32, u32, u32)>,
+    /// The load of each side's corridor tasks, per constraint.
+    inside: [Vec<u64>; 2],
 }
 
 /// The parameters of one pairwise round.
@@ -72,10 +76,11 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
     let graph = st.graph;
     let n = graph.num_tasks();
     let ncon = graph.ncon();
-    // The pairs with their f_C, and every pair's frontier tasks.
+    // The pairs with their f_C, and every pair's frontier tasks (one scan of the edges;
+    // the cut edges, with their pair, are then bucketed by pair in scan order).
     let mut index: HashMap<(u32, u32), u32> = HashMap::new();
     let mut pairs: Vec<(u64, u32, u32)> = Vec::new();
-    let mut count: Vec<usize> = Vec::new();
+    sc.cut.clear();
     for v in 0..n as u32 {
         let p = st.part[v as usize];
         for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
@@ -84,34 +89,29 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
                 let key = (p.min(q), p.max(q));
                 let i = *index.entry(key).or_insert_with(|| {
                     pairs.push((0, key.0, key.1));
-                    count.push(0);
                     (pairs.len() - 1) as u32
-                }) as usize;
-                pairs[i].0 += w * st.dist.get(p, q);
-                count[i] += 2;
+                });
+                pairs[i as usize].0 += w * st.dist.get(p, q);
+                sc.cut.push((i, v, u));
             }
         }
     }
     sc.fr_start.clear();
-    sc.fr_start.push(0);
-    for &c in &count {
-        let last = *sc.fr_start.last().unwrap_or(&0);
-        sc.fr_start.push(last + c);
+    sc.fr_start.resize(pairs.len() + 1, 0);
+    for &(i, _, _) in &sc.cut {
+        sc.fr_start[i as usize + 1] += 2;
+    }
+    for i in 0..pairs.len() {
+        sc.fr_start[i + 1] += sc.fr_start[i];
     }
     sc.fr.clear();
-    sc.fr.resize(*sc.fr_start.last().unwrap_or(&0), 0);
+    sc.fr.resize(sc.fr_start[pairs.len()], 0);
     let mut fill: Vec<usize> = sc.fr_start[..pairs.len()].to_vec();
-    for v in 0..n as u32 {
-        let p = st.part[v as usize];
-        for &u in graph.neighbors(v) {
-            let q = st.part[u as usize];
-            if u > v && q != p {
-                let i = index[&(p.min(q), p.max(q))] as usize;
-                sc.fr[fill[i]] = v;
-                sc.fr[fill[i] + 1] = u;
-                fill[i] += 2;
-            }
-        }
+    for &(i, v, u) in &sc.cut {
+        let at = &mut fill[i as usize];
+        sc.fr[*at] = v;
+        sc.fr[*at + 1] = u;
+        *at += 2;
     }
     let mut order: Vec<u32> = (0..pairs.len() as u32).collect();
     order.sort_unstable_by(|&a, &b| pairs[b as usize].cmp(&pairs[a as usize]));
@@ -168,7 +168,11 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
         sp.cut_dist = st.dist.get(p, q);
         sp.xadj.push(0);
         let mut any_fixed = false;
-        let mut inside = [vec![0u64; ncon], vec![0u64; ncon]];
+        let inside = &mut sc.inside;
+        for side in inside.iter_mut() {
+            side.clear();
+            side.resize(ncon, 0);
+        }
         for &t in &sc.tasks {
             let (mut e0, mut e1) = (0u64, 0u64);
             for (&u, &w) in graph.neighbors(t).iter().zip(graph.edge_weights(t)) {

@@ -23,7 +23,8 @@
 //! * **swaps** of two adjacent tasks on different PEs, for cases where every PE is full (one
 //!   task per PE): gain `g_v(p→q) + g_u(q→p) − 2·w(uv)·dist(p, q)`.
 //! * **pairwise rounds** ([`super::pairs`]): the tasks of two PEs near their frontier
-//!   re-split by the bipartitioner's FM and flow, kept when cheaper.
+//!   re-split by the bipartitioner's FM and flow, kept when cheaper and within the
+//!   bounds (pairs with a PE over a bound are skipped).
 //!
 //! [`rebalance`] moves tasks out of overloaded PEs at the smallest `f_C` increase.
 
