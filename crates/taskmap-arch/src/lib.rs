@@ -171,4 +171,9 @@ pub trait Architecture: Debug + Send + Sync {
     fn unwrapped(&self) -> Option<Box<dyn Architecture>> {
         None
     }
+    /// The dimension sizes of a mesh or torus (dimension 0 first); `None` for every other
+    /// architecture.
+    fn grid_dims(&self) -> Option<&[u32]> {
+        None
+    }
 }

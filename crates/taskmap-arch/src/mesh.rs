@@ -447,6 +447,9 @@ macro_rules! grid_arch {
                 let mesh = $crate::mesh::Mesh::new(self.grid.dims.clone()).ok()?;
                 Some(Box::new(mesh))
             }
+            fn grid_dims(&self) -> Option<&[u32]> {
+                Some(&self.grid.dims)
+            }
         }
     };
 }

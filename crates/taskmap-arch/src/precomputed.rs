@@ -118,4 +118,7 @@ impl Architecture for Precomputed {
     fn unwrapped(&self) -> Option<Box<dyn Architecture>> {
         self.inner.unwrapped()
     }
+    fn grid_dims(&self) -> Option<&[u32]> {
+        self.inner.grid_dims()
+    }
 }

@@ -438,6 +438,26 @@ fn spec_parsing() {
     assert_eq!(MultilevelMapper::default().refiner.pair_rounds, 1);
     assert!(MultilevelMapper::default().bipartitioner.coarse_islands);
     assert_eq!(MultilevelMapper::fast().refiner.pair_rounds, 0);
+    // per_pe turns the two-dimensional grids' own size off unless per_pe2d is given too.
+    assert_eq!(MultilevelMapper::default().grid2d_per_pe, 80);
+    assert_eq!(MultilevelMapper::fast().grid2d_per_pe, 0);
+    for (spec, per_pe, per_pe2d) in [
+        ("multilevel,per_pe=500", 500, 0),
+        ("multilevel,per_pe2d=40", 1000, 40),
+        ("multilevel,per_pe2d=40,per_pe=500", 500, 40),
+        ("multilevel,preset=fast,per_pe2d=60", 1000, 60),
+    ] {
+        let AlgorithmSpec::Multilevel(m) = spec.parse::<AlgorithmSpec>().unwrap() else {
+            panic!("not multilevel")
+        };
+        let m = m.to_mapper();
+        assert_eq!(
+            (m.coarsest_per_pe, m.grid2d_per_pe),
+            (per_pe, per_pe2d),
+            "{spec}"
+        );
+    }
+    assert!("multilevel,per_pe2d=x".parse::<AlgorithmSpec>().is_err());
     let sp: AlgorithmSpec = "multilevel,spread=5".parse().unwrap();
     let AlgorithmSpec::Multilevel(sps) = &sp else {
         panic!("not multilevel")

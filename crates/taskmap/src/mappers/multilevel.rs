@@ -12,6 +12,19 @@
 //!    `f_C`, and the k-way refiner could not recover what a coarser initial mapping lost
 //!    (with 128·k, grid100x100 on torus:8x8 cost 2,087 instead of 1,576).
 //!
+//!    Two-dimensional meshes and tori of at most [`GRID2D_MAX_PES`] PEs are the
+//!    exception (`grid2d_per_pe = 80`, spec `per_pe2d`; not in `fast`): there the graph
+//!    is coarsened to 80·k tasks, so both hierarchies below are built and uncoarsened. On
+//!    `torus:8x8` that gave f_C 0.896 of Scotch's instead of 0.913 over the suite's 28
+//!    graphs (seed 1) in 1.10 times the time, 0.977 and 0.989 of the previous default on
+//!    the 21 graphs below 32,768 tasks (seeds 1-2 and 3-4), and on `mesh:8x8` 0.974,
+//!    `torus:8x16` 0.986 (seed 1). Targets of another shape gained nothing from it
+//!    (`hypercube:6` 1.006, `torus:4x4x4` 1.003, `mesh:4x4x4` 0.986, the weighted
+//!    complete target 1.002, `torus:16x16` 0.998 at 80 per PE and 0.990 at 40, with
+//!    10-25 % more time). A single coarsening to that size gains nothing either (0.999
+//!    with `coarsening2=none`): what helps is keeping the better of two fully refined
+//!    mappings.
+//!
 //!    By default the graph is coarsened twice, by label propagation (`coarsening`) and by
 //!    the ordered matching (`alt_coarsening`, spec `coarsening2`); both coarsest graphs get
 //!    their initial mapping (step 2), both hierarchies are uncoarsened with refinement on
@@ -192,6 +205,11 @@ pub const VCYCLE_WORK: usize = 1_000_000;
 /// mappings: f_C geometric mean over seeds 1-12 of 39,291 against 35,324 without).
 pub const PAIR_MAX_TASKS: usize = 100_000;
 
+/// The two-dimensional meshes and tori that get [`MultilevelMapper::grid2d_per_pe`] have at
+/// most this many PEs: `torus:16x16` gained nothing from it (f_C 0.884 of Scotch's against
+/// 0.883 with 80 per PE, 0.879 with 40) for 10-16 % more time.
+pub const GRID2D_MAX_PES: usize = 128;
+
 /// The multilevel mapper's configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MultilevelMapper {
@@ -208,6 +226,9 @@ pub struct MultilevelMapper {
     pub cluster_rounds: usize,
     /// Stop coarsening at `coarsest_per_pe · k` tasks ...
     pub coarsest_per_pe: usize,
+    /// ... or at `grid2d_per_pe · k` tasks when that is fewer and the target is a
+    /// two-dimensional mesh or torus of at most [`GRID2D_MAX_PES`] PEs (0: off) ...
+    pub grid2d_per_pe: usize,
     /// ... but not below this many tasks ...
     pub min_coarsest: usize,
     /// ... and not above `max(max_coarsest, 8·k)` tasks (bounds the initial DRB's time on
@@ -259,6 +280,7 @@ impl Default for MultilevelMapper {
             vcycle_coarsening: Coarsening::LabelPropagation,
             cluster_rounds: 3,
             coarsest_per_pe: 1000,
+            grid2d_per_pe: 80,
             min_coarsest: 1024,
             max_coarsest: 32768,
             max_levels: 40,
@@ -307,6 +329,7 @@ impl MultilevelMapper {
         c.unwrapped_runs = true;
         c.initial_runs = 1;
         c.initial_run_work = 0;
+        c.grid2d_per_pe = 0;
         c.refiner.fm_passes = 1;
         c.refiner.pair_rounds = 0;
         c.vcycles = 0;
@@ -376,9 +399,14 @@ pub struct MultilevelSpec {
     /// Swap rounds of the k-way refiner.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swaps: Option<usize>,
-    /// Coarsest graph size per PE.
+    /// Coarsest graph size per PE (on every target: it also turns `per_pe2d` off unless
+    /// that is given too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_pe: Option<usize>,
+    /// Coarsest graph size per PE on small two-dimensional meshes and tori (see
+    /// [`MultilevelMapper::grid2d_per_pe`]; 0: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_pe2d: Option<usize>,
     /// Bipartitioning tries on the coarsest graph of a multilevel bipartition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coarse_tries: Option<usize>,
@@ -488,6 +516,9 @@ impl MultilevelSpec {
             "lp" => self.lp = Some(parse_usize("multilevel", key, value)?),
             "swaps" => self.swaps = Some(parse_usize("multilevel", key, value)?),
             "per_pe" | "per-pe" => self.per_pe = Some(parse_usize("multilevel", key, value)?),
+            "per_pe2d" | "per-pe2d" => {
+                self.per_pe2d = Some(parse_usize("multilevel", key, value)?)
+            }
             "fm_max" | "fm-max" => self.fm_max = Some(parse_usize("multilevel", key, value)?),
             "max_coarsest" | "max-coarsest" => {
                 self.max_coarsest = Some(parse_usize("multilevel", key, value)?)
@@ -538,7 +569,7 @@ impl MultilevelSpec {
             }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, coarsen_to, fm_max, max_coarsest, unwrap, vcycles, groups, both, spread, multisection, pairs, islands",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, unwrap, vcycles, groups, both, spread, multisection, pairs, islands",
                     key
                 )))
             }
@@ -593,6 +624,10 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.per_pe {
             m.coarsest_per_pe = v.max(1);
+            m.grid2d_per_pe = 0;
+        }
+        if let Some(v) = self.per_pe2d {
+            m.grid2d_per_pe = v;
         }
         if let Some(v) = self.coarsen_to {
             m.bipartitioner.coarsen_to = v;
@@ -1249,6 +1284,21 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     map_instance(cfg, &inst, ctx)
 }
 
+/// Tasks per PE of the coarsest graph: [`MultilevelMapper::grid2d_per_pe`] on a
+/// two-dimensional mesh or torus of at most [`GRID2D_MAX_PES`] PEs when it is set and
+/// smaller, else [`MultilevelMapper::coarsest_per_pe`].
+fn coarsest_per_pe(cfg: &MultilevelMapper, arch: &dyn Architecture) -> usize {
+    let grid2d = arch
+        .grid_dims()
+        .is_some_and(|d| d.iter().filter(|&&s| s > 1).count() == 2)
+        && arch.pe_count() as usize <= GRID2D_MAX_PES;
+    if grid2d && cfg.grid2d_per_pe > 0 {
+        cfg.coarsest_per_pe.min(cfg.grid2d_per_pe)
+    } else {
+        cfg.coarsest_per_pe
+    }
+}
+
 /// The initial mapping through coarsening: every first coarsening's hierarchy, DRB on its
 /// coarsest graph, and refinement on every level while uncoarsening (see the module
 /// documentation, steps 1-3).
@@ -1270,8 +1320,7 @@ fn coarsen_and_map(
     // with its initial mapping; both are uncoarsened and the better result is kept
     // (`uncoarsen_both`), or only the hierarchy whose initial mapping is better (balanced
     // first, then f_C, which projection keeps).
-    let target = cfg
-        .coarsest_per_pe
+    let target = coarsest_per_pe(cfg, inst.arch)
         .saturating_mul(k)
         .max(cfg.min_coarsest)
         .min(cfg.max_coarsest.max(8 * k));
@@ -1437,6 +1486,42 @@ mod tests {
                 "{spec}"
             );
         }
+    }
+
+    /// The coarsest graph's tasks per PE: `grid2d_per_pe` on two-dimensional meshes and
+    /// tori of at most GRID2D_MAX_PES PEs (also behind the distance cache), the usual
+    /// size elsewhere, and never more than `coarsest_per_pe`.
+    #[test]
+    fn coarsest_size_on_small_two_dimensional_grids() {
+        let cfg = MultilevelMapper::default();
+        for (spec, want) in [
+            ("torus:8x8", 80),
+            ("mesh:8x8", 80),
+            ("torus:8x16", 80),
+            ("mesh:1x8x1x8", 80),
+            ("torus:16x16", 1000),
+            ("torus:4x4x4", 1000),
+            ("mesh:64", 1000),
+            ("hypercube:6", 1000),
+            ("complete:64", 1000),
+            ("tree:8/5", 1000),
+        ] {
+            let a = parse_arch(spec).unwrap();
+            assert_eq!(coarsest_per_pe(&cfg, a.as_ref()), want, "{spec}");
+            let cached = taskmap_arch::Precomputed::new(parse_arch(spec).unwrap());
+            assert_eq!(coarsest_per_pe(&cfg, &cached), want, "{spec} cached");
+        }
+        let torus = parse_arch("torus:8x8").unwrap();
+        let off = MultilevelMapper {
+            grid2d_per_pe: 0,
+            ..MultilevelMapper::default()
+        };
+        assert_eq!(coarsest_per_pe(&off, torus.as_ref()), 1000);
+        let small = MultilevelMapper {
+            coarsest_per_pe: 50,
+            ..MultilevelMapper::default()
+        };
+        assert_eq!(coarsest_per_pe(&small, torus.as_ref()), 50);
     }
 
     /// The group refinement never returns a worse mapping than it was given (balance
