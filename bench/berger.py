@@ -12,6 +12,9 @@ is checked against the capacity like the others.
 Usage (from the repository root):
     bench/berger.py [--only grid12x12,b12] [--algs gtwp,subgraph,...] [--json out.json]
                     [--markdown out.md] [--seed 0]
+    bench/berger.py --algs "multilevel;multilevel,preset=fast"   # ";" when an algorithm
+                                                                 # has parameters
+    TASKMAP=/path/to/taskmap bench/berger.py    # that binary, not a fresh release build
 Needs python3, /usr/bin/time, and Scotch (`scotch_gmap`) for the Scotch column.
 """
 
@@ -25,7 +28,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.environ.get("DATA", os.path.join(ROOT, "..", "shared", "data"))
-TM = os.path.join(ROOT, "target", "release", "taskmap")
+TM = os.environ.get("TASKMAP") or os.path.join(ROOT, "target", "release", "taskmap")
 
 # name, graph (None: generated grid), torus side, capacity, tasks in the paper
 INSTANCES = [
@@ -84,10 +87,13 @@ def main():
     ap.add_argument("--json", default="")
     ap.add_argument("--markdown", default="")
     args = ap.parse_args()
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "taskmap-cli"], cwd=ROOT, check=True)
+    if not os.environ.get("TASKMAP"):
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "taskmap-cli"], cwd=ROOT,
+                       check=True)
     gmap = shutil.which("scotch_gmap") or shutil.which("gmap")
     only = set(filter(None, args.only.split(",")))
-    algs = args.algs.split(",")
+    # Algorithms with parameters need ";" between them: "multilevel;multilevel,preset=fast".
+    algs = args.algs.split(";") if ";" in args.algs else args.algs.split(",")
     work = tempfile.mkdtemp(prefix="berger-")
     results = []
     for name, path, side, cap, paper_tasks in INSTANCES:
