@@ -15,15 +15,15 @@
 //!    Two-dimensional meshes and tori of at most [`GRID2D_MAX_PES`] PEs are the
 //!    exception (`grid2d_per_pe = 80`, spec `per_pe2d`; not in `fast`): there the graph
 //!    is coarsened to 80·k tasks, so both hierarchies below are built and uncoarsened. On
-//!    `torus:8x8` that gave f_C 0.896 of Scotch's instead of 0.913 over the suite's 28
-//!    graphs (seed 1) in 1.10 times the time, 0.977 and 0.989 of the previous default on
-//!    the 21 graphs below 32,768 tasks (seeds 1-2 and 3-4), and on `mesh:8x8` 0.974,
-//!    `torus:8x16` 0.986 (seed 1). Targets of another shape gained nothing from it
+//!    `torus:8x8` that lowered f_C by 1.8 % over the suite's 28 graphs (seed 1; against
+//!    one Scotch run, 0.896 of its f_C instead of 0.913) in 1.10 times the time; on the
+//!    21 graphs below 32,768 tasks it gave 0.977 and 0.989 of the previous default
+//!    (seeds 1-2 and 3-4), and on `mesh:8x8` 0.974, `torus:8x16` 0.986 (seed 1). Targets
+//!    of other shapes or sizes gained little or nothing for 12-28 % more time
 //!    (`hypercube:6` 1.006, `torus:4x4x4` 1.003, `mesh:4x4x4` 0.986, the weighted
-//!    complete target 1.002, `torus:16x16` 0.998 at 80 per PE and 0.990 at 40, with
-//!    10-25 % more time). A single coarsening to that size gains nothing either (0.999
-//!    with `coarsening2=none`): what helps is keeping the better of two fully refined
-//!    mappings.
+//!    complete target 1.002, `torus:16x16` 0.998 at 80 per PE and 0.990 at 40). A single
+//!    coarsening to that size gains nothing (0.999 with `coarsening2=none`): what helps
+//!    is keeping the better of two fully refined mappings.
 //!
 //!    By default the graph is coarsened twice, by label propagation (`coarsening`) and by
 //!    the ordered matching (`alt_coarsening`, spec `coarsening2`); both coarsest graphs get
