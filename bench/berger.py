@@ -92,8 +92,10 @@ def main():
                        check=True)
     gmap = shutil.which("scotch_gmap") or shutil.which("gmap")
     only = set(filter(None, args.only.split(",")))
-    # Algorithms with parameters need ";" between them: "multilevel;multilevel,preset=fast".
-    algs = args.algs.split(";") if ";" in args.algs else args.algs.split(",")
+    # Algorithms with parameters go between ";": "multilevel;multilevel,preset=fast" (a
+    # list with a ";" or a "=" is split on ";" only).
+    sep = ";" if ";" in args.algs or "=" in args.algs else ","
+    algs = [a.strip() for a in args.algs.split(sep) if a.strip()]
     work = tempfile.mkdtemp(prefix="berger-")
     results = []
     for name, path, side, cap, paper_tasks in INSTANCES:

@@ -130,7 +130,8 @@ pub(crate) fn format_pe_list(pes: &[PeId]) -> String {
     out.join(",")
 }
 
-// `unwrapped` is not forwarded: the inner target's PE ids are not this target's.
+// `unwrapped` is not forwarded: the inner target's PE ids are not this target's; nor is
+// `grid_dims`: a subset of a mesh or torus is not one.
 impl Architecture for Subset {
     fn pe_count(&self) -> u32 {
         self.pes.len() as u32

@@ -8,22 +8,18 @@
 //!    tasks (or stops shrinking); the largest cluster weighs about
 //!    `cluster_weight_factor · total / that size`. Graphs already that small (by default
 //!    `coarsest_per_pe = 1000`, so every graph below 32,768 tasks, and most graphs below
-//!    1,000·k) are not coarsened: on our benchmarks DRB on the finest graph gave the lowest
+//!    1,000·k, except on the grids of PEs below) are not coarsened: on our benchmarks DRB on the finest graph gave the lowest
 //!    `f_C`, and the k-way refiner could not recover what a coarser initial mapping lost
 //!    (with 128·k, grid100x100 on torus:8x8 cost 2,087 instead of 1,576).
 //!
 //!    Two-dimensional meshes and tori of at most [`GRID2D_MAX_PES`] PEs are the
-//!    exception (`grid2d_per_pe = 80`, spec `per_pe2d`; not in `fast`): there the graph
-//!    is coarsened to 80·k tasks, so both hierarchies below are built and uncoarsened. On
-//!    `torus:8x8` that lowered f_C by 1.8 % over the suite's 28 graphs (seed 1; against
-//!    one Scotch run, 0.896 of its f_C instead of 0.913) in 1.10 times the time; on the
-//!    21 graphs below 32,768 tasks it gave 0.977 and 0.989 of the previous default
-//!    (seeds 1-2 and 3-4), and on `mesh:8x8` 0.974, `torus:8x16` 0.986 (seed 1). Targets
-//!    of other shapes or sizes gained little or nothing for 12-28 % more time
-//!    (`hypercube:6` 1.006, `torus:4x4x4` 1.003, `mesh:4x4x4` 0.986, the weighted
-//!    complete target 1.002, `torus:16x16` 0.998 at 80 per PE and 0.990 at 40). A single
-//!    coarsening to that size gains nothing (0.999 with `coarsening2=none`): what helps
-//!    is keeping the better of two fully refined mappings.
+//!    exception (`grid2d_per_pe = 80`, spec `per_pe2d`; not in `fast`): there a graph of
+//!    more than `max(80·k, min_coarsest)` tasks is coarsened to that size, so both
+//!    hierarchies below are built and uncoarsened. On `torus:8x8` that lowered f_C by
+//!    1.8 % over the suite's 28 graphs (seed 1) in 1.10 times the time; a single
+//!    coarsening to that size gained nothing, so what helps is keeping the better of two
+//!    fully refined mappings. Other shapes and sizes gained too little for their time
+//!    (`docs/benchmarks.md`, 2026-11-24).
 //!
 //!    By default the graph is coarsened twice, by label propagation (`coarsening`) and by
 //!    the ordered matching (`alt_coarsening`, spec `coarsening2`); both coarsest graphs get
@@ -145,7 +141,8 @@
 //!    (so the mapping carries over to every level with the same `f_C` and loads), refine
 //!    the coarsest level and uncoarsen as in step 3. A cycle's result is kept when it is no
 //!    worse (balance first, then `f_C`); the cycles stop at the first that does not
-//!    improve either. Graphs below 32,768 tasks, which step 1 leaves uncoarsened, get
+//!    improve either. Graphs below 32,768 tasks, which step 1 leaves uncoarsened on most
+//!    targets, get
 //!    their only multilevel refinement here (clusters move as one across PEs) when they
 //!    have more than `max(vcycle_per_pe · k, min_coarsest)` tasks; smaller graphs get no
 //!    cycle (nothing to coarsen). Third session of 2026-11-23: quick suite, f_C
@@ -206,8 +203,8 @@ pub const VCYCLE_WORK: usize = 1_000_000;
 pub const PAIR_MAX_TASKS: usize = 100_000;
 
 /// The two-dimensional meshes and tori that get [`MultilevelMapper::grid2d_per_pe`] have at
-/// most this many PEs: `torus:16x16` gained nothing from it (f_C 0.884 of Scotch's against
-/// 0.883 with 80 per PE, 0.879 with 40) for 10-16 % more time.
+/// most this many PEs: on `torus:16x16` the suite's f_C went from 0.883 of Scotch's to
+/// 0.884 with 80 per PE and 0.879 with 40, for 11 % and 16 % more time.
 pub const GRID2D_MAX_PES: usize = 128;
 
 /// The multilevel mapper's configuration.
@@ -1287,7 +1284,7 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
 /// Tasks per PE of the coarsest graph: [`MultilevelMapper::grid2d_per_pe`] on a
 /// two-dimensional mesh or torus of at most [`GRID2D_MAX_PES`] PEs when it is set and
 /// smaller, else [`MultilevelMapper::coarsest_per_pe`].
-fn coarsest_per_pe(cfg: &MultilevelMapper, arch: &dyn Architecture) -> usize {
+fn coarsest_tasks_per_pe(cfg: &MultilevelMapper, arch: &dyn Architecture) -> usize {
     let grid2d = arch
         .grid_dims()
         .is_some_and(|d| d.iter().filter(|&&s| s > 1).count() == 2)
@@ -1320,7 +1317,7 @@ fn coarsen_and_map(
     // with its initial mapping; both are uncoarsened and the better result is kept
     // (`uncoarsen_both`), or only the hierarchy whose initial mapping is better (balanced
     // first, then f_C, which projection keeps).
-    let target = coarsest_per_pe(cfg, inst.arch)
+    let target = coarsest_tasks_per_pe(cfg, inst.arch)
         .saturating_mul(k)
         .max(cfg.min_coarsest)
         .min(cfg.max_coarsest.max(8 * k));
@@ -1505,23 +1502,24 @@ mod tests {
             ("hypercube:6", 1000),
             ("complete:64", 1000),
             ("tree:8/5", 1000),
+            ("sub:0-63:torus:8x8", 1000),
         ] {
             let a = parse_arch(spec).unwrap();
-            assert_eq!(coarsest_per_pe(&cfg, a.as_ref()), want, "{spec}");
+            assert_eq!(coarsest_tasks_per_pe(&cfg, a.as_ref()), want, "{spec}");
             let cached = taskmap_arch::Precomputed::new(parse_arch(spec).unwrap());
-            assert_eq!(coarsest_per_pe(&cfg, &cached), want, "{spec} cached");
+            assert_eq!(coarsest_tasks_per_pe(&cfg, &cached), want, "{spec} cached");
         }
         let torus = parse_arch("torus:8x8").unwrap();
         let off = MultilevelMapper {
             grid2d_per_pe: 0,
             ..MultilevelMapper::default()
         };
-        assert_eq!(coarsest_per_pe(&off, torus.as_ref()), 1000);
+        assert_eq!(coarsest_tasks_per_pe(&off, torus.as_ref()), 1000);
         let small = MultilevelMapper {
             coarsest_per_pe: 50,
             ..MultilevelMapper::default()
         };
-        assert_eq!(coarsest_per_pe(&small, torus.as_ref()), 50);
+        assert_eq!(coarsest_tasks_per_pe(&small, torus.as_ref()), 50);
     }
 
     /// The group refinement never returns a worse mapping than it was given (balance

@@ -34,19 +34,13 @@ impl<'a> Topo<'a> {
     pub(crate) fn new(arch: &'a dyn Architecture) -> Self {
         let k = arch.pe_count() as usize;
         let spec = arch.spec();
-        let (kind, dims) = match spec.split_once(':') {
-            Some(("hypercube", d)) => match d.trim().parse::<u32>() {
+        let (kind, dims) = match (arch.grid_dims(), spec.split_once(':')) {
+            (Some(d), _) if arch.name() == "torus" => (Kind::Torus, d.to_vec()),
+            (Some(d), _) => (Kind::Mesh, d.to_vec()),
+            (None, Some(("hypercube", d))) => match d.trim().parse::<u32>() {
                 Ok(n) => (Kind::Hypercube, vec![2; n as usize]),
                 Err(_) => (Kind::Other, Vec::new()),
             },
-            Some((name @ ("mesh" | "torus"), d)) => {
-                let dims: Option<Vec<u32>> = d.split('x').map(|x| x.trim().parse().ok()).collect();
-                match dims {
-                    Some(dims) if name == "mesh" => (Kind::Mesh, dims),
-                    Some(dims) => (Kind::Torus, dims),
-                    None => (Kind::Other, Vec::new()),
-                }
-            }
             _ => (Kind::Other, Vec::new()),
         };
         let product = dims
