@@ -8,9 +8,10 @@
 //!    tasks (or stops shrinking); the largest cluster weighs about
 //!    `cluster_weight_factor · total / that size`. Graphs already that small (by default
 //!    `coarsest_per_pe = 1000`, so every graph below 32,768 tasks, and most graphs below
-//!    1,000·k, except on the grids of PEs below) are not coarsened: on our benchmarks DRB on the finest graph gave the lowest
-//!    `f_C`, and the k-way refiner could not recover what a coarser initial mapping lost
-//!    (with 128·k, grid100x100 on torus:8x8 cost 2,087 instead of 1,576).
+//!    1,000·k, except on the grids of PEs below) are not coarsened: on our benchmarks DRB
+//!    on the finest graph gave the lowest `f_C`, and the k-way refiner could not recover
+//!    what a coarser initial mapping lost (with 128·k, grid100x100 on torus:8x8 cost 2,087
+//!    instead of 1,576).
 //!
 //!    Two-dimensional meshes and tori of at most [`GRID2D_MAX_PES`] PEs are the
 //!    exception (`grid2d_per_pe = 80`, spec `per_pe2d`; not in `fast`): there a graph of
@@ -142,10 +143,9 @@
 //!    the coarsest level and uncoarsen as in step 3. A cycle's result is kept when it is no
 //!    worse (balance first, then `f_C`); the cycles stop at the first that does not
 //!    improve either. Graphs below 32,768 tasks, which step 1 leaves uncoarsened on most
-//!    targets, get
-//!    their only multilevel refinement here (clusters move as one across PEs) when they
-//!    have more than `max(vcycle_per_pe · k, min_coarsest)` tasks; smaller graphs get no
-//!    cycle (nothing to coarsen). Third session of 2026-11-23: quick suite, f_C
+//!    targets, get their only multilevel refinement here (clusters move as one across
+//!    PEs) when they have more than `max(vcycle_per_pe · k, min_coarsest)` tasks; smaller
+//!    graphs get no cycle (nothing to coarsen). Third session of 2026-11-23: quick suite, f_C
 //!    against Scotch: 0.939 without, 0.935 with one cycle, 0.930 with four, 0.928 with
 //!    eight (time 0.65, 0.62, 0.65 and 0.70); 100x100x100 grid onto `torus:8x8x8`:
 //!    271,879 without, 257,969 with one (1.3 s more). Graphs of n tasks get at most
