@@ -110,12 +110,11 @@
 //!    that is not coarsened, on most targets below 32,768 tasks, gets it in its V-cycles
 //!    only, step 5, and one of at most `max(8·k, 1,024)` tasks not at all) re-splits the
 //!    tasks of two PEs near their frontier with the bisection's FM and flow, with the
-//!    mapping's costs
-//!    (see [`crate::multilevel::pairs`]): the k-way FM moves one task at a time to its
-//!    best PE, the pair's FM trades tasks both ways under the pair's bounds and the flow
-//!    straightens the frontier in one step. Eighth session of 2026-11-23, the same 42 runs
-//!    as for island removal above: f_C 0.991 alone, 0.982 with island removal, for about
-//!    a fifth more time. Graphs above [`PAIR_MAX_TASKS`] tasks get neither, even when
+//!    mapping's costs (see [`crate::multilevel::pairs`]): the k-way FM moves one task at a
+//!    time to its best PE, the pair's FM trades tasks both ways under the pair's bounds
+//!    and the flow straightens the frontier in one step. Eighth session of 2026-11-23, the
+//!    same 42 runs as for island removal above: f_C 0.991 alone, 0.982 with island
+//!    removal, for about a fifth more time. Graphs above [`PAIR_MAX_TASKS`] tasks get neither, even when
 //!    `pairs` or `islands` is given.
 //! 4. **Group levels** (`groups=1`, the default; not in `fast`; since the seventh session
 //!    of 2026-11-23 only with `multisection=0`, as multisection maps these levels), on
