@@ -458,6 +458,26 @@ fn spec_parsing() {
         );
     }
     assert!("multilevel,per_pe2d=x".parse::<AlgorithmSpec>().is_err());
+    // flow sets the bisections' corridor factor, pair_flow the pairwise rounds'.
+    for (spec, bisection, pairs) in [
+        ("multilevel", 3.0, 1.0),
+        ("multilevel,preset=fast", 1.0, 1.0),
+        ("multilevel,preset=strong", 3.0, 1.0),
+        ("multilevel,flow=5", 5.0, 1.0),
+        ("multilevel,pair_flow=0", 3.0, 0.0),
+        ("multilevel,preset=fast,flow=2,pair_flow=4", 2.0, 4.0),
+    ] {
+        let AlgorithmSpec::Multilevel(m) = spec.parse::<AlgorithmSpec>().unwrap() else {
+            panic!("not multilevel")
+        };
+        let m = m.to_mapper();
+        assert_eq!(
+            (m.bipartitioner.flow_alpha, m.refiner.pair.flow_alpha),
+            (bisection, pairs),
+            "{spec}"
+        );
+    }
+    assert!("multilevel,pair_flow=-1".parse::<AlgorithmSpec>().is_err());
     let sp: AlgorithmSpec = "multilevel,spread=5".parse().unwrap();
     let AlgorithmSpec::Multilevel(sps) = &sp else {
         panic!("not multilevel")

@@ -50,7 +50,8 @@
 //! 2. **Initial mapping** of the coarsest graph by dual recursive bipartitioning
 //!    ([`crate::mappers::drb`]) with multilevel bipartitions (task sets above
 //!    `bipartitioner.coarsen_to` tasks are coarsened inside each split and refined by FM
-//!    and flow on every level, see [`Bipartitioner`]), in `initial_runs`
+//!    and flow on every level, the flow's corridors [`BISECTION_FLOW_ALPHA`] times the
+//!    weight a side may lose, see [`Bipartitioner`]), in `initial_runs`
 //!    independent runs with their own seeds, run in parallel on the context's pool; the
 //!    best after refinement is kept. DRB's result varies much with the seed (3,494 to
 //!    4,924 on a 100x100 grid onto `torus:16x16` with capacity 40 over four seeds and two
@@ -201,6 +202,15 @@ pub const VCYCLE_WORK: usize = 1_000_000;
 /// mappings: f_C geometric mean over seeds 1-12 of 39,291 against 35,324 without).
 pub const PAIR_MAX_TASKS: usize = 100_000;
 
+/// Corridor factor of the flow refinement in the bisections of the default and strong
+/// presets (the pairwise rounds keep 1; `fast` keeps 1 in both). With 3 instead of 1, over
+/// the suite's 224 runs (28 graphs, 8 targets, seed 1) f_C fell by 0.27 % for 4.4 % more
+/// time (`torus:16x16` 0.86 %, `mesh:8x8x8` 0.22 %, `torus:8x8` unchanged); the same factor
+/// for the pairwise rounds as well gained no more (0.49 % for 7 %, where 3 in the
+/// bisections alone gave 0.50 % for 2.7 % on the 21 smaller graphs onto four targets).
+/// See `docs/benchmarks.md`, 2026-11-24 (second session).
+pub const BISECTION_FLOW_ALPHA: f64 = 3.0;
+
 /// The two-dimensional meshes and tori that get [`MultilevelMapper::grid2d_per_pe`] have at
 /// most this many PEs: on `torus:16x16` the suite's f_C went from 0.883 of Scotch's to
 /// 0.884 with 80 per PE and 0.879 with 40, for 11 % and 16 % more time.
@@ -287,7 +297,7 @@ impl Default for MultilevelMapper {
             bipartitioner: Bipartitioner {
                 coarsen_to: 200,
                 coarse_tries: 16,
-                flow_alpha: 1.0,
+                flow_alpha: BISECTION_FLOW_ALPHA,
                 coarse_islands: true,
                 ..Bipartitioner::default()
             },
@@ -326,6 +336,7 @@ impl MultilevelMapper {
         c.initial_runs = 1;
         c.initial_run_work = 0;
         c.grid2d_per_pe = 0;
+        c.bipartitioner.flow_alpha = 1.0;
         c.refiner.fm_passes = 1;
         c.refiner.pair_rounds = 0;
         c.vcycles = 0;
@@ -409,6 +420,9 @@ pub struct MultilevelSpec {
     /// Flow refinement of the bipartitions: corridor size factor (0: off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<usize>,
+    /// Flow refinement of the pairwise rounds: corridor size factor (0: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair_flow: Option<usize>,
     /// Multilevel bipartitioning in the initial DRB: coarsen task sets larger than this
     /// (0: flat).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -505,6 +519,9 @@ impl MultilevelSpec {
             }
             "tries" => self.tries = Some(parse_usize("multilevel", key, value)?),
             "flow" => self.flow = Some(parse_usize("multilevel", key, value)?),
+            "pair_flow" | "pair-flow" => {
+                self.pair_flow = Some(parse_usize("multilevel", key, value)?)
+            }
             "coarse_tries" | "coarse-tries" => {
                 self.coarse_tries = Some(parse_usize("multilevel", key, value)?)
             }
@@ -565,7 +582,7 @@ impl MultilevelSpec {
             }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, unwrap, vcycles, groups, both, spread, multisection, pairs, islands",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, unwrap, vcycles, groups, both, spread, multisection, pairs, islands",
                     key
                 )))
             }
@@ -607,7 +624,9 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.flow {
             m.bipartitioner.flow_alpha = v.min(1 << 20) as f64;
-            m.refiner.pair.flow_alpha = m.bipartitioner.flow_alpha;
+        }
+        if let Some(v) = self.pair_flow {
+            m.refiner.pair.flow_alpha = v.min(1 << 20) as f64;
         }
         if let Some(v) = self.fm {
             m.refiner.fm_passes = v;
