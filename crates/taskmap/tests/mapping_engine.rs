@@ -441,16 +441,18 @@ fn spec_parsing() {
     // per_pe turns the two-dimensional grids' own size off unless per_pe2d is given too.
     assert_eq!(MultilevelMapper::default().grid2d_per_pe, 80);
     assert_eq!(MultilevelMapper::fast().grid2d_per_pe, 0);
+    // The multilevel mapper a spec configures.
+    let mapper_of = |spec: &str| match spec.parse::<AlgorithmSpec>().unwrap() {
+        AlgorithmSpec::Multilevel(m) => m.to_mapper(),
+        _ => panic!("{spec}: not multilevel"),
+    };
     for (spec, per_pe, per_pe2d) in [
         ("multilevel,per_pe=500", 500, 0),
         ("multilevel,per_pe2d=40", 1000, 40),
         ("multilevel,per_pe2d=40,per_pe=500", 500, 40),
         ("multilevel,preset=fast,per_pe2d=60", 1000, 60),
     ] {
-        let AlgorithmSpec::Multilevel(m) = spec.parse::<AlgorithmSpec>().unwrap() else {
-            panic!("not multilevel")
-        };
-        let m = m.to_mapper();
+        let m = mapper_of(spec);
         assert_eq!(
             (m.coarsest_per_pe, m.grid2d_per_pe),
             (per_pe, per_pe2d),
@@ -460,24 +462,28 @@ fn spec_parsing() {
     assert!("multilevel,per_pe2d=x".parse::<AlgorithmSpec>().is_err());
     // flow sets the bisections' corridor factor, pair_flow the pairwise rounds'.
     for (spec, bisection, pairs) in [
-        ("multilevel", 3.0, 1.0),
+        ("multilevel", 3.0, 3.0),
         ("multilevel,preset=fast", 1.0, 1.0),
-        ("multilevel,preset=strong", 3.0, 1.0),
-        ("multilevel,flow=5", 5.0, 1.0),
-        ("multilevel,pair_flow=0", 3.0, 0.0),
+        ("multilevel,preset=strong", 3.0, 3.0),
+        ("multilevel,flow=5", 5.0, 3.0),
+        ("multilevel,pair-flow=0", 3.0, 0.0),
         ("multilevel,preset=fast,flow=2,pair_flow=4", 2.0, 4.0),
     ] {
-        let AlgorithmSpec::Multilevel(m) = spec.parse::<AlgorithmSpec>().unwrap() else {
-            panic!("not multilevel")
-        };
-        let m = m.to_mapper();
+        let m = mapper_of(spec);
         assert_eq!(
             (m.bipartitioner.flow_alpha, m.refiner.pair.flow_alpha),
             (bisection, pairs),
             "{spec}"
         );
     }
-    assert!("multilevel,pair_flow=-1".parse::<AlgorithmSpec>().is_err());
+    let bad = "multilevel,pair_flow=-1"
+        .parse::<AlgorithmSpec>()
+        .unwrap_err();
+    assert!(
+        bad.to_string()
+            .contains("\"pair_flow\" expects a non-negative integer"),
+        "{bad}"
+    );
     let sp: AlgorithmSpec = "multilevel,spread=5".parse().unwrap();
     let AlgorithmSpec::Multilevel(sps) = &sp else {
         panic!("not multilevel")
@@ -1039,5 +1045,29 @@ fn fixed_tasks_are_honoured() {
             fixed
         );
         assert_eq!(parse_fixed(list.as_bytes(), path, 3000, k).unwrap(), fixed);
+    }
+}
+
+/// `DistTable::uniform` holds exactly when every two distinct PEs are equally far apart,
+/// checked against the distances themselves (it decides whether the multilevel mapper adds
+/// adaptive initial runs).
+#[test]
+fn uniform_distances_only_on_complete_targets() {
+    for (spec, uniform) in [
+        ("complete:8", true),
+        ("wcomplete:1,2,3,4", true),
+        ("complete:1", false),
+        ("torus:4x4", false),
+        ("mesh:8x1", false),
+        ("hypercube:3", false),
+        ("tree:4:4/1:10", false),
+    ] {
+        let a = taskmap_arch::parse_arch(spec).unwrap();
+        let dist = DistTable::new(a.as_ref());
+        let k = dist.k();
+        let naive =
+            k > 1 && (0..k).all(|p| (0..k).all(|q| p == q || dist.get(p, q) == dist.get(0, 1)));
+        assert_eq!(naive, uniform, "{spec}");
+        assert_eq!(dist.uniform(), uniform, "{spec}");
     }
 }

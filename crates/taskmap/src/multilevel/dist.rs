@@ -52,6 +52,16 @@ impl<'a> DistTable<'a> {
         self.table.iter().max().map(|&d| u64::from(d))
     }
 
+    /// Whether every two distinct PEs are equally far apart (a complete or weighted
+    /// complete target), judged from the table (`false` when it is not built).
+    pub fn uniform(&self) -> bool {
+        let k = self.k as usize;
+        let Some(&d) = self.table.get(1) else {
+            return false;
+        };
+        (0..k).all(|a| (0..k).all(|b| a == b || self.table[a * k + b] == d))
+    }
+
     /// The distances from `a` to every PE, when the table is built.
     #[inline]
     pub fn row(&self, a: u32) -> Option<&[u32]> {
