@@ -51,13 +51,15 @@
 //!    ([`crate::mappers::drb`]) with multilevel bipartitions (task sets above
 //!    `bipartitioner.coarsen_to` tasks are coarsened inside each split and refined by FM
 //!    and flow on every level, the flow's corridors [`BISECTION_FLOW_ALPHA`] times the
-//!    weight a side may lose, see [`Bipartitioner`]), in `initial_runs`
+//!    weight a side may lose (`fast`: 1), see [`Bipartitioner`]), in `initial_runs`
 //!    independent runs with their own seeds, run in parallel on the context's pool; the
 //!    best after refinement is kept. DRB's result varies much with the seed (3,494 to
 //!    4,924 on a 100x100 grid onto `torus:16x16` with capacity 40 over four seeds and two
 //!    runs, 3,317 to 3,539 with four), so small coarsest graphs of n tasks get
 //!    `initial_run_work / n` runs (at most [`MAX_ADAPTIVE_RUNS`]), and the smallest also
-//!    more tries per split ([`SMALL_GRAPH_TRIES`]). With fewer runs than threads, each DRB
+//!    more tries per split ([`SMALL_GRAPH_TRIES`]); not on targets whose PEs are all
+//!    equally far apart (`DistTable::uniform`: complete and weighted complete), where the
+//!    extra runs gained 0.8 % for 1.5 times the time. With fewer runs than threads, each DRB
 //!    also splits the jobs of a level into parallel chains, one per thread (see [`drb`]);
 //!    otherwise the mapping does not depend on the thread count.
 //!
@@ -204,16 +206,17 @@ pub const VCYCLE_WORK: usize = 1_000_000;
 pub const PAIR_MAX_TASKS: usize = 100_000;
 
 /// Corridor factor of the flow refinement in the bisections of the default and strong
-/// presets (the pairwise rounds keep 1; `fast` keeps 1 in both). With 3 instead of 1, over
-/// the suite's 224 runs (28 graphs, 8 targets, seed 1) f_C fell by 0.27 % for 4.4 % more
-/// time (`torus:16x16` 0.86 %, `mesh:8x8x8` 0.22 %, `torus:8x8` unchanged); the same factor
-/// for the pairwise rounds as well gained no more (0.49 % for 7 %, where 3 in the
-/// bisections alone gave 0.50 % for 2.7 % on the 21 smaller graphs onto four targets).
-/// See `docs/benchmarks.md`, 2026-11-24 (second session).
+/// presets (`fast` keeps 1). With 3 instead of 1, over the suite's 224 runs (28 graphs, 8
+/// targets, seed 1) f_C fell by 0.27 % for 4.4 % more time (`torus:16x16` 0.86 %,
+/// `mesh:8x8x8` 0.22 %, `torus:8x8` unchanged); 5 gained no more (0.28 % for 8.9 %). See
+/// `docs/benchmarks.md`, 2026-11-24 (second session).
 pub const BISECTION_FLOW_ALPHA: f64 = 3.0;
 
 /// Corridor factor of the flow refinement in the pairwise rounds of the default and
-/// strong presets.
+/// strong presets (`fast`, which runs no pairwise rounds, keeps 1). With 3 in both the
+/// bisections and the pairwise rounds, the same 224 runs gave f_C 0.49 % below the old
+/// default for 7.0 % more time, against 0.27 % for 4.4 % with 3 in the bisections only
+/// (`torus:8x8` 0.36 % and the trees 0.1-0.5 % more).
 pub const PAIR_FLOW_ALPHA: f64 = 3.0;
 
 /// The two-dimensional meshes and tori that get [`MultilevelMapper::grid2d_per_pe`] have at
@@ -252,7 +255,8 @@ pub struct MultilevelMapper {
     /// Independent initial mappings of the coarsest graph (each DRB + refinement).
     pub initial_runs: usize,
     /// Small coarsest graphs get more runs: `initial_run_work / n` of them (at most
-    /// [`MAX_ADAPTIVE_RUNS`]) when that is more than `initial_runs`. 0 turns this off.
+    /// [`MAX_ADAPTIVE_RUNS`]) when that is more than `initial_runs`, except on targets
+    /// whose PEs are all equally far apart. 0 turns this off.
     pub initial_run_work: usize,
     /// On a target with wrap-around links (a torus), the even-numbered initial runs (run 0
     /// first) split the domains of the same target without them (see
@@ -1152,6 +1156,7 @@ fn multisection(
                     &Instance {
                         graph: sg,
                         arch: &qarch,
+                        whole: false,
                         epsilon: inst.epsilon,
                         fixed: &[],
                         bound: qbound,
@@ -1220,6 +1225,7 @@ fn initial_mapping(
         let coarse = Instance {
             graph: coarsest,
             arch,
+            whole: inst.whole,
             epsilon: inst.epsilon,
             fixed: &[],
             bound: bound.to_vec(),
@@ -1234,7 +1240,8 @@ fn initial_mapping(
     // adaptive extra runs or tries: onto the suite's weighted complete target, the 21
     // graphs below 32,768 tasks, seeds 1-2, they lowered f_C by 0.8 % for 1.5 times the
     // time, where the other targets gain more for their time (`docs/benchmarks.md`).
-    let budget = if dist.uniform() {
+    // Multisection's top step keeps them (its groups are equally far apart too).
+    let budget = if inst.whole && dist.uniform() {
         0
     } else {
         cfg.initial_run_work / coarsest.num_tasks().max(1)
@@ -1290,9 +1297,12 @@ fn initial_mapping(
 
 /// What one mapping run works on: the task graph, the target, the imbalance DRB splits
 /// with, the fixed tasks (empty: none) and the PEs' load bounds (`bound[pe * ncon + c]`).
+/// `whole` is set for the problem's own target, not for a level of groups that
+/// multisection maps (whose groups are all equally far apart).
 struct Instance<'a> {
     graph: &'a TaskGraph,
     arch: &'a dyn Architecture,
+    whole: bool,
     epsilon: f64,
     fixed: &'a [u32],
     bound: Vec<u64>,
@@ -1302,6 +1312,7 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     let inst = Instance {
         graph: &problem.graph,
         arch: problem.arch.as_ref(),
+        whole: true,
         epsilon: problem.epsilon,
         fixed: problem.fixed.as_deref().unwrap_or(&[]),
         bound: load_bounds(problem),
@@ -1632,6 +1643,7 @@ mod tests {
         let inst = Instance {
             graph: &problem.graph,
             arch: problem.arch.as_ref(),
+            whole: true,
             epsilon: problem.epsilon,
             fixed: &[],
             bound: load_bounds(&problem),
