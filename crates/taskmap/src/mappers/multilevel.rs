@@ -57,9 +57,9 @@
 //!    4,924 on a 100x100 grid onto `torus:16x16` with capacity 40 over four seeds and two
 //!    runs, 3,317 to 3,539 with four), so small coarsest graphs of n tasks get
 //!    `initial_run_work / n` runs (at most [`MAX_ADAPTIVE_RUNS`]), and the smallest also
-//!    more tries per split ([`SMALL_GRAPH_TRIES`]); not on targets whose PEs are all
-//!    equally far apart (`DistTable::uniform`: complete and weighted complete), where the
-//!    extra runs gained 0.8 % for 1.5 times the time. With fewer runs than threads, each DRB
+//!    more tries per split ([`SMALL_GRAPH_TRIES`]); not when the problem's target has all
+//!    its PEs equally far apart (`DistTable::uniform`: complete and weighted complete),
+//!    where the extra runs gained 0.8 % for 1.5 times the time. With fewer runs than threads, each DRB
 //!    also splits the jobs of a level into parallel chains, one per thread (see [`drb`]);
 //!    otherwise the mapping does not depend on the thread count.
 //!
