@@ -1049,12 +1049,13 @@ fn fixed_tasks_are_honoured() {
 }
 
 /// `DistTable::uniform` holds exactly when every two distinct PEs are equally far apart,
-/// checked against the distances themselves (it decides whether the multilevel mapper adds
-/// adaptive initial runs).
+/// checked against the target's own distances (it decides whether the multilevel mapper
+/// adds adaptive initial runs).
 #[test]
 fn uniform_distances_only_on_complete_targets() {
     for (spec, uniform) in [
         ("complete:8", true),
+        ("complete:2", true),
         ("wcomplete:1,2,3,4", true),
         ("complete:1", false),
         ("torus:4x4", false),
@@ -1065,8 +1066,8 @@ fn uniform_distances_only_on_complete_targets() {
         let a = taskmap_arch::parse_arch(spec).unwrap();
         let dist = DistTable::new(a.as_ref());
         let k = dist.k();
-        let naive =
-            k > 1 && (0..k).all(|p| (0..k).all(|q| p == q || dist.get(p, q) == dist.get(0, 1)));
+        let d = |p: u32, q: u32| a.distance(PeId(p), PeId(q));
+        let naive = k > 1 && (0..k).all(|p| (0..k).all(|q| p == q || d(p, q) == d(0, 1)));
         assert_eq!(naive, uniform, "{spec}");
         assert_eq!(dist.uniform(), uniform, "{spec}");
     }

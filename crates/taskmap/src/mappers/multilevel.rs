@@ -58,10 +58,11 @@
 //!    runs, 3,317 to 3,539 with four), so small coarsest graphs of n tasks get
 //!    `initial_run_work / n` runs (at most [`MAX_ADAPTIVE_RUNS`]), and the smallest also
 //!    more tries per split ([`SMALL_GRAPH_TRIES`]); not when the problem's target has all
-//!    its PEs equally far apart (`DistTable::uniform`: complete and weighted complete),
-//!    where the extra runs gained 0.8 % for 1.5 times the time. With fewer runs than threads, each DRB
-//!    also splits the jobs of a level into parallel chains, one per thread (see [`drb`]);
-//!    otherwise the mapping does not depend on the thread count.
+//!    its PEs equally far apart (`DistTable::uniform`: complete and weighted complete, up
+//!    to 4,096 PEs),
+//!    where the extra runs gained 0.8 % for 1.5 times the time. With fewer runs than
+//!    threads, each DRB also splits the jobs of a level into parallel chains, one per
+//!    thread (see [`drb`]); otherwise the mapping does not depend on the thread count.
 //!
 //!    Island removal (`islands=1`, the default; `Bipartitioner::coarse_islands`): each
 //!    try on the coarsest set of a multilevel bisection is also tried with its islands
@@ -255,8 +256,8 @@ pub struct MultilevelMapper {
     /// Independent initial mappings of the coarsest graph (each DRB + refinement).
     pub initial_runs: usize,
     /// Small coarsest graphs get more runs: `initial_run_work / n` of them (at most
-    /// [`MAX_ADAPTIVE_RUNS`]) when that is more than `initial_runs`, except on targets
-    /// whose PEs are all equally far apart. 0 turns this off.
+    /// [`MAX_ADAPTIVE_RUNS`]) when that is more than `initial_runs`, except when the
+    /// problem's target has all its PEs equally far apart. 0 turns this off.
     pub initial_run_work: usize,
     /// On a target with wrap-around links (a torus), the even-numbered initial runs (run 0
     /// first) split the domains of the same target without them (see
@@ -1236,11 +1237,12 @@ fn initial_mapping(
         cfg.refiner.refine(&mut st, &mut ctx.rng);
         return (ok, st.comm_cost(), st.part);
     }
-    // Targets whose PEs are all equally far apart (complete, weighted complete) get no
-    // adaptive extra runs or tries: onto the suite's weighted complete target, the 21
-    // graphs below 32,768 tasks, seeds 1-2, they lowered f_C by 0.8 % for 1.5 times the
-    // time, where the other targets gain more for their time (`docs/benchmarks.md`).
-    // Multisection's top step keeps them (its groups are equally far apart too).
+    // Targets whose PEs are all equally far apart (complete, weighted complete; up to
+    // MAX_TABLE_PES, where the distance table exists) get no adaptive extra runs or
+    // tries: onto the suite's weighted complete target, the 21 graphs below 32,768 tasks,
+    // seeds 1-2, they lowered f_C by 0.8 % for 1.5 times the time, where the other targets
+    // gain more for their time (`docs/benchmarks.md`). Multisection's top step keeps them
+    // (its groups are equally far apart too).
     let budget = if inst.whole && dist.uniform() {
         0
     } else {

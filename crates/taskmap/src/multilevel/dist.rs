@@ -52,8 +52,9 @@ impl<'a> DistTable<'a> {
         self.table.iter().max().map(|&d| u64::from(d))
     }
 
-    /// Whether every two distinct PEs are equally far apart (a complete or weighted
-    /// complete target), judged from the table (`false` when it is not built).
+    /// Whether there are at least two PEs and every two distinct PEs are equally far
+    /// apart (a complete or weighted complete target), judged from the table: `false`
+    /// when it is not built (above [`MAX_TABLE_PES`] PEs).
     pub fn uniform(&self) -> bool {
         let k = self.k as usize;
         let Some(&d) = self.table.get(1) else {
