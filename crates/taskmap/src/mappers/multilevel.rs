@@ -59,10 +59,10 @@
 //!    `initial_run_work / n` runs (at most [`MAX_ADAPTIVE_RUNS`]), and the smallest also
 //!    more tries per split ([`SMALL_GRAPH_TRIES`]); not when the problem's target has all
 //!    its PEs equally far apart (`DistTable::uniform`: complete and weighted complete, up
-//!    to 4,096 PEs),
-//!    where the extra runs gained 0.8 % for 1.5 times the time. With fewer runs than
-//!    threads, each DRB also splits the jobs of a level into parallel chains, one per
-//!    thread (see [`drb`]); otherwise the mapping does not depend on the thread count.
+//!    to 4,096 PEs), where the extra runs gained 0.8 % for 1.5 times the time. With fewer
+//!    runs than threads, each DRB also splits the jobs of a level into parallel chains,
+//!    one per thread (see [`drb`]); otherwise the mapping does not depend on the thread
+//!    count.
 //!
 //!    Island removal (`islands=1`, the default; `Bipartitioner::coarse_islands`): each
 //!    try on the coarsest set of a multilevel bisection is also tried with its islands
@@ -118,8 +118,8 @@
 //!    time to its best PE, the pair's FM trades tasks both ways under the pair's bounds
 //!    and the flow straightens the frontier in one step. Eighth session of 2026-11-23, the
 //!    same 42 runs as for island removal above: f_C 0.991 alone, 0.982 with island
-//!    removal, for about a fifth more time. Graphs above [`PAIR_MAX_TASKS`] tasks get neither, even when
-//!    `pairs` or `islands` is given.
+//!    removal, for about a fifth more time. Graphs above [`PAIR_MAX_TASKS`] tasks get
+//!    neither, even when `pairs` or `islands` is given.
 //! 4. **Group levels** (`groups=1`, the default; not in `fast`; since the seventh session
 //!    of 2026-11-23 only with `multisection=0`, as multisection maps these levels), on
 //!    targets whose PEs fall into nested groups (a tree's subtrees, found from the distance table: the
