@@ -312,14 +312,16 @@ impl Bipartitioner {
         }
         let mut best: Option<(u64, u64, Vec<u8>)> = None;
         let mut side = vec![0u8; n];
+        let nw = norm_weights(sp);
         let tries = self.tries.max(1);
         let more = self.more_tries_spread > 1.0 && n >= MORE_TRIES_MIN_TASKS;
         let mut costs: Vec<u64> = Vec::new();
         let mut last_better = 0;
         let mut t = 0;
         loop {
-            grow(sp, t, &mut side, scratch, rng);
-            let mut cost = fm_passes(sp, &mut side, self.fm_passes, self.fm_stall, scratch, None);
+            let grown = grow(sp, &nw, t, &mut side, scratch, rng);
+            let mut cost =
+                fm_passes_with_gains(sp, &mut side, self.fm_passes, self.fm_stall, scratch, grown);
             let mut viol = sp.violation(&sp.loads(&side));
             if islands {
                 let mut cand = side.clone();
@@ -396,19 +398,23 @@ fn norm_weights(sp: &SubProblem) -> Vec<f64> {
         .collect()
 }
 
-/// Greedy graph growing of side `g = t % 2` from a seed task.
+/// Greedy graph growing of side `g = t % 2` from a seed task (`nw`: the tasks'
+/// [`norm_weights`]); returns the cost of the result, kept up to date move by move (the
+/// cost with every task on the other side, less the gain of each move), and leaves every
+/// task's gain in `scratch.gain` for [`fm_passes_with_gains`].
 fn grow(
     sp: &SubProblem,
+    nw: &[f64],
     t: usize,
     side: &mut [u8],
     scratch: &mut BipartScratch,
     rng: &mut impl Rng,
-) {
+) -> u64 {
     let n = sp.n();
     let g = (t % 2) as u8;
     let target = if g == 0 { sp.share0 } else { 1.0 - sp.share0 };
     side.fill(1 - g);
-    let nw = norm_weights(sp);
+    let mut cost: i64 = sp.ext[1 - g as usize].iter().map(|&x| x as i64).sum();
     let ncon = sp.ncon;
     let mut w = vec![0u64; ncon];
     let heap = &mut scratch.heaps[0];
@@ -426,14 +432,19 @@ fn grow(
                 continue;
             }
             side[v] = g;
+            cost -= scratch.gain[v];
+            scratch.gain[v] = -scratch.gain[v];
             acc += nw[v];
             for c in 0..ncon {
                 w[c] += sp.vertex_weight[v * ncon + c];
             }
             for e in sp.xadj[v]..sp.xadj[v + 1] {
                 let u = sp.adjncy[e] as usize;
+                let d = 2 * (sp.edge_weight[e] * sp.cut_dist) as i64;
                 if side[u] != g {
-                    scratch.gain[u] += 2 * (sp.edge_weight[e] * sp.cut_dist) as i64;
+                    scratch.gain[u] += d;
+                } else {
+                    scratch.gain[u] -= d;
                 }
             }
         }
@@ -471,19 +482,27 @@ fn grow(
             continue;
         }
         side[v] = g;
+        cost -= scratch.gain[v];
+        scratch.gain[v] = -scratch.gain[v];
         acc += nw[v];
         for c in 0..ncon {
             w[c] += sp.vertex_weight[v * ncon + c];
         }
         for e in sp.xadj[v]..sp.xadj[v + 1] {
             let u = sp.adjncy[e] as usize;
+            let d = 2 * (sp.edge_weight[e] * sp.cut_dist) as i64;
             if side[u] != g {
-                scratch.gain[u] += 2 * (sp.edge_weight[e] * sp.cut_dist) as i64;
+                scratch.gain[u] += d;
                 heap.set(u as u32, scratch.gain[u]);
+            } else {
+                scratch.gain[u] -= d;
             }
         }
     }
     heap.clear();
+    debug_assert_eq!(cost, sp.cost(side) as i64);
+    debug_assert!((0..n).all(|v| scratch.gain[v] == sp.gain(side, v)));
+    cost as u64
 }
 
 /// Up to `passes` FM passes on `side`; stops after a pass that does not improve
@@ -506,13 +525,31 @@ pub(crate) fn fm_passes(
     if passes == 0 {
         return start;
     }
+    scratch.gain.clear();
+    scratch.gain.extend((0..sp.n()).map(|v| sp.gain(side, v)));
+    fm_passes_with_gains(sp, side, passes, stall, scratch, start)
+}
+
+/// [`fm_passes`] from the cost `start` of `side` and with every task's gain already in
+/// `scratch.gain` (as [`grow`] leaves them).
+fn fm_passes_with_gains(
+    sp: &SubProblem,
+    side: &mut [u8],
+    passes: usize,
+    stall: usize,
+    scratch: &mut BipartScratch,
+    start: u64,
+) -> u64 {
+    debug_assert_eq!(start, sp.cost(side));
+    debug_assert!((0..sp.n()).all(|v| scratch.gain[v] == sp.gain(side, v)));
+    if passes == 0 {
+        return start;
+    }
     let n = sp.n();
     let ncon = sp.ncon;
     let mut w = sp.loads(side);
     let mut viol = sp.violation(&w);
     let mut cost = start as i64;
-    scratch.gain.clear();
-    scratch.gain.extend((0..n).map(|v| sp.gain(side, v)));
     scratch.locked.clear();
     scratch.locked.resize(n, false);
     // Fixed tasks stay locked for good (a pass unlocks only the tasks it moved).

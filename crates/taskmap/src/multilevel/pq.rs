@@ -98,13 +98,17 @@ impl IndexedHeap {
             return;
         }
         let i = p as usize;
-        let last = self.heap.len() - 1;
-        self.swap(i, last);
-        self.heap.pop();
         self.pos[it as usize] = NONE;
+        let last = self.heap.pop().expect("a held item");
         if i < self.heap.len() {
-            self.sift_up(i);
-            self.sift_down(i);
+            // The last item fills the gap and moves up or down (not both: one that moves
+            // up leaves its old parent at `i`, above all of `i`'s subtree).
+            self.heap[i] = last;
+            if i > 0 && self.heap[(i - 1) / 2].0 < last.0 {
+                self.sift_up(i);
+            } else {
+                self.sift_down(i);
+            }
         }
     }
 
@@ -115,26 +119,27 @@ impl IndexedHeap {
         Some((it, k))
     }
 
-    #[inline]
-    fn swap(&mut self, i: usize, j: usize) {
-        self.heap.swap(i, j);
-        self.pos[self.heap[i].1 as usize] = i as u32;
-        self.pos[self.heap[j].1 as usize] = j as u32;
-    }
-
+    // Both sifts move a hole instead of swapping (each item passed over is written once,
+    // with its position), and compare as a swap-based sift would: the same heap results.
     fn sift_up(&mut self, mut i: usize) {
+        let e = self.heap[i];
         while i > 0 {
             let parent = (i - 1) / 2;
-            if self.heap[parent].0 >= self.heap[i].0 {
+            let pe = self.heap[parent];
+            if pe.0 >= e.0 {
                 break;
             }
-            self.swap(i, parent);
+            self.heap[i] = pe;
+            self.pos[pe.1 as usize] = i as u32;
             i = parent;
         }
+        self.heap[i] = e;
+        self.pos[e.1 as usize] = i as u32;
     }
 
     fn sift_down(&mut self, mut i: usize) {
         let n = self.heap.len();
+        let e = self.heap[i];
         loop {
             let l = 2 * i + 1;
             if l >= n {
@@ -146,12 +151,16 @@ impl IndexedHeap {
             } else {
                 l
             };
-            if self.heap[i].0 >= self.heap[c].0 {
+            let ce = self.heap[c];
+            if e.0 >= ce.0 {
                 break;
             }
-            self.swap(i, c);
+            self.heap[i] = ce;
+            self.pos[ce.1 as usize] = i as u32;
             i = c;
         }
+        self.heap[i] = e;
+        self.pos[e.1 as usize] = i as u32;
     }
 }
 
