@@ -192,6 +192,12 @@ pub struct BipartScratch {
     /// The boundary of each side when a pass starts, for [`IndexedHeap::build`].
     fill: [Vec<(u32, i64)>; 2],
     gain: Vec<i64>,
+    /// `cut_dist` times each task's internal weighted degree, when every internal edge
+    /// has a positive weight and `cut_dist > 0` (`wdeg_exact`): a task then has a
+    /// neighbour on the other side exactly when its gain exceeds its external-cost
+    /// difference less this (see [`init_gains`]).
+    wdeg: Vec<i64>,
+    wdeg_exact: bool,
     locked: Vec<bool>,
     log: Vec<u32>,
     deferred: Vec<u32>,
@@ -414,16 +420,11 @@ fn grow(
     let g = (t % 2) as u8;
     let target = if g == 0 { sp.share0 } else { 1.0 - sp.share0 };
     side.fill(1 - g);
-    let mut cost: i64 = sp.ext[1 - g as usize].iter().map(|&x| x as i64).sum();
     let ncon = sp.ncon;
     let mut w = vec![0u64; ncon];
+    let mut cost = init_gains(sp, side, scratch) as i64;
     let heap = &mut scratch.heaps[0];
     heap.reset(n);
-    scratch.gain.clear();
-    for v in 0..n {
-        let gv = sp.gain(side, v);
-        scratch.gain.push(gv);
-    }
     let mut acc = 0.0;
     // Tasks fixed to the growing side join first.
     if !sp.fixed.is_empty() {
@@ -521,13 +522,47 @@ pub(crate) fn fm_passes(
     known: Option<u64>,
 ) -> u64 {
     debug_assert!(known.is_none_or(|c| c == sp.cost(side)));
-    let start = known.unwrap_or_else(|| sp.cost(side));
     if passes == 0 {
-        return start;
+        return known.unwrap_or_else(|| sp.cost(side));
     }
-    scratch.gain.clear();
-    scratch.gain.extend((0..sp.n()).map(|v| sp.gain(side, v)));
+    let start = init_gains(sp, side, scratch);
     fm_passes_with_gains(sp, side, passes, stall, scratch, start)
+}
+
+/// Every task's gain ([`SubProblem::gain`]) into `scratch.gain`, and `scratch.wdeg` with
+/// `scratch.wdeg_exact`, in one scan of the edges; returns the cost of `side` (the
+/// external costs plus half of every task's cut weight).
+fn init_gains(sp: &SubProblem, side: &[u8], scratch: &mut BipartScratch) -> u64 {
+    let n = sp.n();
+    scratch.gain.clear();
+    scratch.wdeg.clear();
+    let mut exact = sp.cut_dist > 0;
+    let cd = sp.cut_dist as i64;
+    let (mut ext, mut cut) = (0u64, 0i64);
+    for v in 0..n {
+        let s = side[v] as usize;
+        let (mut all, mut other) = (0i64, 0i64);
+        for e in sp.xadj[v]..sp.xadj[v + 1] {
+            let w = sp.edge_weight[e] as i64;
+            exact &= w > 0;
+            all += w;
+            if side[sp.adjncy[e] as usize] as usize != s {
+                other += w;
+            }
+        }
+        let wd = cd * all;
+        scratch.wdeg.push(wd);
+        scratch
+            .gain
+            .push(sp.ext[s][v] as i64 - sp.ext[1 - s][v] as i64 + 2 * cd * other - wd);
+        ext += sp.ext[s][v];
+        cut += other;
+    }
+    scratch.wdeg_exact = exact;
+    debug_assert!((0..n).all(|v| scratch.gain[v] == sp.gain(side, v)));
+    let cost = ext + (cd * cut / 2) as u64;
+    debug_assert_eq!(cost, sp.cost(side));
+    cost
 }
 
 /// [`fm_passes`] from the cost `start` of `side` and with every task's gain already in
@@ -616,10 +651,16 @@ fn fm_passes_with_gains(
             if scratch.locked[v] {
                 continue;
             }
+            // Equal external costs: the gain is -wdeg exactly when no neighbour is on
+            // the other side (each such edge adds twice its positive weight).
             let boundary = sp.ext[0][v] != sp.ext[1][v]
-                || sp.adjncy[sp.xadj[v]..sp.xadj[v + 1]]
-                    .iter()
-                    .any(|&u| side[u as usize] != side[v]);
+                || if scratch.wdeg_exact {
+                    scratch.gain[v] != -scratch.wdeg[v]
+                } else {
+                    sp.adjncy[sp.xadj[v]..sp.xadj[v + 1]]
+                        .iter()
+                        .any(|&u| side[u as usize] != side[v])
+                };
             if boundary {
                 let key = queue_key(scratch.gain[v], &mut stamp);
                 if ncon == 1 {
