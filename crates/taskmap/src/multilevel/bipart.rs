@@ -529,6 +529,22 @@ pub(crate) fn fm_passes(
     fm_passes_with_gains(sp, side, passes, stall, scratch, start)
 }
 
+/// [`fm_passes`] on a `side` whose cost the caller does not have: returns the costs
+/// before and after (the first from the same scan of the edges that finds the gains).
+pub(crate) fn fm_passes_measured(
+    sp: &SubProblem,
+    side: &mut [u8],
+    passes: usize,
+    stall: usize,
+    scratch: &mut BipartScratch,
+) -> (u64, u64) {
+    let start = init_gains(sp, side, scratch);
+    (
+        start,
+        fm_passes_with_gains(sp, side, passes, stall, scratch, start),
+    )
+}
+
 /// Every task's gain ([`SubProblem::gain`]) into `scratch.gain`, and `scratch.wdeg` with
 /// `scratch.wdeg_exact`, in one scan of the edges; returns the cost of `side` (the
 /// external costs plus half of every task's cut weight).

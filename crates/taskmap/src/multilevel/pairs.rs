@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use super::bipart::{fm_passes, BipartScratch, SubProblem, FREE_SIDE};
+use super::bipart::{fm_passes, fm_passes_measured, BipartScratch, SubProblem, FREE_SIDE};
 use super::flow::flow_refine_from;
 use super::refine::KwayState;
 
@@ -218,15 +218,8 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
         sc.side.clear();
         sc.side
             .extend(sc.tasks.iter().map(|&t| u8::from(st.part[t as usize] == q)));
-        let cost0 = sp.cost(&sc.side);
-        let mut cost = fm_passes(
-            sp,
-            &mut sc.side,
-            cfg.fm_passes,
-            cfg.fm_stall,
-            &mut sc.bip,
-            Some(cost0),
-        );
+        let (cost0, mut cost) =
+            fm_passes_measured(sp, &mut sc.side, cfg.fm_passes, cfg.fm_stall, &mut sc.bip);
         if cfg.flow_alpha >= 1.0 && ncon == 1 {
             if let Some(c) =
                 flow_refine_from(sp, &mut sc.side, cfg.flow_alpha, &mut sc.bip.flow, cost)
