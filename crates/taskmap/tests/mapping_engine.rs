@@ -439,7 +439,7 @@ fn spec_parsing() {
     assert!(MultilevelMapper::default().bipartitioner.coarse_islands);
     assert_eq!(MultilevelMapper::fast().refiner.pair_rounds, 0);
     // per_pe turns the two-dimensional grids' own size off unless per_pe2d is given too.
-    assert_eq!(MultilevelMapper::default().grid2d_per_pe, 80);
+    assert_eq!(MultilevelMapper::default().grid2d_per_pe, 160);
     assert_eq!(MultilevelMapper::fast().grid2d_per_pe, 0);
     // The multilevel mapper a spec configures.
     let mapper_of = |spec: &str| match spec.parse::<AlgorithmSpec>().unwrap() {

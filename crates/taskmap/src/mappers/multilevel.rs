@@ -14,13 +14,17 @@
 //!    instead of 1,576).
 //!
 //!    Two-dimensional meshes and tori of at most [`GRID2D_MAX_PES`] PEs are the
-//!    exception (`grid2d_per_pe = 80`, spec `per_pe2d`; not in `fast`): there a graph of
-//!    more than `max(80·k, min_coarsest)` tasks is coarsened to that size, so both
-//!    hierarchies below are built and uncoarsened. On `torus:8x8` that lowered f_C by
-//!    1.8 % over the suite's 28 graphs (seed 1) in 1.10 times the time; a single
+//!    exception (`grid2d_per_pe = 160`, spec `per_pe2d`; not in `fast`): there a graph of
+//!    more than `max(160·k, min_coarsest)` tasks is coarsened to that size, so both
+//!    hierarchies below are built and uncoarsened. On `torus:8x8`, 80 per PE lowered f_C
+//!    by 1.8 % over the suite's 28 graphs (seed 1) in 1.10 times the time; a single
 //!    coarsening to that size gained nothing, so what helps is keeping the better of two
 //!    fully refined mappings. Other shapes and sizes gained too little for their time
-//!    (`docs/benchmarks.md`, 2026-11-24).
+//!    (`docs/benchmarks.md`, 2026-11-24). 160 per PE (third session of 2026-11-24) lowered
+//!    f_C by another 0.4 % onto `torus:8x8` (the 21 graphs below 32,768 tasks, seeds 1-6:
+//!    0.996 for 1.10 times the time; the 7 larger, seeds 1-2: 0.997 for 1.18), and the
+//!    100x100 grid's spread over seeds 1-8 from 1,445-1,514 to 1,434-1,478; 240 gave
+//!    1.005.
 //!
 //!    By default the graph is coarsened twice, by label propagation (`coarsening`) and by
 //!    the ordered matching (`alt_coarsening`, spec `coarsening2`); both coarsest graphs get
@@ -296,7 +300,7 @@ impl Default for MultilevelMapper {
             vcycle_coarsening: Coarsening::LabelPropagation,
             cluster_rounds: 3,
             coarsest_per_pe: 1000,
-            grid2d_per_pe: 80,
+            grid2d_per_pe: 160,
             min_coarsest: 1024,
             max_coarsest: 32768,
             max_levels: 40,

@@ -509,7 +509,8 @@ fn grow(
 /// Up to `passes` FM passes on `side`; stops after a pass that does not improve
 /// (overload, cost). Gains, loads and the cost are computed once and kept up to date by
 /// every move and every rollback; each pass queues only the boundary (tasks with a
-/// neighbour on the other side or unequal external costs), so a pass costs
+/// neighbour on the other side or unequal external costs, told from the gain and the
+/// internal weighted degree when every edge weight is positive), so a pass costs
 /// O(n + moves · deg · log n) rather than O((n + m) · log n). `known` is the cost of
 /// `side` when the caller has it (a projection keeps the cost of the coarser level);
 /// returns the cost of the result.
