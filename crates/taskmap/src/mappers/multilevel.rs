@@ -1545,10 +1545,10 @@ mod tests {
     fn coarsest_size_on_small_two_dimensional_grids() {
         let cfg = MultilevelMapper::default();
         for (spec, want) in [
-            ("torus:8x8", 80),
-            ("mesh:8x8", 80),
-            ("torus:8x16", 80),
-            ("mesh:1x8x1x8", 80),
+            ("torus:8x8", 160),
+            ("mesh:8x8", 160),
+            ("torus:8x16", 160),
+            ("mesh:1x8x1x8", 160),
             ("torus:16x16", 1000),
             ("torus:4x4x4", 1000),
             ("mesh:64", 1000),
