@@ -337,8 +337,10 @@ impl MultilevelMapper {
     /// V-cycle, no group levels, and one coarsening, the ordered matching (the cheaper of
     /// the two, and the better on average alone: on the suite's seven graphs above 32,768
     /// tasks, with the default otherwise, f_C 0.955 of Scotch's against 0.978 for label
-    /// propagation alone, though 11 % worse on `finan512`). 100x100x100 grid onto `torus:8x8x8`: f_C
-    /// 239,396-277,661 (seeds 0-3) in 1.15-1.43 s, whole process. Until the fourth session
+    /// propagation alone, though 11 % worse on `finan512`). 100x100x100 grid onto
+    /// `torus:8x8x8`: f_C 239,396-277,661 (seeds 0-3) in 1.15-1.43 s, whole process
+    /// (seeds 0-2 in 0.98-1.00 s, the same mappings, in the third session of 2026-11-24,
+    /// after the bisection's FM scans got cheaper). Until the fourth session
     /// of 2026-11-23 `fast` coarsened by label propagation (291,299-310,983 in 1.8-1.9 s);
     /// until the third it also coarsened to 16 tasks per PE with two tries, no flow and no
     /// coarse tries (0.06 of Scotch's time on the quick suite but f_C 1.086 of Scotch's).

@@ -192,10 +192,10 @@ pub struct BipartScratch {
     /// The boundary of each side when a pass starts, for [`IndexedHeap::build`].
     fill: [Vec<(u32, i64)>; 2],
     gain: Vec<i64>,
-    /// `cut_dist` times each task's internal weighted degree, when every internal edge
-    /// has a positive weight and `cut_dist > 0` (`wdeg_exact`): a task then has a
-    /// neighbour on the other side exactly when its gain exceeds its external-cost
-    /// difference less this (see [`init_gains`]).
+    /// `cut_dist` times each task's internal weighted degree, always filled by
+    /// [`init_gains`]; trusted only when `wdeg_exact` (every internal edge weight
+    /// positive and `cut_dist > 0`): a task then has a neighbour on the other side exactly
+    /// when its gain exceeds its external-cost difference less this.
     wdeg: Vec<i64>,
     wdeg_exact: bool,
     locked: Vec<bool>,
@@ -259,34 +259,26 @@ impl Bipartitioner {
             }
         }
         let coarsest = levels.last().map_or(sp, |l| &l.0);
-        let (mut side, mut cost) =
-            if self.coarse_tries > self.tries && coarsest.n() <= self.coarsen_to {
-                let more = Bipartitioner {
-                    tries: self.coarse_tries,
-                    ..self.clone()
-                };
-                more.run_flat_cost(coarsest, scratch, rng, self.coarse_islands)
-            } else {
-                self.run_flat_cost(coarsest, scratch, rng, self.coarse_islands)
+        let mut side = if self.coarse_tries > self.tries && coarsest.n() <= self.coarsen_to {
+            let more = Bipartitioner {
+                tries: self.coarse_tries,
+                ..self.clone()
             };
-        // Projecting keeps the cost: a cut fine edge is part of a cut coarse edge, and a
-        // coarse task's external costs are its tasks' sums.
+            more.run_flat_cost(coarsest, scratch, rng, self.coarse_islands)
+        } else {
+            self.run_flat_cost(coarsest, scratch, rng, self.coarse_islands)
+        }
+        .0;
         for i in (0..levels.len()).rev() {
             let fine = if i == 0 { sp } else { &levels[i - 1].0 };
             side = levels[i].1.iter().map(|&c| side[c as usize]).collect();
-            cost = fm_passes(
-                fine,
-                &mut side,
-                self.fm_passes,
-                self.fm_stall,
-                scratch,
-                Some(cost),
-            );
+            let cost = fm_passes(fine, &mut side, self.fm_passes, self.fm_stall, scratch);
             if self.flow_alpha >= 1.0 && fine.ncon == 1 {
                 if let Some(c) =
                     flow_refine_from(fine, &mut side, self.flow_alpha, &mut scratch.flow, cost)
                 {
-                    cost = fm_passes(fine, &mut side, 1, self.fm_stall, scratch, Some(c));
+                    debug_assert_eq!(c, fine.cost(&side), "the flow's cost");
+                    fm_passes(fine, &mut side, 1, self.fm_stall, scratch);
                 }
             }
         }
@@ -332,14 +324,7 @@ impl Bipartitioner {
             if islands {
                 let mut cand = side.clone();
                 if move_islands(sp, &mut cand) {
-                    let c = fm_passes(
-                        sp,
-                        &mut cand,
-                        ISLAND_FM_PASSES,
-                        self.fm_stall,
-                        scratch,
-                        None,
-                    );
+                    let c = fm_passes(sp, &mut cand, ISLAND_FM_PASSES, self.fm_stall, scratch);
                     let v = sp.violation(&sp.loads(&cand));
                     if (v, c) < (viol, cost) {
                         (side, cost, viol) = (cand, c, v);
@@ -432,22 +417,12 @@ fn grow(
             if sp.fixed[v] != g {
                 continue;
             }
-            side[v] = g;
             cost -= scratch.gain[v];
-            scratch.gain[v] = -scratch.gain[v];
             acc += nw[v];
             for c in 0..ncon {
                 w[c] += sp.vertex_weight[v * ncon + c];
             }
-            for e in sp.xadj[v]..sp.xadj[v + 1] {
-                let u = sp.adjncy[e] as usize;
-                let d = 2 * (sp.edge_weight[e] * sp.cut_dist) as i64;
-                if side[u] != g {
-                    scratch.gain[u] += d;
-                } else {
-                    scratch.gain[u] -= d;
-                }
-            }
+            move_task(sp, side, &mut scratch.gain, v, |_, _, _| {});
         }
     }
     if t == 0 {
@@ -482,56 +457,68 @@ fn grow(
         if (0..ncon).any(|c| w[c] + sp.vertex_weight[v * ncon + c] > sp.bound[g as usize][c]) {
             continue;
         }
-        side[v] = g;
         cost -= scratch.gain[v];
-        scratch.gain[v] = -scratch.gain[v];
         acc += nw[v];
         for c in 0..ncon {
             w[c] += sp.vertex_weight[v * ncon + c];
         }
-        for e in sp.xadj[v]..sp.xadj[v + 1] {
-            let u = sp.adjncy[e] as usize;
-            let d = 2 * (sp.edge_weight[e] * sp.cut_dist) as i64;
-            if side[u] != g {
-                scratch.gain[u] += d;
-                heap.set(u as u32, scratch.gain[u]);
-            } else {
-                scratch.gain[u] -= d;
+        // Neighbours still on the other side are queued with their new gains.
+        move_task(sp, side, &mut scratch.gain, v, |u, gu, su| {
+            if su != g {
+                heap.set(u as u32, gu);
             }
-        }
+        });
     }
     heap.clear();
-    debug_assert_eq!(cost, sp.cost(side) as i64);
-    debug_assert!((0..n).all(|v| scratch.gain[v] == sp.gain(side, v)));
     cost as u64
 }
 
+/// Moves `v` to the other side and keeps every gain exact: `v`'s changes sign, and each
+/// neighbour's rises by twice the edge's cost when the neighbour is on `v`'s old side
+/// (the edge is now cut) and falls by as much otherwise; `each(u, gain, side)` sees every
+/// neighbour after its update.
+#[inline]
+fn move_task(
+    sp: &SubProblem,
+    side: &mut [u8],
+    gain: &mut [i64],
+    v: usize,
+    mut each: impl FnMut(usize, i64, u8),
+) {
+    let s = side[v];
+    side[v] = 1 - s;
+    gain[v] = -gain[v];
+    for e in sp.xadj[v]..sp.xadj[v + 1] {
+        let u = sp.adjncy[e] as usize;
+        let d = 2 * (sp.edge_weight[e] * sp.cut_dist) as i64;
+        if side[u] == s {
+            gain[u] += d;
+        } else {
+            gain[u] -= d;
+        }
+        each(u, gain[u], side[u]);
+    }
+}
+
 /// Up to `passes` FM passes on `side`; stops after a pass that does not improve
-/// (overload, cost). Gains, loads and the cost are computed once and kept up to date by
-/// every move and every rollback; each pass queues only the boundary (tasks with a
-/// neighbour on the other side or unequal external costs, told from the gain and the
-/// internal weighted degree when every edge weight is positive), so a pass costs
-/// O(n + moves · deg · log n) rather than O((n + m) · log n). `known` is the cost of
-/// `side` when the caller has it (a projection keeps the cost of the coarser level);
-/// returns the cost of the result.
+/// (overload, cost). Gains, loads and the cost are computed once, in one scan of the edges
+/// ([`init_gains`]), and kept up to date by every move and every rollback; each pass
+/// queues only the boundary (tasks with a neighbour on the other side or unequal external
+/// costs, told from the gain and the internal weighted degree when every edge weight is
+/// positive and `cut_dist > 0`), so a pass costs O(n + moves · deg · log n) rather than
+/// O((n + m) · log n). Returns the cost of the result.
 pub(crate) fn fm_passes(
     sp: &SubProblem,
     side: &mut [u8],
     passes: usize,
     stall: usize,
     scratch: &mut BipartScratch,
-    known: Option<u64>,
 ) -> u64 {
-    debug_assert!(known.is_none_or(|c| c == sp.cost(side)));
-    if passes == 0 {
-        return known.unwrap_or_else(|| sp.cost(side));
-    }
-    let start = init_gains(sp, side, scratch);
-    fm_passes_with_gains(sp, side, passes, stall, scratch, start)
+    fm_passes_measured(sp, side, passes, stall, scratch).1
 }
 
-/// [`fm_passes`] on a `side` whose cost the caller does not have: returns the costs
-/// before and after (the first from the same scan of the edges that finds the gains).
+/// [`fm_passes`], also returning the cost `side` had before (from the same scan of the
+/// edges that finds the gains): `(before, after)`.
 pub(crate) fn fm_passes_measured(
     sp: &SubProblem,
     side: &mut [u8],
@@ -548,7 +535,8 @@ pub(crate) fn fm_passes_measured(
 
 /// Every task's gain ([`SubProblem::gain`]) into `scratch.gain`, and `scratch.wdeg` with
 /// `scratch.wdeg_exact`, in one scan of the edges; returns the cost of `side` (the
-/// external costs plus half of every task's cut weight).
+/// external costs plus `cut_dist` times half the cut weight summed over the tasks, which
+/// counts every cut edge from both ends).
 fn init_gains(sp: &SubProblem, side: &[u8], scratch: &mut BipartScratch) -> u64 {
     let n = sp.n();
     scratch.gain.clear();
@@ -567,23 +555,20 @@ fn init_gains(sp: &SubProblem, side: &[u8], scratch: &mut BipartScratch) -> u64 
                 other += w;
             }
         }
-        let wd = cd * all;
-        scratch.wdeg.push(wd);
+        scratch.wdeg.push(cd * all);
         scratch
             .gain
-            .push(sp.ext[s][v] as i64 - sp.ext[1 - s][v] as i64 + 2 * cd * other - wd);
+            .push(sp.ext[s][v] as i64 - sp.ext[1 - s][v] as i64 + cd * (2 * other - all));
         ext += sp.ext[s][v];
         cut += other;
     }
     scratch.wdeg_exact = exact;
-    debug_assert!((0..n).all(|v| scratch.gain[v] == sp.gain(side, v)));
-    let cost = ext + (cd * cut / 2) as u64;
-    debug_assert_eq!(cost, sp.cost(side));
-    cost
+    ext + (cd * (cut / 2)) as u64
 }
 
 /// [`fm_passes`] from the cost `start` of `side` and with every task's gain already in
-/// `scratch.gain` (as [`grow`] leaves them).
+/// `scratch.gain` (as [`init_gains`] and [`grow`] leave them, checked here in debug
+/// builds against [`SubProblem::cost`] and [`SubProblem::gain`]).
 fn fm_passes_with_gains(
     sp: &SubProblem,
     side: &mut [u8],
@@ -637,26 +622,17 @@ fn fm_passes_with_gains(
                 queue: bool| {
         let s = side[v] as usize;
         *cost -= scratch.gain[v];
-        scratch.gain[v] = -scratch.gain[v];
-        side[v] = (1 - s) as u8;
         for c in 0..ncon {
             let vw = sp.vertex_weight[v * ncon + c];
             w[s][c] -= vw;
             w[1 - s][c] += vw;
         }
-        for e in sp.xadj[v]..sp.xadj[v + 1] {
-            let u = sp.adjncy[e] as usize;
-            let d = 2 * (sp.edge_weight[e] * sp.cut_dist) as i64;
-            if side[u] as usize == s {
-                scratch.gain[u] += d;
-            } else {
-                scratch.gain[u] -= d;
+        let (heaps, locked) = (&mut scratch.heaps, &scratch.locked);
+        move_task(sp, side, &mut scratch.gain, v, |u, gu, su| {
+            if queue && !locked[u] {
+                heaps[su as usize].set(u as u32, queue_key(gu, stamp));
             }
-            if queue && !scratch.locked[u] {
-                let key = queue_key(scratch.gain[u], stamp);
-                scratch.heaps[side[u] as usize].set(u as u32, key);
-            }
-        }
+        });
     };
     let mut stamp = 0i64;
     let stall = stall.min((n / STALL_DIVISOR).max(MIN_STALL));
@@ -670,13 +646,22 @@ fn fm_passes_with_gains(
             }
             // Equal external costs: the gain is -wdeg exactly when no neighbour is on
             // the other side (each such edge adds twice its positive weight).
+            let across = || {
+                sp.adjncy[sp.xadj[v]..sp.xadj[v + 1]]
+                    .iter()
+                    .any(|&u| side[u as usize] != side[v])
+            };
+            debug_assert!(
+                !scratch.wdeg_exact
+                    || sp.ext[0][v] != sp.ext[1][v]
+                    || (scratch.gain[v] != -scratch.wdeg[v]) == across(),
+                "the boundary told from the gain"
+            );
             let boundary = sp.ext[0][v] != sp.ext[1][v]
                 || if scratch.wdeg_exact {
                     scratch.gain[v] != -scratch.wdeg[v]
                 } else {
-                    sp.adjncy[sp.xadj[v]..sp.xadj[v + 1]]
-                        .iter()
-                        .any(|&u| side[u as usize] != side[v])
+                    across()
                 };
             if boundary {
                 let key = queue_key(scratch.gain[v], &mut stamp);
@@ -1174,7 +1159,7 @@ mod tests {
             let sp = random_sub(50 + trial * 10, &mut rng);
             let mut side: Vec<u8> = (0..sp.n()).map(|_| rng.gen_range(0..2u8)).collect();
             let before = (sp.violation(&sp.loads(&side)), sp.cost(&side));
-            let tracked = fm_passes(&sp, &mut side, 4, 30, &mut scratch, None);
+            let tracked = fm_passes(&sp, &mut side, 4, 30, &mut scratch);
             let after = (sp.violation(&sp.loads(&side)), sp.cost(&side));
             assert_eq!(tracked, after.1, "trial {trial}: returned cost");
             assert!(
@@ -1185,6 +1170,46 @@ mod tests {
                 after.1 < before.1 || after.0 < before.0,
                 "trial {trial}: no gain"
             );
+        }
+    }
+
+    /// With zero-weight edges or a zero cut distance the boundary is found by scanning
+    /// neighbours (the gain no longer tells it): FM and whole bipartitions still never
+    /// worsen, and the costs they track (checked against recomputations in debug builds)
+    /// equal a recomputation.
+    #[test]
+    fn fm_with_zero_weights_or_no_cut_distance() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut scratch = BipartScratch::default();
+        for trial in 0..24 {
+            let mut sp = random_sub(60 + trial * 10, &mut rng);
+            // Weight 1 becomes 0 in both directions of an edge.
+            for w in sp.edge_weight.iter_mut() {
+                if *w == 1 {
+                    *w = 0;
+                }
+            }
+            if trial % 2 == 1 {
+                sp.cut_dist = 0;
+            }
+            let mut side: Vec<u8> = (0..sp.n()).map(|_| rng.gen_range(0..2u8)).collect();
+            let before = (sp.violation(&sp.loads(&side)), sp.cost(&side));
+            let (start, tracked) = fm_passes_measured(&sp, &mut side, 4, 30, &mut scratch);
+            assert_eq!(start, before.1, "trial {trial}: starting cost");
+            let after = (sp.violation(&sp.loads(&side)), sp.cost(&side));
+            assert_eq!(tracked, after.1, "trial {trial}: returned cost");
+            assert!(
+                after <= before,
+                "trial {trial}: {after:?} worse than {before:?}"
+            );
+            let bip = Bipartitioner {
+                coarsen_to: 20,
+                flow_alpha: 1.0,
+                ..Bipartitioner::default()
+            };
+            let split = bip.run(&sp, &mut scratch, &mut rng);
+            assert_eq!(split.len(), sp.n());
+            assert!(split.iter().all(|&x| x < 2), "trial {trial}: sides");
         }
     }
 }

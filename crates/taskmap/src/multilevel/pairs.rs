@@ -224,7 +224,8 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
             if let Some(c) =
                 flow_refine_from(sp, &mut sc.side, cfg.flow_alpha, &mut sc.bip.flow, cost)
             {
-                cost = fm_passes(sp, &mut sc.side, 1, cfg.fm_stall, &mut sc.bip, Some(c));
+                debug_assert_eq!(c, sp.cost(&sc.side), "the flow's cost");
+                cost = fm_passes(sp, &mut sc.side, 1, cfg.fm_stall, &mut sc.bip);
             }
         }
         if cost >= cost0 || sp.violation(&sp.loads(&sc.side)) > 0 {

@@ -203,6 +203,116 @@ mod tests {
         assert_eq!(count, 9);
     }
 
+    /// The swap-based heap the hole-moving sifts replaced: set, remove and pop leave
+    /// the same array and positions in both, so ties pop in the same order.
+    #[derive(Default)]
+    struct SwapHeap {
+        heap: Vec<(i64, u32)>,
+        pos: Vec<u32>,
+    }
+
+    impl SwapHeap {
+        fn swap(&mut self, i: usize, j: usize) {
+            self.heap.swap(i, j);
+            self.pos[self.heap[i].1 as usize] = i as u32;
+            self.pos[self.heap[j].1 as usize] = j as u32;
+        }
+        fn up(&mut self, mut i: usize) {
+            while i > 0 && self.heap[(i - 1) / 2].0 < self.heap[i].0 {
+                self.swap(i, (i - 1) / 2);
+                i = (i - 1) / 2;
+            }
+        }
+        fn down(&mut self, mut i: usize) {
+            loop {
+                let (l, r) = (2 * i + 1, 2 * i + 2);
+                if l >= self.heap.len() {
+                    return;
+                }
+                let c = if r < self.heap.len() && self.heap[r].0 > self.heap[l].0 {
+                    r
+                } else {
+                    l
+                };
+                if self.heap[i].0 >= self.heap[c].0 {
+                    return;
+                }
+                self.swap(i, c);
+                i = c;
+            }
+        }
+        fn set(&mut self, it: u32, key: i64) {
+            match self.pos[it as usize] {
+                NONE => {
+                    self.heap.push((key, it));
+                    self.pos[it as usize] = (self.heap.len() - 1) as u32;
+                    self.up(self.heap.len() - 1);
+                }
+                p => {
+                    let old = self.heap[p as usize].0;
+                    self.heap[p as usize].0 = key;
+                    if key > old {
+                        self.up(p as usize);
+                    } else {
+                        self.down(p as usize);
+                    }
+                }
+            }
+        }
+        fn remove(&mut self, it: u32) {
+            let p = self.pos[it as usize];
+            if p == NONE {
+                return;
+            }
+            let last = self.heap.len() - 1;
+            self.swap(p as usize, last);
+            self.heap.pop();
+            self.pos[it as usize] = NONE;
+            if (p as usize) < self.heap.len() {
+                self.up(p as usize);
+                self.down(p as usize);
+            }
+        }
+    }
+
+    #[test]
+    fn same_array_as_swapping_sifts() {
+        let n = 300u32;
+        let mut a = IndexedHeap::new(n as usize);
+        let mut b = SwapHeap {
+            heap: Vec::new(),
+            pos: vec![NONE; n as usize],
+        };
+        // A small key range, so that many keys tie.
+        let mut x = 12345u64;
+        for step in 0..20_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let it = ((x >> 33) % n as u64) as u32;
+            let key = ((x >> 13) % 17) as i64 - 8;
+            match step % 5 {
+                0..=2 => {
+                    a.set(it, key);
+                    b.set(it, key);
+                }
+                3 => {
+                    a.remove(it);
+                    b.remove(it);
+                }
+                _ => {
+                    let top = b.heap.first().map(|&(_, t)| t);
+                    if let Some(t) = top {
+                        b.remove(t);
+                    }
+                    assert_eq!(a.pop().map(|(t, _)| t), top, "step {step}");
+                }
+            }
+            assert_eq!(a.heap, b.heap, "step {step}");
+            assert_eq!(a.pos, b.pos, "step {step}");
+        }
+    }
+
     #[test]
     fn build_pops_like_one_set_each() {
         let items: Vec<(u32, i64)> = (0..200u32)
