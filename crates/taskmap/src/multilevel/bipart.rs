@@ -115,7 +115,8 @@ impl SubProblem {
         x
     }
 
-    /// Gain of moving `v` to the other side.
+    /// Gain of moving `v` to the other side, from scratch: the reference the gains kept by
+    /// [`init_gains`], greedy growing and FM are checked against in debug builds.
     fn gain(&self, side: &[u8], v: usize) -> i64 {
         let s = side[v] as usize;
         let mut g = self.ext[s][v] as i64 - self.ext[1 - s][v] as i64;
