@@ -665,7 +665,7 @@ fn cmd_eval(a: EvalArgs) -> Result<u8> {
         (None, None) => bail!("--graph (or --program) is required"),
     };
     let arch = load_arch(&a.arch)?;
-    let mapping = Mapping::read(&a.mapping)?;
+    let mapping = Mapping::read_for(&a.mapping, graph.num_tasks(), arch.pe_count())?;
     let capacities = load_capacities(&a.constraints, arch.pe_count(), graph.ncon())?;
     let opts = EvalOptions {
         epsilon: a.constraints.epsilon,

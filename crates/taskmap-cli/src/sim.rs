@@ -203,7 +203,7 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
         let arch = taskmap::parse_arch(arch_spec)?;
         let k = arch.pe_count();
         let mapping = if let Some(path) = &a.mapping {
-            Mapping::read(path)?
+            Mapping::read_for(path, program.num_tasks(), k)?
         } else if let Some(alg) = &a.algorithm {
             let alg_spec = AlgorithmSpec::from_str(alg)?;
             if let AlgorithmSpec::GreedyPerego(g) = &alg_spec {

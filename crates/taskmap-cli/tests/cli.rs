@@ -166,6 +166,22 @@ fn bad_inputs_exit_2_with_the_place() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("m.map:3:3"), "{}", stderr(&o));
+    // A mapping for another graph or target: the line that does not fit.
+    let pes = dir.path().join("m.pes");
+    for (text, place) in [("0\n1\n16\n", "m.pes:3:1: PE 16"), ("0\n1\n", "m.pes:2:1")] {
+        std::fs::write(&pes, text).unwrap();
+        let o = taskmap(&[
+            "eval",
+            "-g",
+            &fixture("delaunay_n10.graph"),
+            "-a",
+            "torus:4x4",
+            "-m",
+            pes.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(place), "{}", stderr(&o));
+    }
     let o = taskmap(&["map", "-g", "/nonexistent/x.graph", "-a", "torus:4x4"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("/nonexistent/x.graph"));

@@ -44,6 +44,24 @@ impl Error {
     }
 }
 
+/// `bytes` as UTF-8 text, or a parse error at the line and column of the first byte that
+/// is not UTF-8 (`path` names the input).
+pub(crate) fn utf8_text<'b>(bytes: &'b [u8], path: &std::path::Path) -> Result<&'b str, Error> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        Error::Parse {
+            path: path.into(),
+            line: good.iter().filter(|&&b| b == b'\n').count() + 1,
+            column: good.len() - line_start + 1,
+            message: format!(
+                "the file is not UTF-8 text (byte 0x{:02x})",
+                bytes[e.valid_up_to()]
+            ),
+        }
+    })
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so
 /// that a reader never sees a half-written file.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {

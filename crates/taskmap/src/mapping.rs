@@ -8,7 +8,8 @@
 //!   `i`. Lines starting with `%` or `#` and empty lines are skipped.
 //!
 //! Reading detects the format: a file whose first data line holds one number and whose
-//! second holds two numbers is a Scotch mapping.
+//! second holds two numbers is a Scotch mapping. [`Mapping::read_for`] also checks the
+//! entries against a graph's task count and a target's PEs, at the line where they fail.
 
 use std::path::Path;
 
@@ -103,9 +104,28 @@ impl Mapping {
         Self::parse(&bytes, path)
     }
 
+    /// Reads a mapping file for a graph of `num_tasks` tasks and a target of `k` PEs:
+    /// [`Mapping::read`], and an entry count that differs from `num_tasks` or a PE of `k`
+    /// or above is an error at its line and column.
+    pub fn read_for(path: &Path, num_tasks: usize, k: u32) -> Result<Self, Error> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Self::parse_for(&bytes, path, num_tasks, k)
+    }
+
+    /// Parses mapping text (see [`Mapping::read_for`]); `path` names the input in errors.
+    pub fn parse_for(bytes: &[u8], path: &Path, num_tasks: usize, k: u32) -> Result<Self, Error> {
+        Self::parse_inner(bytes, path, Some((num_tasks, k)))
+    }
+
     /// Parses mapping text; `path` names the input in errors. One pass over the bytes, no
     /// allocation per line.
     pub fn parse(bytes: &[u8], path: &Path) -> Result<Self, Error> {
+        Self::parse_inner(bytes, path, None)
+    }
+
+    /// [`Mapping::parse`], and with `expect = Some((num_tasks, k))` the checks of
+    /// [`Mapping::read_for`].
+    fn parse_inner(bytes: &[u8], path: &Path, expect: Option<(usize, u32)>) -> Result<Self, Error> {
         let err = |line: usize, column: usize, message: String| Error::Parse {
             path: path.into(),
             line,
@@ -124,6 +144,7 @@ impl Mapping {
         if !scotch {
             let mut pes = Vec::with_capacity(bytes.len() / 4);
             let mut row = first;
+            let mut last_line = 0;
             while let Some(r) = row {
                 if r.count != 1 {
                     return Err(err(
@@ -132,8 +153,30 @@ impl Mapping {
                         format!("expected one PE number per line, found {} fields", r.count),
                     ));
                 }
-                pes.push(pe_of(&r, 0, &err)?);
+                if let Some((n, _)) = expect {
+                    if pes.len() == n {
+                        return Err(err(
+                            r.line,
+                            r.cols[0],
+                            format!("more PE lines than the graph's {n} tasks"),
+                        ));
+                    }
+                }
+                pes.push(pe_in(&r, 0, expect, &err)?);
+                last_line = r.line;
                 row = rows.next_row(&err)?;
+            }
+            if let Some((n, _)) = expect {
+                if pes.len() < n {
+                    return Err(err(
+                        last_line.max(1),
+                        1,
+                        format!(
+                            "the file gives the PEs of {} tasks but the graph has {n}",
+                            pes.len()
+                        ),
+                    ));
+                }
             }
             return Ok(Mapping::new(pes));
         }
@@ -151,7 +194,7 @@ impl Mapping {
                     format!("expected \"task pe\", found {} fields", r.count),
                 ));
             }
-            let p = pe_of(&r, 1, &err)?;
+            let p = pe_in(&r, 1, expect, &err)?;
             pairs.push((r.vals[0], p.0));
             places.push((r.line, r.cols[0]));
             last_line = r.line;
@@ -166,6 +209,17 @@ impl Mapping {
                     pairs.len()
                 ),
             ));
+        }
+        if let Some((tasks, _)) = expect {
+            if n != tasks as u64 {
+                return Err(err(
+                    header.line,
+                    header.cols[0],
+                    format!(
+                        "the header announces {n} mapping lines but the graph has {tasks} tasks"
+                    ),
+                ));
+            }
         }
         let n = pairs.len();
         let mut pes = vec![PeId(u32::MAX); n];
@@ -235,6 +289,24 @@ fn pe_of<E>(r: &Row, i: usize, err: &impl Fn(usize, usize, String) -> E) -> Resu
         return Err(err(r.line, r.cols[i], format!("PE {} is too large", v)));
     }
     Ok(PeId(v as u32))
+}
+
+/// [`pe_of`], and with `expect = Some((_, k))` an error for a PE of `k` or above.
+fn pe_in<E>(
+    r: &Row,
+    i: usize,
+    expect: Option<(usize, u32)>,
+    err: &impl Fn(usize, usize, String) -> E,
+) -> Result<PeId, E> {
+    let p = pe_of(r, i, err)?;
+    match expect {
+        Some((_, k)) if p.0 >= k => Err(err(
+            r.line,
+            r.cols[i],
+            format!("PE {} is not on the target, whose PEs are 0..{}", p.0, k),
+        )),
+        _ => Ok(p),
+    }
 }
 
 /// Iterates over the data lines of a mapping file (skipping empty lines and lines starting
@@ -383,5 +455,49 @@ mod tests {
         assert!(e
             .to_string()
             .starts_with("a.pes:1:3: expected one PE number"));
+    }
+
+    /// Read for a graph and a target, a mapping's size and PEs are checked where they
+    /// are written; a mapping that fits reads as without the checks.
+    #[test]
+    fn checks_against_the_graph_and_target_name_the_line() {
+        let msg = |text: &str, name: &str| {
+            Mapping::parse_for(text.as_bytes(), Path::new(name), 3, 4)
+                .unwrap_err()
+                .to_string()
+        };
+        // One PE per line (a comment line counts in the numbering).
+        assert_eq!(
+            msg("0\n% c\n  9\n1\n", "a.pes"),
+            "a.pes:3:3: PE 9 is not on the target, whose PEs are 0..4"
+        );
+        assert_eq!(
+            msg("0\n1\n2\n3\n", "a.pes"),
+            "a.pes:4:1: more PE lines than the graph's 3 tasks"
+        );
+        assert_eq!(
+            msg("0\n1\n\n", "a.pes"),
+            "a.pes:2:1: the file gives the PEs of 2 tasks but the graph has 3"
+        );
+        assert_eq!(
+            msg("", "a.pes"),
+            "a.pes:1:1: the file gives the PEs of 0 tasks but the graph has 3"
+        );
+        // Scotch format.
+        assert_eq!(
+            msg("2\n0 1\n1 2\n", "a.map"),
+            "a.map:1:1: the header announces 2 mapping lines but the graph has 3 tasks"
+        );
+        assert_eq!(
+            msg("3\n0 1\n1  4\n2 0\n", "a.map"),
+            "a.map:3:4: PE 4 is not on the target, whose PEs are 0..4"
+        );
+        for (text, name) in [("3\n2 1\n0 3\n1 0\n", "a.map"), ("1\n3\n0\n", "a.pes")] {
+            let checked = Mapping::parse_for(text.as_bytes(), Path::new(name), 3, 4).unwrap();
+            assert_eq!(
+                checked,
+                Mapping::parse(text.as_bytes(), Path::new(name)).unwrap()
+            );
+        }
     }
 }

@@ -38,7 +38,13 @@ impl Capacities {
     /// comment lines and empty lines are skipped. A file with a single line gives every PE
     /// the same capacities.
     pub fn read(path: &Path, k: u32, ncon: usize) -> Result<Self, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Self::parse(&bytes, path, k, ncon)
+    }
+
+    /// Parses a capacity file (see [`Capacities::read`]); `path` names the input in errors.
+    pub fn parse(bytes: &[u8], path: &Path, k: u32, ncon: usize) -> Result<Self, Error> {
+        let text = crate::error::utf8_text(bytes, path)?;
         let mut rows: Vec<Vec<u64>> = Vec::new();
         let mut last_line = 0;
         for (i, raw) in text.lines().enumerate() {
@@ -295,14 +301,7 @@ pub fn parse_fixed(bytes: &[u8], path: &Path, n: usize, k: u32) -> Result<Vec<u3
         column,
         message,
     };
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
-        err(line, 1, "the file is not UTF-8 text".into())
-    })?;
+    let text = crate::error::utf8_text(bytes, path)?;
     // Data lines: (line number, tokens with their columns).
     let mut rows: Vec<(usize, Vec<(usize, &str)>)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -456,5 +455,24 @@ mod tests {
         let e = check_weights(&graph(1 << 62, [1; 6]), arch.as_ref()).unwrap_err();
         assert!(e.to_string().contains("diameter"), "{e}");
         assert!(check_weights(&graph(1 << 61, [1; 6]), arch.as_ref()).is_ok());
+    }
+
+    /// A byte that is not UTF-8 is an error at its line and column, in capacity and pin
+    /// files alike.
+    #[test]
+    fn bytes_that_are_not_utf8_are_located() {
+        let bytes = b"% caps\n5\n7 \xff8\n";
+        let e = Capacities::parse(bytes, Path::new("c.txt"), 3, 1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "c.txt:3:3: the file is not UTF-8 text (byte 0xff)"
+        );
+        let e = parse_fixed(b"-1\n\xc3", Path::new("f.txt"), 2, 4).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f.txt:2:1: the file is not UTF-8 text (byte 0xc3)"
+        );
+        let c = Capacities::parse(b"5\n7\n8\n", Path::new("c.txt"), 3, 1).unwrap();
+        assert_eq!((c.get(PeId(2), 0), c.pe_count()), (8, 3));
     }
 }

@@ -1,0 +1,235 @@
+//! Every reader of user files, fed mutated copies of well-formed fixtures (truncated,
+//! a line dropped or repeated, a token replaced by a hostile one, a byte changed): it
+//! returns a value or an error that names the file and a line, and never panics. A graph
+//! it returns passes `TaskGraph::validate`.
+
+use std::path::{Path, PathBuf};
+
+use taskmap::model::program::parse_program;
+use taskmap::problem::parse_fixed;
+use taskmap::{Capacities, Mapping};
+use taskmap_graph::read_graph_from_bytes;
+
+/// Mutations per fixture.
+const ROUNDS: usize = 150;
+
+/// SplitMix64: a deterministic stream of pseudo-random numbers.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const HOSTILE: &[&str] = &[
+    "-1",
+    "0",
+    "",
+    "x",
+    "1.5",
+    "nan",
+    "1e308",
+    "-0",
+    "65536",
+    "2147483648",
+    "4294967295",
+    "4294967296",
+    "18446744073709551615",
+    "18446744073709551616",
+    "99999999999999999999999",
+];
+
+/// One to three mutations of `text`.
+fn mutate(text: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut b = text.to_vec();
+    for _ in 0..1 + rng.below(3) {
+        let lines: Vec<&[u8]> = b.split(|&c| c == b'\n').collect();
+        let join = |ls: Vec<Vec<u8>>| ls.join(&b'\n');
+        let mut owned: Vec<Vec<u8>> = lines.iter().map(|l| l.to_vec()).collect();
+        b = match rng.below(10) {
+            0 | 1 => {
+                let cut = rng.below(b.len());
+                b[..cut].to_vec()
+            }
+            2 | 3 => {
+                owned.remove(rng.below(owned.len()));
+                join(owned)
+            }
+            4 => {
+                let i = rng.below(owned.len());
+                owned.insert(i, owned[i].clone());
+                join(owned)
+            }
+            5..=8 => {
+                let i = rng.below(owned.len());
+                let line = String::from_utf8_lossy(&owned[i]).into_owned();
+                let mut toks: Vec<&str> = line.split_ascii_whitespace().collect();
+                if !toks.is_empty() {
+                    let j = rng.below(toks.len());
+                    toks[j] = HOSTILE[rng.below(HOSTILE.len())];
+                    owned[i] = toks.join(" ").into_bytes();
+                }
+                join(owned)
+            }
+            _ => {
+                if !b.is_empty() {
+                    let i = rng.below(b.len());
+                    b[i] = rng.next() as u8;
+                }
+                b
+            }
+        };
+    }
+    b
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(name)
+}
+
+/// An error message must start `name:LINE`.
+fn assert_located(msg: &str, name: &str, input: &[u8]) {
+    let rest = msg.strip_prefix(name).and_then(|r| r.strip_prefix(':'));
+    assert!(
+        rest.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())),
+        "error without file and line: {msg}\ninput:\n{}",
+        String::from_utf8_lossy(input)
+    );
+}
+
+/// Runs `read` on `ROUNDS` mutations of `original`; returns how many were refused.
+fn mutations(
+    original: &[u8],
+    name: &str,
+    seed: u64,
+    mut read: impl FnMut(&[u8]) -> Result<(), String>,
+) -> usize {
+    let mut rng = Rng(seed);
+    let mut refused = 0;
+    for _ in 0..ROUNDS {
+        let m = mutate(original, &mut rng);
+        if let Err(msg) = read(&m) {
+            assert_located(&msg, name, &m);
+            refused += 1;
+        }
+    }
+    refused
+}
+
+#[test]
+fn graph_readers_refuse_mutations_at_a_line() {
+    for (i, file) in [
+        "delaunay_n10.graph",
+        "small_labels.grf",
+        "small_general_real.mtx",
+        "small.edges",
+        "small.bench",
+        "mtkahypar/graph_with_node_and_edge_weights.graph",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let original = std::fs::read(fixture(file)).unwrap();
+        let name = format!("mutated-{}", file.replace('/', "-"));
+        let refused = mutations(&original, &name, i as u64, |b| match read_graph_from_bytes(
+            b, &name, None,
+        ) {
+            Ok(g) => {
+                g.validate().expect("a graph read is valid");
+                Ok(())
+            }
+            Err(e) => Err(e.to_string()),
+        });
+        // The mutations are meant to break the files: most must be refused.
+        assert!(
+            refused > ROUNDS / 3,
+            "{file}: only {refused} of {ROUNDS} refused"
+        );
+    }
+}
+
+#[test]
+fn target_files_refuse_mutations_at_a_line() {
+    let dir = std::env::temp_dir().join(format!("taskmap-mutated-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, file) in ["torus4x4.tgt", "tleaf3.tgt", "sub4.tgt", "small.mat"]
+        .iter()
+        .enumerate()
+    {
+        let original = std::fs::read(fixture(&format!("arch/{file}"))).unwrap();
+        let path = dir.join(file);
+        let name = path.to_str().unwrap().to_string();
+        let refused = mutations(&original, &name, 100 + i as u64, |b| {
+            std::fs::write(&path, b).unwrap();
+            taskmap::parse_arch(&name)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        });
+        assert!(
+            refused > ROUNDS / 4,
+            "{file}: only {refused} of {ROUNDS} refused"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn mapping_capacity_pin_and_program_files_refuse_mutations_at_a_line() {
+    let (n, k) = (64usize, 16u32);
+    let pes: String = (0..n).map(|t| format!("{}\n", t % 16)).collect();
+    let scotch: String = format!("{n}\n")
+        + &(0..n)
+            .map(|t| format!("{t}\t{}\n", (t * 7) % 16))
+            .collect::<String>();
+    for (seed, (text, name)) in [(pes, "m.pes"), (scotch, "m.map")].iter().enumerate() {
+        let refused = mutations(text.as_bytes(), name, 200 + seed as u64, |b| {
+            let m = Mapping::parse_for(b, Path::new(name), n, k).map_err(|e| e.to_string())?;
+            assert_eq!(m.len(), n);
+            assert!(m.as_slice().iter().all(|p| p.0 < k));
+            Ok(())
+        });
+        assert!(
+            refused > ROUNDS / 3,
+            "{name}: only {refused} of {ROUNDS} refused"
+        );
+    }
+    let caps: String = (0..k).map(|p| format!("{} {}\n", 70 + p, 3)).collect();
+    mutations(caps.as_bytes(), "c.txt", 300, |b| {
+        let c = Capacities::parse(b, Path::new("c.txt"), k, 2).map_err(|e| e.to_string())?;
+        assert_eq!((c.pe_count(), c.ncon()), (k as usize, 2));
+        Ok(())
+    });
+    let pins: String = (0..n)
+        .map(|t| {
+            if t % 5 == 0 {
+                format!("{}\n", t % 16)
+            } else {
+                "-1\n".into()
+            }
+        })
+        .collect();
+    mutations(pins.as_bytes(), "f.txt", 301, |b| {
+        let f = parse_fixed(b, Path::new("f.txt"), n, k).map_err(|e| e.to_string())?;
+        assert_eq!(f.len(), n);
+        Ok(())
+    });
+    for (i, prog) in ["pingpong.prog", "deadlock.prog"].iter().enumerate() {
+        let original = std::fs::read(fixture(&format!("programs/{prog}"))).unwrap();
+        mutations(&original, prog, 400 + i as u64, |b| {
+            parse_program(&String::from_utf8_lossy(b), Path::new(prog))
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        });
+    }
+}
