@@ -231,7 +231,7 @@ struct GenArgs {
 struct ConvertArgs {
     /// Input graph file.
     input: PathBuf,
-    /// Output graph file (.graph METIS, .grf Scotch, .edges edge list; .gz compresses).
+    /// Output graph file (.graph METIS, .grf Scotch, .mtx Matrix Market, .edges edge list; .gz compresses).
     output: PathBuf,
     /// Input format, when the extension does not tell.
     #[arg(long, value_name = "FORMAT")]

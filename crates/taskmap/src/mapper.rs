@@ -138,7 +138,7 @@ impl AlgorithmSpec {
         ),
         (
             "drb",
-            "dual recursive bipartitioning of tasks and target (Scotch's method); params tries, fm, refine",
+            "dual recursive bipartitioning of tasks and target (Scotch's method); params tries, fm, refine, coarsen_to",
         ),
         (
             "multilevel",

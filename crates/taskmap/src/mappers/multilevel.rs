@@ -7,8 +7,9 @@
 //!    has at most `min(max(coarsest_per_pe · k, min_coarsest), max(max_coarsest, 8·k))`
 //!    tasks (or stops shrinking); the largest cluster weighs about
 //!    `cluster_weight_factor · total / that size`. Graphs already that small (by default
-//!    `coarsest_per_pe = 1000`, so every graph below 32,768 tasks, and most graphs below
-//!    1,000·k, except on the grids of PEs below) are not coarsened: on our benchmarks DRB
+//!    `coarsest_per_pe = 1000`, `min_coarsest = 1024` and `max_coarsest = 32,768`, so on
+//!    33 to 4,096 PEs every graph of at most 32,768 tasks, on fewer PEs every graph of at
+//!    most `max(1,000·k, 1,024)`, except on the grids of PEs below) are not coarsened: on our benchmarks DRB
 //!    on the finest graph gave the lowest `f_C`, and the k-way refiner could not recover
 //!    what a coarser initial mapping lost (with 128·k, grid100x100 on torus:8x8 cost 2,087
 //!    instead of 1,576).
@@ -112,7 +113,8 @@
 //!    targets f_C 0.973 in 0.89 times the time; on five of the seven larger graphs (the
 //!    coarsest graph is multisectioned) 0.980 in 1.43 times.
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
-//!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps, pairwise rounds) on
+//!    ([`KwayRefiner`]: label propagation, FM with rollback, pairwise rounds, and swaps in
+//!    `strong` only) on
 //!    every level below the coarsest. The pairwise round (`pairs=1`, the default; not in
 //!    `fast`, and not in the initial runs, of which only the best goes on; so a graph
 //!    that is not coarsened, on most targets below 32,768 tasks, gets it in its V-cycles
@@ -196,7 +198,7 @@ pub const MAX_ADAPTIVE_RUNS: usize = 4;
 /// 911-953 with the default 4 tries, 928-943 with 8, 0.16 s and 0.2 s).
 pub const SMALL_GRAPH_TRIES: usize = 8;
 
-/// The run budget from which every split gets [`SMALL_GRAPH_TRIES`] (below 1,875 tasks by
+/// The run budget from which every split gets [`SMALL_GRAPH_TRIES`] (at most 1,875 tasks by
 /// default).
 pub const SMALL_GRAPH_BUDGET: usize = 32;
 
@@ -1257,7 +1259,7 @@ fn initial_mapping(
     let runs = budget.min(MAX_ADAPTIVE_RUNS).max(cfg.initial_runs).max(1);
     let seeds: Vec<u64> = (0..runs).map(|_| ctx.rng.gen()).collect();
     let epsilon = inst.epsilon;
-    // With a run budget of at least SMALL_GRAPH_BUDGET (fewer than 1,875 tasks by
+    // With a run budget of at least SMALL_GRAPH_BUDGET (at most 1,875 tasks by
     // default), every split also gets the strong preset's tries.
     let mut bip = cfg.bipartitioner.clone();
     if budget >= SMALL_GRAPH_BUDGET {
