@@ -124,7 +124,7 @@ struct RunArgs {
     /// Seed of every random choice.
     #[arg(short, long, default_value_t = 0)]
     seed: u64,
-    /// Threads for parallel phases.
+    /// Threads for parallel phases (at most 1024).
     #[arg(short, long, default_value_t = 1)]
     threads: usize,
 }

@@ -351,6 +351,10 @@ fn oversized_or_bad_requests_exit_2_without_panicking() {
         vec!["gen", "stencil27", "2000x2000x2000", "-o", &out],
         vec!["map", "-A", "multilevel,runs=1000000000000"],
         vec!["map", "-A", "pnp,rcl=1000000000000000000"],
+        vec!["map", "-A", "multilevel,tries=4294967296"],
+        vec!["map", "-A", "multilevel,coarse_tries=1025"],
+        vec!["map", "-A", "drb,tries=99999999999"],
+        vec!["map", "--threads", "4294967296"],
         vec!["map", "--epsilon", "NaN"],
     ] {
         let o = taskmap(&args);

@@ -39,6 +39,9 @@ pub struct RunContext {
     pub progress: Option<std::sync::Arc<std::sync::Mutex<String>>>,
 }
 
+/// The most threads a [`RunContext`] starts.
+pub const MAX_THREADS: usize = 1024;
+
 impl RunContext {
     /// A context seeded with `seed`, one thread, no deadline.
     pub fn new(seed: u64) -> Self {
@@ -52,8 +55,13 @@ impl RunContext {
         }
     }
 
-    /// Uses a pool of `threads` threads for parallel phases.
+    /// Uses a pool of `threads` threads for parallel phases (at most [`MAX_THREADS`]).
     pub fn with_threads(mut self, threads: usize) -> Result<Self, Error> {
+        if threads > MAX_THREADS {
+            return Err(Error::Config(format!(
+                "{threads} threads is more than the {MAX_THREADS} allowed"
+            )));
+        }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.max(1))
             .build()

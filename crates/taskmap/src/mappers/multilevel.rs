@@ -497,6 +497,21 @@ pub(crate) fn parse_usize(alg: &str, key: &str, value: &str) -> Result<usize, Er
     })
 }
 
+/// [`parse_usize`] for a count of at most `max` (a larger one is an error, not a run that
+/// does not end).
+pub(crate) fn parse_at_most(alg: &str, key: &str, value: &str, max: usize) -> Result<usize, Error> {
+    let v = parse_usize(alg, key, value)?;
+    if v > max {
+        return Err(Error::Config(format!(
+            "{alg}: {key}={v} is more than the {max} allowed"
+        )));
+    }
+    Ok(v)
+}
+
+/// The most bipartitioning tries (`tries`, `coarse_tries`) a spec may ask for.
+pub const MAX_TRIES: usize = 1024;
+
 impl MultilevelSpec {
     /// Applies one `key=value` parameter.
     pub fn set(&mut self, param: &str) -> Result<(), Error> {
@@ -530,23 +545,14 @@ impl MultilevelSpec {
                 };
                 *slot = Some(value.to_string());
             }
-            "runs" => {
-                let runs = parse_usize("multilevel", key, value)?;
-                if runs > 1024 {
-                    return Err(Error::Config(format!(
-                        "multilevel: runs={} is more than the 1024 allowed",
-                        runs
-                    )));
-                }
-                self.runs = Some(runs);
-            }
-            "tries" => self.tries = Some(parse_usize("multilevel", key, value)?),
+            "runs" => self.runs = Some(parse_at_most("multilevel", key, value, 1024)?),
+            "tries" => self.tries = Some(parse_at_most("multilevel", key, value, MAX_TRIES)?),
             "flow" => self.flow = Some(parse_usize("multilevel", key, value)?),
             "pair_flow" | "pair-flow" => {
                 self.pair_flow = Some(parse_usize("multilevel", key, value)?)
             }
             "coarse_tries" | "coarse-tries" => {
-                self.coarse_tries = Some(parse_usize("multilevel", key, value)?)
+                self.coarse_tries = Some(parse_at_most("multilevel", key, value, MAX_TRIES)?)
             }
             "fm" => self.fm = Some(parse_usize("multilevel", key, value)?),
             "lp" => self.lp = Some(parse_usize("multilevel", key, value)?),
@@ -589,13 +595,7 @@ impl MultilevelSpec {
                 *slot = Some(v as u8);
             }
             "vcycles" | "pairs" => {
-                let v = parse_usize("multilevel", key, value)?;
-                if v > 64 {
-                    return Err(Error::Config(format!(
-                        "multilevel: {}={} is more than the 64 allowed",
-                        key, v
-                    )));
-                }
+                let v = parse_at_most("multilevel", key, value, 64)?;
                 let slot = if key == "pairs" {
                     &mut self.pairs
                 } else {
