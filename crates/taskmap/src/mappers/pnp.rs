@@ -106,9 +106,14 @@ impl PnpMapper {
     }
 
     fn validate(&self) -> Result<(), Error> {
-        if self.rcl > 1 << 16 || self.runs > 1 << 20 {
+        if self.rcl > 1 << 16
+            || self.runs > 1 << 20
+            || self.sa_moves > 1 << 30
+            || self.stages > 1 << 20
+        {
             return Err(Error::Config(
-                "pnp: rcl must be at most 65536 and runs at most 2^20".into(),
+                "pnp: rcl must be at most 65536, runs and stages at most 2^20, moves at most 2^30"
+                    .into(),
             ));
         }
         if self.runs == 0 || self.rcl == 0 || self.stages == 0 {
