@@ -355,6 +355,7 @@ fn oversized_or_bad_requests_exit_2_without_panicking() {
         vec!["map", "-A", "multilevel,coarse_tries=1025"],
         vec!["map", "-A", "drb,tries=99999999999"],
         vec!["map", "-A", "pnp,moves=4294967296"],
+        vec!["map", "-a", "hypercube:31"],
         vec!["map", "--threads", "4294967296"],
         vec!["map", "--epsilon", "NaN"],
     ] {

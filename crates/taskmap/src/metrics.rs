@@ -210,6 +210,7 @@ pub fn evaluate(
     opts: &EvalOptions,
 ) -> Result<Evaluation, Error> {
     let n = graph.num_tasks();
+    crate::problem::check_pe_count(arch)?;
     mapping.check(n, arch)?;
     if let Some(eps) = opts.epsilon {
         crate::problem::check_epsilon(eps)?;

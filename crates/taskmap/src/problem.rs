@@ -179,6 +179,7 @@ impl Problem {
         if self.arch.pe_count() == 0 {
             return Err(Error::Mismatch("the target has no PE".into()));
         }
+        check_pe_count(self.arch.as_ref())?;
         check_epsilon(self.epsilon)?;
         check_weights(&self.graph, self.arch.as_ref())?;
         if let Some(c) = &self.capacities {
@@ -228,6 +229,21 @@ pub fn check_epsilon(epsilon: f64) -> Result<(), Error> {
             epsilon
         )))
     }
+}
+
+/// The most PEs a target may have for mapping or evaluation: both keep arrays indexed by PE
+/// (loads, bounds), so a larger target would exhaust memory rather than fail cleanly.
+pub const MAX_MAPPING_PES: u32 = 1 << 24;
+
+/// Errors when `arch` has more than [`MAX_MAPPING_PES`] PEs.
+pub fn check_pe_count(arch: &dyn Architecture) -> Result<(), Error> {
+    let k = arch.pe_count();
+    if k > MAX_MAPPING_PES {
+        return Err(Error::Config(format!(
+            "the target has {k} PEs; mapping and evaluation handle at most {MAX_MAPPING_PES}"
+        )));
+    }
+    Ok(())
 }
 
 /// Checks that every cost and load taskmap computes fits in 64 bits: the total vertex weight
