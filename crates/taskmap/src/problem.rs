@@ -240,7 +240,8 @@ pub fn check_pe_count(arch: &dyn Architecture) -> Result<(), Error> {
     let k = arch.pe_count();
     if k > MAX_MAPPING_PES {
         return Err(Error::Config(format!(
-            "the target has {k} PEs; mapping and evaluation handle at most {MAX_MAPPING_PES}"
+            "the target {} has {k} PEs; mapping and evaluation handle at most {MAX_MAPPING_PES} (2^24)",
+            arch.spec()
         )));
     }
     Ok(())
