@@ -153,23 +153,15 @@ fn bad_inputs_exit_2_with_the_place() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("torus:4xx4"), "{}", stderr(&o));
-    let m = dir.path().join("m.map");
-    std::fs::write(&m, "2\n0 1\n1 x\n").unwrap();
-    let o = taskmap(&[
-        "eval",
-        "-g",
-        &fixture("delaunay_n10.graph"),
-        "-a",
-        "torus:4x4",
-        "-m",
-        m.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("m.map:3:3"), "{}", stderr(&o));
-    // A mapping for another graph or target: the line that does not fit.
-    let pes = dir.path().join("m.pes");
-    for (text, place) in [("0\n1\n16\n", "m.pes:3:1: PE 16"), ("0\n1\n", "m.pes:2:1")] {
-        std::fs::write(&pes, text).unwrap();
+    // A bad mapping line, and a mapping for another graph or target: the line that does
+    // not fit.
+    for (name, text, place) in [
+        ("m.map", "2\n0 1\n1 x\n", "m.map:3:3"),
+        ("m.pes", "0\n1\n16\n", "m.pes:3:1: PE 16"),
+        ("m.pes", "0\n1\n", "m.pes:2:1"),
+    ] {
+        let m = dir.path().join(name);
+        std::fs::write(&m, text).unwrap();
         let o = taskmap(&[
             "eval",
             "-g",
@@ -177,7 +169,7 @@ fn bad_inputs_exit_2_with_the_place() {
             "-a",
             "torus:4x4",
             "-m",
-            pes.to_str().unwrap(),
+            m.to_str().unwrap(),
         ]);
         assert_eq!(o.status.code(), Some(2));
         assert!(stderr(&o).contains(place), "{}", stderr(&o));
