@@ -6,13 +6,13 @@
 //!    matching in input order (`ordered`, see [`heavy_edge_matching`]) until the graph
 //!    has at most `min(max(coarsest_per_pe · k, min_coarsest), max(max_coarsest, 8·k))`
 //!    tasks (or stops shrinking); the largest cluster weighs about
-//!    `cluster_weight_factor · total / that size`. Graphs already that small (by default
-//!    `coarsest_per_pe = 1000`, `min_coarsest = 1024` and `max_coarsest = 32,768`, so on
-//!    33 to 4,096 PEs every graph of at most 32,768 tasks, on fewer PEs every graph of at
-//!    most `max(1,000·k, 1,024)`, except on the grids of PEs below) are not coarsened: on our benchmarks DRB
-//!    on the finest graph gave the lowest `f_C`, and the k-way refiner could not recover
-//!    what a coarser initial mapping lost (with 128·k, grid100x100 on torus:8x8 cost 2,087
-//!    instead of 1,576).
+//!    `cluster_weight_factor · total / that size`. Graphs already that small are not
+//!    coarsened: by default (`coarsest_per_pe = 1000`, `min_coarsest = 1024`,
+//!    `max_coarsest = 32,768`) on 33 to 4,096 PEs every graph of at most 32,768 tasks, on
+//!    fewer PEs every graph of at most `max(1,000·k, 1,024)`, except on the grids of PEs
+//!    below. On our benchmarks DRB on the finest graph gave the lowest `f_C`, and the k-way
+//!    refiner could not recover what a coarser initial mapping lost (with 128·k,
+//!    grid100x100 on torus:8x8 cost 2,087 instead of 1,576).
 //!
 //!    Two-dimensional meshes and tori of at most [`GRID2D_MAX_PES`] PEs are the
 //!    exception (`grid2d_per_pe = 160`, spec `per_pe2d`; not in `fast`): there a graph of
@@ -114,18 +114,17 @@
 //!    coarsest graph is multisectioned) 0.980 in 1.43 times.
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
 //!    ([`KwayRefiner`]: label propagation, FM with rollback, pairwise rounds, and swaps in
-//!    `strong` only) on
-//!    every level below the coarsest. The pairwise round (`pairs=1`, the default; not in
-//!    `fast`, and not in the initial runs, of which only the best goes on; so a graph
-//!    that is not coarsened, on most targets below 32,768 tasks, gets it in its V-cycles
-//!    only, step 5, and one of at most `max(8·k, 1,024)` tasks not at all) re-splits the
-//!    tasks of two PEs near their frontier with the bisection's FM and flow, with the
-//!    mapping's costs (see [`crate::multilevel::pairs`]): the k-way FM moves one task at a
-//!    time to its best PE, the pair's FM trades tasks both ways under the pair's bounds
-//!    and the flow straightens the frontier in one step. Eighth session of 2026-11-23, the
-//!    same 42 runs as for island removal above: f_C 0.991 alone, 0.982 with island
-//!    removal, for about a fifth more time. Graphs above [`PAIR_MAX_TASKS`] tasks get
-//!    neither, even when `pairs` or `islands` is given.
+//!    `strong` only) on every level below the coarsest. The pairwise round (`pairs=1`, the
+//!    default; not in `fast`, and not in the initial runs, of which only the best goes on;
+//!    so a graph that is not coarsened, on most targets below 32,768 tasks, gets it in its
+//!    V-cycles only, step 5, and one of at most `max(8·k, 1,024)` tasks not at all)
+//!    re-splits the tasks of two PEs near their frontier with the bisection's FM and flow,
+//!    with the mapping's costs (see [`crate::multilevel::pairs`]): the k-way FM moves one
+//!    task at a time to its best PE, the pair's FM trades tasks both ways under the pair's
+//!    bounds and the flow straightens the frontier in one step. Eighth session of
+//!    2026-11-23, the same 42 runs as for island removal above: f_C 0.991 alone, 0.982
+//!    with island removal, for about a fifth more time. Graphs above [`PAIR_MAX_TASKS`]
+//!    tasks get neither, even when `pairs` or `islands` is given.
 //! 4. **Group levels** (`groups=1`, the default; not in `fast`; since the seventh session
 //!    of 2026-11-23 only with `multisection=0`, as multisection maps these levels), on
 //!    targets whose PEs fall into nested groups (a tree's subtrees, found from the distance table: the
