@@ -363,6 +363,8 @@ fn load_problem(
 ) -> Result<(Problem, String)> {
     let (graph, graph_name) = load_graph(input)?;
     let arch = load_arch(spec)?;
+    // Before anything sized by the target (a uniform capacity is one value per PE).
+    taskmap::problem::check_pe_count(arch.as_ref())?;
     let capacities = load_capacities(constraints, arch.pe_count(), graph.ncon())?;
     let mut problem = Problem::new(graph, arch);
     if let Some(eps) = constraints.epsilon {
@@ -665,6 +667,7 @@ fn cmd_eval(a: EvalArgs) -> Result<u8> {
         (None, None) => bail!("--graph (or --program) is required"),
     };
     let arch = load_arch(&a.arch)?;
+    taskmap::problem::check_pe_count(arch.as_ref())?;
     let mapping = Mapping::read_for(&a.mapping, graph.num_tasks(), arch.pe_count())?;
     let capacities = load_capacities(&a.constraints, arch.pe_count(), graph.ncon())?;
     let opts = EvalOptions {

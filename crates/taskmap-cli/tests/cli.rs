@@ -159,6 +159,11 @@ fn bad_inputs_exit_2_with_the_place() {
         ("m.map", "2\n0 1\n1 x\n", "m.map:3:3"),
         ("m.pes", "0\n1\n16\n", "m.pes:3:1: PE 16"),
         ("m.pes", "0\n1\n", "m.pes:2:1"),
+        (
+            "h.map",
+            "2\n0 1\n1 2\n",
+            "h.map:1:1: the header announces 2",
+        ),
     ] {
         let m = dir.path().join(name);
         std::fs::write(&m, text).unwrap();
@@ -348,6 +353,7 @@ fn oversized_or_bad_requests_exit_2_without_panicking() {
         vec!["map", "-A", "drb,tries=99999999999"],
         vec!["map", "-A", "pnp,moves=4294967296"],
         vec!["map", "-a", "hypercube:31"],
+        vec!["map", "-a", "hypercube:31", "--capacity", "5"],
         vec!["map", "--threads", "4294967296"],
         vec!["map", "--epsilon", "NaN"],
     ] {
@@ -422,6 +428,22 @@ fn eval_of_a_program_reports_f_like_sim() {
     assert!(sim_f(&m2.display().to_string())["f"]
         .get("f_prop")
         .is_none());
+    // A mapping with too few lines or a PE the target lacks: exit 2 at the line.
+    for (text, place) in [("0\n1\n", "m3.pes:2:1"), ("0\n16\n", "m3.pes:2:1: PE 16")] {
+        let m3 = dir.path().join("m3.pes");
+        std::fs::write(&m3, text).unwrap();
+        let o = taskmap(&[
+            "sim",
+            "--program",
+            &prog,
+            "--arch",
+            "torus:4x4",
+            "--mapping",
+            &m3.display().to_string(),
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(place), "{}", stderr(&o));
+    }
     // The static metrics are those of the program's task graph: 16 ring edges.
     assert_eq!(e["edges"], 16);
     assert!(e["comm_cost"].as_u64().unwrap() > 0);

@@ -54,10 +54,7 @@ pub(crate) fn utf8_text<'b>(bytes: &'b [u8], path: &std::path::Path) -> Result<&
             path: path.into(),
             line: good.iter().filter(|&&b| b == b'\n').count() + 1,
             column: good.len() - line_start + 1,
-            message: format!(
-                "the file is not UTF-8 text (byte 0x{:02x})",
-                bytes[e.valid_up_to()]
-            ),
+            message: format!("invalid UTF-8 (byte 0x{:02x})", bytes[e.valid_up_to()]),
         }
     })
 }

@@ -199,17 +199,6 @@ impl Mapping {
             places.push((r.line, r.cols[0]));
             last_line = r.line;
         }
-        if pairs.len() as u64 != n {
-            return Err(err(
-                last_line,
-                1,
-                format!(
-                    "the header announces {} mapping lines but the file has {}",
-                    n,
-                    pairs.len()
-                ),
-            ));
-        }
         if let Some((tasks, _)) = expect {
             if n != tasks as u64 {
                 return Err(err(
@@ -220,6 +209,22 @@ impl Mapping {
                     ),
                 ));
             }
+        }
+        if pairs.len() as u64 != n {
+            // At the first line past the announced count, or at the last line.
+            let line = usize::try_from(n)
+                .ok()
+                .and_then(|i| places.get(i))
+                .map_or(last_line, |p| p.0);
+            return Err(err(
+                line,
+                1,
+                format!(
+                    "the header announces {} mapping lines but the file has {}",
+                    n,
+                    pairs.len()
+                ),
+            ));
         }
         let n = pairs.len();
         let mut pes = vec![PeId(u32::MAX); n];
@@ -303,7 +308,10 @@ fn pe_in<E>(
         Some((_, k)) if p.0 >= k => Err(err(
             r.line,
             r.cols[i],
-            format!("PE {} is not on the target, whose PEs are 0..{}", p.0, k),
+            format!(
+                "PE {} out of range 0..{} (the target has {} PEs)",
+                p.0, k, k
+            ),
         )),
         _ => Ok(p),
     }
@@ -469,7 +477,7 @@ mod tests {
         // One PE per line (a comment line counts in the numbering).
         assert_eq!(
             msg("0\n% c\n  9\n1\n", "a.pes"),
-            "a.pes:3:3: PE 9 is not on the target, whose PEs are 0..4"
+            "a.pes:3:3: PE 9 out of range 0..4 (the target has 4 PEs)"
         );
         assert_eq!(
             msg("0\n1\n2\n3\n", "a.pes"),
@@ -488,9 +496,23 @@ mod tests {
             msg("2\n0 1\n1 2\n", "a.map"),
             "a.map:1:1: the header announces 2 mapping lines but the graph has 3 tasks"
         );
+        // The header against the graph first, then against the file's lines (at the
+        // first line past the count, or at the last line).
+        assert_eq!(
+            msg("2\n0 1\n1 2\n2 0\n", "a.map"),
+            "a.map:1:1: the header announces 2 mapping lines but the graph has 3 tasks"
+        );
+        assert_eq!(
+            msg("3\n0 1\n1 2\n2 0\n0 3\n", "a.map"),
+            "a.map:5:1: the header announces 3 mapping lines but the file has 4"
+        );
+        assert_eq!(
+            msg("3\n0 1\n\n1 2\n", "a.map"),
+            "a.map:4:1: the header announces 3 mapping lines but the file has 2"
+        );
         assert_eq!(
             msg("3\n0 1\n1  4\n2 0\n", "a.map"),
-            "a.map:3:4: PE 4 is not on the target, whose PEs are 0..4"
+            "a.map:3:4: PE 4 out of range 0..4 (the target has 4 PEs)"
         );
         for (text, name) in [("3\n2 1\n0 3\n1 0\n", "a.map"), ("1\n3\n0\n", "a.pes")] {
             let checked = Mapping::parse_for(text.as_bytes(), Path::new(name), 3, 4).unwrap();

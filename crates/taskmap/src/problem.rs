@@ -480,15 +480,9 @@ mod tests {
     fn bytes_that_are_not_utf8_are_located() {
         let bytes = b"% caps\n5\n7 \xff8\n";
         let e = Capacities::parse(bytes, Path::new("c.txt"), 3, 1).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "c.txt:3:3: the file is not UTF-8 text (byte 0xff)"
-        );
+        assert_eq!(e.to_string(), "c.txt:3:3: invalid UTF-8 (byte 0xff)");
         let e = parse_fixed(b"-1\n\xc3", Path::new("f.txt"), 2, 4).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "f.txt:2:1: the file is not UTF-8 text (byte 0xc3)"
-        );
+        assert_eq!(e.to_string(), "f.txt:2:1: invalid UTF-8 (byte 0xc3)");
         let c = Capacities::parse(b"5\n7\n8\n", Path::new("c.txt"), 3, 1).unwrap();
         assert_eq!((c.get(PeId(2), 0), c.pe_count()), (8, 3));
     }

@@ -511,6 +511,12 @@ pub(crate) fn parse_at_most(alg: &str, key: &str, value: &str, max: usize) -> Re
 /// The most bipartitioning tries (`tries`, `coarse_tries`) a spec may ask for.
 pub const MAX_TRIES: usize = 1024;
 
+/// The most initial runs (`runs`) a spec may ask for.
+pub const MAX_RUNS: usize = 1024;
+
+/// The most V-cycles (`vcycles`) or pairwise rounds per level (`pairs`) a spec may ask for.
+pub const MAX_ROUNDS: usize = 64;
+
 impl MultilevelSpec {
     /// Applies one `key=value` parameter.
     pub fn set(&mut self, param: &str) -> Result<(), Error> {
@@ -544,7 +550,7 @@ impl MultilevelSpec {
                 };
                 *slot = Some(value.to_string());
             }
-            "runs" => self.runs = Some(parse_at_most("multilevel", key, value, 1024)?),
+            "runs" => self.runs = Some(parse_at_most("multilevel", key, value, MAX_RUNS)?),
             "tries" => self.tries = Some(parse_at_most("multilevel", key, value, MAX_TRIES)?),
             "flow" => self.flow = Some(parse_usize("multilevel", key, value)?),
             "pair_flow" | "pair-flow" => {
@@ -594,7 +600,7 @@ impl MultilevelSpec {
                 *slot = Some(v as u8);
             }
             "vcycles" | "pairs" => {
-                let v = parse_at_most("multilevel", key, value, 64)?;
+                let v = parse_at_most("multilevel", key, value, MAX_ROUNDS)?;
                 let slot = if key == "pairs" {
                     &mut self.pairs
                 } else {

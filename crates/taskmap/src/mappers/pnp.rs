@@ -106,15 +106,17 @@ impl PnpMapper {
     }
 
     fn validate(&self) -> Result<(), Error> {
-        if self.rcl > 1 << 16
-            || self.runs > 1 << 20
-            || self.sa_moves > 1 << 30
-            || self.stages > 1 << 20
-        {
-            return Err(Error::Config(
-                "pnp: rcl must be at most 65536, runs and stages at most 2^20, moves at most 2^30"
-                    .into(),
-            ));
+        for (key, v, max) in [
+            ("rcl", self.rcl, 1usize << 16),
+            ("runs", self.runs, 1 << 20),
+            ("stages", self.stages, 1 << 20),
+            ("moves", self.sa_moves, 1 << 30),
+        ] {
+            if v > max {
+                return Err(Error::Config(format!(
+                    "pnp: {key}={v} is more than the {max} allowed"
+                )));
+            }
         }
         if self.runs == 0 || self.rcl == 0 || self.stages == 0 {
             return Err(Error::Config(
