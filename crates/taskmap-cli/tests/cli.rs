@@ -396,9 +396,9 @@ fn eval_of_a_program_reports_f_like_sim() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let e = json(&o);
-    // `taskmap sim --f` of the program under a mapping file, as JSON.
-    let sim_f = |mapping: &str| {
-        let o = taskmap(&[
+    // `taskmap sim` of the program under a mapping file, with more arguments.
+    let sim = |mapping: &str, more: &[&str]| {
+        let mut args = vec![
             "sim",
             "--program",
             &prog,
@@ -406,10 +406,13 @@ fn eval_of_a_program_reports_f_like_sim() {
             "torus:4x4",
             "--mapping",
             mapping,
-            "--f",
-            "--format",
-            "json",
-        ]);
+        ];
+        args.extend_from_slice(more);
+        taskmap(&args)
+    };
+    // `taskmap sim --f` as JSON.
+    let sim_f = |mapping: &str| {
+        let o = sim(mapping, &["--f", "--format", "json"]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         json(&o)
     };
@@ -432,15 +435,7 @@ fn eval_of_a_program_reports_f_like_sim() {
     for (text, place) in [("0\n1\n", "m3.pes:2:1"), ("0\n16\n", "m3.pes:2:1: PE 16")] {
         let m3 = dir.path().join("m3.pes");
         std::fs::write(&m3, text).unwrap();
-        let o = taskmap(&[
-            "sim",
-            "--program",
-            &prog,
-            "--arch",
-            "torus:4x4",
-            "--mapping",
-            &m3.display().to_string(),
-        ]);
+        let o = sim(&m3.display().to_string(), &[]);
         assert_eq!(o.status.code(), Some(2));
         assert!(stderr(&o).contains(place), "{}", stderr(&o));
     }
