@@ -211,6 +211,12 @@ pub const VCYCLE_WORK: usize = 1_000_000;
 /// mappings: f_C geometric mean over seeds 1-12 of 39,291 against 35,324 without).
 pub const PAIR_MAX_TASKS: usize = 100_000;
 
+/// Multisection's top step coarsens deeper ([`MultilevelMapper::top_per_pe`]) only on
+/// graphs of at most this many tasks: on the 1000x1000 and 100x100x100 grids it raised f_C
+/// by 0.9-4.7 % (seeds 1-2, the three tree targets), as a coarse initial mapping does on
+/// regular grids elsewhere.
+pub const DEEP_TOP_MAX_TASKS: usize = 100_000;
+
 /// Corridor factor of the flow refinement in the bisections of the default and strong
 /// presets (`fast` keeps 1). With 3 instead of 1, over the suite's 224 runs (28 graphs, 8
 /// targets, seed 1) f_C fell by 0.27 % for 4.4 % more time (`torus:16x16` 0.86 %,
@@ -291,6 +297,16 @@ pub struct MultilevelMapper {
     /// fixed tasks: the initial mapping by multisection (see [`multisection`]) instead of
     /// coarsening and DRB onto the whole target.
     pub multisection: bool,
+    /// Multisection's top step, for a problem graph of at most [`DEEP_TOP_MAX_TASKS`] tasks
+    /// and a step graph it would coarsen anyway (more than its usual coarsest size), coarsens to
+    /// `top_per_pe · g` tasks for `g` top-level groups (at least `min_coarsest`) and maps
+    /// that with `top_runs` initial runs of `top_coarse_tries` coarse tries per split (0:
+    /// off; the top step then runs as the whole graph would).
+    pub top_per_pe: usize,
+    /// See [`MultilevelMapper::top_per_pe`].
+    pub top_runs: usize,
+    /// See [`MultilevelMapper::top_per_pe`].
+    pub top_coarse_tries: usize,
 }
 
 impl Default for MultilevelMapper {
@@ -329,6 +345,9 @@ impl Default for MultilevelMapper {
             group_levels: true,
             uncoarsen_both: true,
             multisection: true,
+            top_per_pe: 128,
+            top_runs: 8,
+            top_coarse_tries: 4,
         }
     }
 }
@@ -365,6 +384,7 @@ impl MultilevelMapper {
         c.group_levels = false;
         c.coarsening = Coarsening::OrderedMatching;
         c.alt_coarsening = None;
+        c.top_per_pe = 0;
         c
     }
 
@@ -382,6 +402,7 @@ impl MultilevelMapper {
         c.refiner.fm_stall = 1000;
         c.refiner.swap_rounds = 3;
         c.vcycles = 8;
+        c.top_per_pe = 0;
         c
     }
 
@@ -484,6 +505,16 @@ pub struct MultilevelSpec {
     /// `Bipartitioner::coarse_islands`); 0: off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub islands: Option<u8>,
+    /// Coarsest size per top-level group of multisection's top step (see
+    /// [`MultilevelMapper::top_per_pe`]; 0: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_per_pe: Option<usize>,
+    /// Initial runs of that top step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_runs: Option<usize>,
+    /// Coarse tries per split in that top step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_coarse_tries: Option<usize>,
 }
 
 /// Parses `key=value` parameters, giving a [`Error::Config`] that names the algorithm.
@@ -551,6 +582,15 @@ impl MultilevelSpec {
                 *slot = Some(value.to_string());
             }
             "runs" => self.runs = Some(parse_at_most("multilevel", key, value, MAX_RUNS)?),
+            "top_per_pe" | "top-per-pe" => {
+                self.top_per_pe = Some(parse_usize("multilevel", key, value)?)
+            }
+            "top_runs" | "top-runs" => {
+                self.top_runs = Some(parse_at_most("multilevel", key, value, MAX_RUNS)?)
+            }
+            "top_coarse_tries" | "top-coarse-tries" => {
+                self.top_coarse_tries = Some(parse_at_most("multilevel", key, value, MAX_TRIES)?)
+            }
             "tries" => self.tries = Some(parse_at_most("multilevel", key, value, MAX_TRIES)?),
             "flow" => self.flow = Some(parse_usize("multilevel", key, value)?),
             "pair_flow" | "pair-flow" => {
@@ -610,7 +650,7 @@ impl MultilevelSpec {
             }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, unwrap, vcycles, groups, both, spread, multisection, pairs, islands",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, unwrap, vcycles, groups, both, spread, multisection, pairs, islands, top_per_pe, top_runs, top_coarse_tries",
                     key
                 )))
             }
@@ -701,6 +741,15 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.islands {
             m.bipartitioner.coarse_islands = v != 0;
+        }
+        if let Some(v) = self.top_per_pe {
+            m.top_per_pe = v;
+        }
+        if let Some(v) = self.top_runs {
+            m.top_runs = v.max(1);
+        }
+        if let Some(v) = self.top_coarse_tries {
+            m.top_coarse_tries = v;
         }
         if let Some(v) = self.spread {
             m.bipartitioner.more_tries_spread = if v == 0 { 0.0 } else { 1.0 + v as f64 / 100.0 };
@@ -1090,11 +1139,14 @@ fn refine_groups(
 /// them costs the same, whatever PEs its ends land on), solved in parallel on the
 /// context's pool, each on one thread with a seed drawn beforehand, so they do not depend
 /// on the thread count; the top step uses the pool as any multilevel run does.
+/// `input_tasks` is the task count of the problem's graph before coarsening (it decides
+/// [`deep_top_step`]).
 fn multisection(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
     dist: &DistTable<'_>,
     levels: &[(Vec<u32>, u32)],
+    input_tasks: usize,
     ctx: &mut RunContext,
 ) -> Vec<u32> {
     let graph = inst.graph;
@@ -1155,6 +1207,12 @@ fn multisection(
                 if depth > 0 {
                     c.initial_run_work = 0;
                     c.bipartitioner.coarse_tries = 0;
+                } else if deep_top_step(&c, tasks.len(), g, input_tasks) {
+                    c.coarsest_per_pe = c.top_per_pe;
+                    c.grid2d_per_pe = 0;
+                    c.initial_runs = c.top_runs;
+                    c.initial_run_work = 0;
+                    c.bipartitioner.coarse_tries = c.top_coarse_tries;
                 }
                 c.vcycles = cfg.vcycles.min((VCYCLE_WORK / n.max(1)).max(1));
                 let owned;
@@ -1244,7 +1302,7 @@ fn initial_mapping(
             fixed: &[],
             bound: bound.to_vec(),
         };
-        let p = multisection(cfg, &coarse, dist, sections, ctx);
+        let p = multisection(cfg, &coarse, dist, sections, graph.num_tasks(), ctx);
         let mut st = KwayState::new(coarsest, dist, bound, p);
         let ok = rebalance(&mut st);
         cfg.refiner.refine(&mut st, &mut ctx.rng);
@@ -1308,6 +1366,19 @@ fn initial_mapping(
         .into_iter()
         .min_by_key(|r| (!r.0, r.1))
         .expect("at least one initial run")
+}
+
+/// Whether multisection's top step, of `n` tasks onto `g` groups, coarsens deeper (see
+/// [`MultilevelMapper::top_per_pe`]): when it is on, the problem's graph has at most
+/// [`DEEP_TOP_MAX_TASKS`] tasks (`input_tasks`; the step maps its coarsest graph), and
+/// the step's usual coarsest size is below `n`.
+fn deep_top_step(cfg: &MultilevelMapper, n: usize, g: usize, input_tasks: usize) -> bool {
+    let usual = cfg
+        .coarsest_per_pe
+        .saturating_mul(g)
+        .max(cfg.min_coarsest)
+        .min(cfg.max_coarsest.max(8 * g));
+    cfg.top_per_pe > 0 && input_tasks <= DEEP_TOP_MAX_TASKS && n > usual
 }
 
 /// What one mapping run works on: the task graph, the target, the imbalance DRB splits
@@ -1635,6 +1706,33 @@ mod tests {
         }
     }
 
+    /// The deep top step applies between the step's usual coarsest size and
+    /// `DEEP_TOP_MAX_TASKS` input tasks, and not when `top_per_pe` is 0.
+    #[test]
+    fn deep_top_step_bounds() {
+        let cfg = MultilevelMapper::default();
+        // Eight groups: the usual coarsest size is 8,000 tasks.
+        assert!(!deep_top_step(&cfg, 8_000, 8, 8_000));
+        assert!(deep_top_step(&cfg, 8_001, 8, 8_001));
+        assert!(deep_top_step(&cfg, 30_000, 8, DEEP_TOP_MAX_TASKS));
+        assert!(!deep_top_step(&cfg, 30_000, 8, DEEP_TOP_MAX_TASKS + 1));
+        // Two groups: at least min_coarsest (1,024) tasks.
+        assert!(!deep_top_step(&cfg, 2_000, 2, 2_000));
+        assert!(deep_top_step(&cfg, 2_001, 2, 2_001));
+        let off = MultilevelMapper {
+            top_per_pe: 0,
+            ..MultilevelMapper::default()
+        };
+        assert!(!deep_top_step(&off, 30_000, 8, 30_000));
+        assert!(!deep_top_step(&MultilevelMapper::fast(), 30_000, 8, 30_000));
+        assert!(!deep_top_step(
+            &MultilevelMapper::strong(),
+            30_000,
+            8,
+            30_000
+        ));
+    }
+
     /// Multisection on four disjoint 8x4 grids onto a tree of four groups of 8 PEs: each
     /// grid lands in one group (no edge at the top distance), and every PE stays within
     /// its bound.
@@ -1670,6 +1768,7 @@ mod tests {
                 &inst,
                 &dist,
                 &levels,
+                problem.graph.num_tasks(),
                 &mut ctx,
             );
             let mut loads = [0u64; 32];
