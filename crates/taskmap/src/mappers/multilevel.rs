@@ -112,6 +112,25 @@
 //!    no longer runs): on the 21 suite graphs below 32,768 tasks onto the three tree
 //!    targets f_C 0.973 in 0.89 times the time; on five of the seven larger graphs (the
 //!    coarsest graph is multisectioned) 0.980 in 1.43 times.
+//!
+//!    **Deep top step** (`top_per_pe = 128`, `top_runs = 8`, `top_coarse_tries = 4`; off
+//!    in `fast` and `strong`; see [`deep_top_step`]): when the problem's graph has at most
+//!    [`DEEP_TOP_MAX_TASKS`] tasks and the top step's graph is above its usual coarsest
+//!    size, the top step coarsens to `128 · g` tasks for its `g` groups (at least 1,024)
+//!    and maps that with 8 runs of 4 coarse tries per split. Recursive bisection can miss
+//!    the best few-way partition by far. On `vibrobox` our 2-way cut (11,819-12,800 over
+//!    six runs) matches `kaffpa` strong's 11,889, but our 4-way (21,622-23,179) and 8-way
+//!    (29,148) trail its 19,653 and 24,468. Runs on a small graph are cheap, and more of
+//!    them find such partitions; the usual 4 runs on 8,000 tasks did not. Fourth
+//!    session of 2026-11-24, the suite's 28 graphs (the two grids of a million tasks
+//!    unchanged, above the cap), seeds 1-2, against the top step as the whole graph:
+//!    - `tree:4:8:6/1:10:100`: f_C 0.9944, time 0.917;
+//!    - `tree:4:8:8/1:10:100`: f_C 0.9936, time 0.879;
+//!    - `tree:4:16:16/1:10:100`: f_C 0.9999, time 0.926.
+//!
+//!    `vibrobox` onto `tree:4:8:8/1:10:100` gained 9.5 % and 11.2 % (seeds 1-2). On the
+//!    million-task grids the same setting cost 2.4 % on average, up to 4.7 %, hence the
+//!    cap.
 //! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
 //!    ([`KwayRefiner`]: label propagation, FM with rollback, pairwise rounds, and swaps in
 //!    `strong` only) on every level below the coarsest. The pairwise round (`pairs=1`, the
@@ -211,10 +230,10 @@ pub const VCYCLE_WORK: usize = 1_000_000;
 /// mappings: f_C geometric mean over seeds 1-12 of 39,291 against 35,324 without).
 pub const PAIR_MAX_TASKS: usize = 100_000;
 
-/// Multisection's top step coarsens deeper ([`MultilevelMapper::top_per_pe`]) only on
-/// graphs of at most this many tasks: on the 1000x1000 and 100x100x100 grids it raised f_C
-/// by 0.9-4.7 % (seeds 1-2, the three tree targets), as a coarse initial mapping does on
-/// regular grids elsewhere.
+/// Multisection's top step coarsens deeper ([`MultilevelMapper::top_per_pe`]) only for
+/// problem graphs of at most this many tasks: on the 1000x1000 and 100x100x100 grids it
+/// raised f_C by 2.4 % on average, up to 4.7 % (seeds 1-2, the three tree targets), as a
+/// coarse initial mapping does on regular grids elsewhere.
 pub const DEEP_TOP_MAX_TASKS: usize = 100_000;
 
 /// Corridor factor of the flow refinement in the bisections of the default and strong
