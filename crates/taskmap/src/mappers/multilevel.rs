@@ -316,11 +316,12 @@ pub struct MultilevelMapper {
     /// fixed tasks: the initial mapping by multisection (see [`multisection`]) instead of
     /// coarsening and DRB onto the whole target.
     pub multisection: bool,
-    /// Multisection's top step, for a problem graph of at most [`DEEP_TOP_MAX_TASKS`] tasks
-    /// and a step graph it would coarsen anyway (more than its usual coarsest size), coarsens to
-    /// `top_per_pe · g` tasks for `g` top-level groups (at least `min_coarsest`) and maps
-    /// that with `top_runs` initial runs of `top_coarse_tries` coarse tries per split (0:
-    /// off; the top step then runs as the whole graph would).
+    /// Multisection's top step, for a problem graph of at most [`DEEP_TOP_MAX_TASKS`]
+    /// tasks and a step graph it would coarsen anyway (more than its usual coarsest size),
+    /// coarsens to `top_per_pe · g` tasks for `g` top-level groups (at least
+    /// `min_coarsest`) and maps that with `top_runs` initial runs of `top_coarse_tries`
+    /// coarse tries per split (used when above `tries`, as always; 0: off, the top step
+    /// then runs as the whole graph would).
     pub top_per_pe: usize,
     /// See [`MultilevelMapper::top_per_pe`].
     pub top_runs: usize,
@@ -1735,7 +1736,7 @@ mod tests {
         assert!(deep_top_step(&cfg, 8_001, 8, 8_001));
         assert!(deep_top_step(&cfg, 30_000, 8, DEEP_TOP_MAX_TASKS));
         assert!(!deep_top_step(&cfg, 30_000, 8, DEEP_TOP_MAX_TASKS + 1));
-        // Two groups: at least min_coarsest (1,024) tasks.
+        // Two groups: the usual coarsest size is 2,000 tasks (1,000 per group).
         assert!(!deep_top_step(&cfg, 2_000, 2, 2_000));
         assert!(deep_top_step(&cfg, 2_001, 2, 2_001));
         let off = MultilevelMapper {
