@@ -1393,11 +1393,7 @@ fn initial_mapping(
 /// [`DEEP_TOP_MAX_TASKS`] tasks (`input_tasks`; the step maps its coarsest graph), and
 /// the step's usual coarsest size is below `n`.
 fn deep_top_step(cfg: &MultilevelMapper, n: usize, g: usize, input_tasks: usize) -> bool {
-    let usual = cfg
-        .coarsest_per_pe
-        .saturating_mul(g)
-        .max(cfg.min_coarsest)
-        .min(cfg.max_coarsest.max(8 * g));
+    let usual = coarsest_size(cfg, cfg.coarsest_per_pe, g);
     cfg.top_per_pe > 0 && input_tasks <= DEEP_TOP_MAX_TASKS && n > usual
 }
 
@@ -1432,6 +1428,15 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         return map_instance(&large, &inst, ctx);
     }
     map_instance(cfg, &inst, ctx)
+}
+
+/// The size the first coarsening stops at for `per_pe` tasks per PE on `k` PEs:
+/// `min(max(per_pe · k, min_coarsest), max(max_coarsest, 8·k))`.
+fn coarsest_size(cfg: &MultilevelMapper, per_pe: usize, k: usize) -> usize {
+    per_pe
+        .saturating_mul(k)
+        .max(cfg.min_coarsest)
+        .min(cfg.max_coarsest.max(8 * k))
 }
 
 /// Tasks per PE of the coarsest graph: [`MultilevelMapper::grid2d_per_pe`] on a
@@ -1470,10 +1475,7 @@ fn coarsen_and_map(
     // with its initial mapping; both are uncoarsened and the better result is kept
     // (`uncoarsen_both`), or only the hierarchy whose initial mapping is better (balanced
     // first, then f_C, which projection keeps).
-    let target = coarsest_tasks_per_pe(cfg, inst.arch)
-        .saturating_mul(k)
-        .max(cfg.min_coarsest)
-        .min(cfg.max_coarsest.max(8 * k));
+    let target = coarsest_size(cfg, coarsest_tasks_per_pe(cfg, inst.arch), k);
     let mcw = max_cluster_weights(cfg, graph, bound, k, target);
     let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
         uncoarsen(cfg, levels, graph, fixed0, dist, bound, part, rng)
