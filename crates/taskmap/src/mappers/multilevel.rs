@@ -4,15 +4,18 @@
 //! 1. **Coarsen** with size-constrained label propagation (random tie-breaking, a
 //!    chunked random visit order for cache locality), heavy-edge matching, or heavy-edge
 //!    matching in input order (`ordered`, see [`heavy_edge_matching`]) until the graph
-//!    has at most `min(max(coarsest_per_pe · k, min_coarsest), max(max_coarsest, 8·k))`
-//!    tasks (or stops shrinking); the largest cluster weighs about
+//!    has at most `min(max(coarsest_per_pe · k, min_coarsest), max(max_coarsest, f·k))`
+//!    tasks (or stops shrinking), `f` = [`MIN_COARSEST_PER_PE`] (32), or
+//!    [`TORUS_MIN_COARSEST_PER_PE`] (8) on a torus; the largest cluster weighs about
 //!    `cluster_weight_factor · total / that size`. Graphs already that small are not
 //!    coarsened: by default (`coarsest_per_pe = 1000`, `min_coarsest = 1024`,
-//!    `max_coarsest = 32,768`) on 33 to 4,096 PEs every graph of at most 32,768 tasks, on
-//!    fewer PEs every graph of at most `max(1,000·k, 1,024)`, except on the grids of PEs
-//!    below. On our benchmarks DRB on the finest graph gave the lowest `f_C`, and the k-way
-//!    refiner could not recover what a coarser initial mapping lost (with 128·k,
-//!    grid100x100 on torus:8x8 cost 2,087 instead of 1,576).
+//!    `max_coarsest = 32,768`) on 33 to 1,024 PEs every graph of at most 32,768 tasks, on
+//!    more every graph of at most 32·k tasks (8·k on a torus), on fewer PEs every graph of
+//!    at most `max(1,000·k, 1,024)`, except on the grids of PEs below. On our benchmarks
+//!    DRB on the finest graph gave the lowest `f_C`, and the k-way refiner could not
+//!    recover what a coarser initial mapping lost (with 128·k, grid100x100 on torus:8x8
+//!    cost 2,087 instead of 1,576). The floor of 32 tasks per PE matters above 1,024 PEs
+//!    (see [`MIN_COARSEST_PER_PE`]).
 //!
 //!    Two-dimensional meshes and tori of at most [`GRID2D_MAX_PES`] PEs are the
 //!    exception (`grid2d_per_pe = 160`, spec `per_pe2d`; not in `fast`): there a graph of
@@ -211,6 +214,24 @@ use crate::problem::{Problem, FREE};
 /// The most initial runs that [`MultilevelMapper::initial_run_work`] gives.
 pub const MAX_ADAPTIVE_RUNS: usize = 4;
 
+/// The coarsest graph keeps at least this many tasks per PE, above `max_coarsest`
+/// (32,768 by default, so this matters above 1,024 PEs). With 8 per PE, as before, the
+/// groups and bisections of 2,048 and 4,096 PEs were cut out of too coarse a graph: onto
+/// `tree:8:16:32/1:10:100` (4,096 PEs) the 1000x1000 grid cost 1,624,267-1,663,348
+/// (seeds 1-3) against 1,513,201-1,520,013 with 32, and `fe_body`, `wing`, `t60k` and
+/// `finan512` (45,087-74,752 tasks, now not coarsened) cost 2.7-5.5 % less with 32, in
+/// 0.99-1.07 times the time; onto `hypercube:12` and `mesh:16x16x16` the four gave f_C
+/// 0.984 and 0.989 (seeds 1-2) in 0.77 times the time, and the two grids of a million
+/// tasks 0.941 and 0.913 in 0.92 times (`docs/benchmarks.md`, 2026-11-24, fifth
+/// session).
+pub const MIN_COARSEST_PER_PE: usize = 32;
+
+/// [`MIN_COARSEST_PER_PE`] on a torus (with a ring of more than two PEs), where 32 made
+/// the grids of a million tasks onto `torus:64x64` cost 1.11 times as much (seeds 1-2;
+/// DRB's splits of a torus are erratic on such graphs) while the four graphs of
+/// 45,087-74,752 tasks gave 1.001.
+pub const TORUS_MIN_COARSEST_PER_PE: usize = 8;
+
 /// Bipartitioning tries of every split when the run budget `initial_run_work / n` is at
 /// least [`SMALL_GRAPH_BUDGET`] (b12 onto `torus:6x6` with capacity 40, seeds 0-4: f_C
 /// 911-953 with the default 4 tries, 928-943 with 8, 0.16 s and 0.2 s).
@@ -276,8 +297,9 @@ pub struct MultilevelMapper {
     pub grid2d_per_pe: usize,
     /// ... but not below this many tasks ...
     pub min_coarsest: usize,
-    /// ... and not above `max(max_coarsest, 8·k)` tasks (bounds the initial DRB's time on
-    /// large graphs and targets).
+    /// ... and not above `max(max_coarsest, f·k)` tasks for the floor `f` of
+    /// [`MIN_COARSEST_PER_PE`] or [`TORUS_MIN_COARSEST_PER_PE`] (bounds the initial DRB's
+    /// time on large graphs and targets).
     pub max_coarsest: usize,
     /// At most this many coarse levels.
     pub max_levels: usize,
@@ -1393,7 +1415,7 @@ fn initial_mapping(
 /// [`DEEP_TOP_MAX_TASKS`] tasks (`input_tasks`; the step maps its coarsest graph), and
 /// the step's usual coarsest size is below `n`.
 fn deep_top_step(cfg: &MultilevelMapper, n: usize, g: usize, input_tasks: usize) -> bool {
-    let usual = coarsest_size(cfg, cfg.coarsest_per_pe, g);
+    let usual = coarsest_size(cfg, cfg.coarsest_per_pe, MIN_COARSEST_PER_PE, g);
     cfg.top_per_pe > 0 && input_tasks <= DEEP_TOP_MAX_TASKS && n > usual
 }
 
@@ -1430,13 +1452,23 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     map_instance(cfg, &inst, ctx)
 }
 
-/// The size the first coarsening stops at for `per_pe` tasks per PE on `k` PEs:
-/// `min(max(per_pe · k, min_coarsest), max(max_coarsest, 8·k))`.
-fn coarsest_size(cfg: &MultilevelMapper, per_pe: usize, k: usize) -> usize {
+/// The size the first coarsening stops at for `per_pe` tasks per PE on `k` PEs, at least
+/// `floor` per PE: `min(max(per_pe · k, min_coarsest), max(max_coarsest, floor · k))`.
+fn coarsest_size(cfg: &MultilevelMapper, per_pe: usize, floor: usize, k: usize) -> usize {
     per_pe
         .saturating_mul(k)
         .max(cfg.min_coarsest)
-        .min(cfg.max_coarsest.max(8 * k))
+        .min(cfg.max_coarsest.max(floor.saturating_mul(k)))
+}
+
+/// The floor of tasks per PE of the coarsest graph on `arch`: [`TORUS_MIN_COARSEST_PER_PE`]
+/// on a torus with a ring of more than two PEs, else [`MIN_COARSEST_PER_PE`].
+fn min_coarsest_per_pe(arch: &dyn Architecture) -> usize {
+    if arch.unwrapped().is_some() {
+        TORUS_MIN_COARSEST_PER_PE
+    } else {
+        MIN_COARSEST_PER_PE
+    }
 }
 
 /// Tasks per PE of the coarsest graph: [`MultilevelMapper::grid2d_per_pe`] on a
@@ -1475,7 +1507,12 @@ fn coarsen_and_map(
     // with its initial mapping; both are uncoarsened and the better result is kept
     // (`uncoarsen_both`), or only the hierarchy whose initial mapping is better (balanced
     // first, then f_C, which projection keeps).
-    let target = coarsest_size(cfg, coarsest_tasks_per_pe(cfg, inst.arch), k);
+    let target = coarsest_size(
+        cfg,
+        coarsest_tasks_per_pe(cfg, inst.arch),
+        min_coarsest_per_pe(inst.arch),
+        k,
+    );
     let mcw = max_cluster_weights(cfg, graph, bound, k, target);
     let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
         uncoarsen(cfg, levels, graph, fixed0, dist, bound, part, rng)
@@ -1675,6 +1712,39 @@ mod tests {
             ..MultilevelMapper::default()
         };
         assert_eq!(coarsest_tasks_per_pe(&small, torus.as_ref()), 50);
+    }
+
+    /// The coarsest size: `max_coarsest` up to 1,024 PEs, 32 tasks per PE above (8 on a
+    /// torus with a ring of more than two PEs), `min_coarsest` on few PEs.
+    #[test]
+    fn coarsest_size_floor_per_pe() {
+        let cfg = MultilevelMapper::default();
+        for (spec, want) in [
+            ("torus:16x16", 32_768),
+            ("tree:4:16:16/1:10:100", 32_768),
+            ("hypercube:10", 32_768),
+            ("hypercube:11", 65_536),
+            ("hypercube:12", 131_072),
+            ("mesh:16x16x16", 131_072),
+            ("tree:8:16:32/1:10:100", 131_072),
+            ("complete:4096", 131_072),
+            // A hypercube is a torus of rings of two: the usual floor.
+            ("torus:2x2x2x2x2x2x2x2x2x2x2x2", 131_072),
+            ("torus:64x64", 32_768),
+            ("torus:32x128", 32_768),
+            ("torus:16x16x32", 65_536),
+            ("complete:8", 8_000),
+            ("complete:1", 1_024),
+        ] {
+            let a = parse_arch(spec).unwrap();
+            let k = a.pe_count() as usize;
+            let per_pe = coarsest_tasks_per_pe(&cfg, a.as_ref());
+            assert_eq!(
+                coarsest_size(&cfg, per_pe, min_coarsest_per_pe(a.as_ref()), k),
+                want,
+                "{spec}"
+            );
+        }
     }
 
     /// The group refinement never returns a worse mapping than it was given (balance
