@@ -70,6 +70,21 @@ impl<'a> DistTable<'a> {
         self.table.get(a as usize * k..(a as usize + 1) * k)
     }
 
+    /// `out[b] = distance(a, b)` for every PE `b` (`out` resized to `k`): a copy of the
+    /// table's row, or [`Architecture::distances_from`] (meshes and tori walk
+    /// coordinates instead of a call per PE).
+    pub fn distances_from(&self, a: u32, out: &mut Vec<u64>) {
+        out.resize(self.k as usize, 0);
+        match self.row(a) {
+            Some(r) => {
+                for (o, &d) in out.iter_mut().zip(r) {
+                    *o = u64::from(d);
+                }
+            }
+            None => self.arch.distances_from(PeId(a), out),
+        }
+    }
+
     /// Distance between PEs `a` and `b`.
     #[inline]
     pub fn get(&self, a: u32, b: u32) -> u64 {
