@@ -6,16 +6,18 @@
 //!    matching in input order (`ordered`, see [`heavy_edge_matching`]) until the graph
 //!    has at most `min(max(coarsest_per_pe · k, min_coarsest), max(max_coarsest, f·k))`
 //!    tasks (or stops shrinking), `f` = [`MIN_COARSEST_PER_PE`] (32), or
-//!    [`TORUS_MIN_COARSEST_PER_PE`] (8) on a torus; the largest cluster weighs about
+//!    [`TORUS_MIN_COARSEST_PER_PE`] (8) on a torus with a ring of more than two PEs; the
+//!    largest cluster weighs about
 //!    `cluster_weight_factor · total / that size`. Graphs already that small are not
 //!    coarsened: by default (`coarsest_per_pe = 1000`, `min_coarsest = 1024`,
 //!    `max_coarsest = 32,768`) on 33 to 1,024 PEs every graph of at most 32,768 tasks, on
-//!    more every graph of at most 32·k tasks (8·k on a torus), on fewer PEs every graph of
-//!    at most `max(1,000·k, 1,024)`, except on the grids of PEs below. On our benchmarks
-//!    DRB on the finest graph gave the lowest `f_C`, and the k-way refiner could not
-//!    recover what a coarser initial mapping lost (with 128·k, grid100x100 on torus:8x8
-//!    cost 2,087 instead of 1,576). The floor of 32 tasks per PE matters above 1,024 PEs
-//!    (see [`MIN_COARSEST_PER_PE`]).
+//!    more every graph of at most `max(32,768, 32·k)` tasks (`max(32,768, 8·k)` on such a
+//!    torus, so the 8 matters above 4,096 PEs), on fewer PEs every graph of at most
+//!    `max(1,000·k, 1,024)`, except on the grids of PEs below. On our benchmarks DRB on
+//!    the finest graph gave the lowest `f_C`, and the k-way refiner could not recover what
+//!    a coarser initial mapping lost (with 128·k, grid100x100 on torus:8x8 cost 2,087
+//!    instead of 1,576). The 32 per PE matters above 1,024 PEs (see
+//!    [`MIN_COARSEST_PER_PE`]).
 //!
 //!    Two-dimensional meshes and tori of at most [`GRID2D_MAX_PES`] PEs are the
 //!    exception (`grid2d_per_pe = 160`, spec `per_pe2d`; not in `fast`): there a graph of
@@ -214,22 +216,23 @@ use crate::problem::{Problem, FREE};
 /// The most initial runs that [`MultilevelMapper::initial_run_work`] gives.
 pub const MAX_ADAPTIVE_RUNS: usize = 4;
 
-/// The coarsest graph keeps at least this many tasks per PE, above `max_coarsest`
-/// (32,768 by default, so this matters above 1,024 PEs). With 8 per PE, as before, the
-/// groups and bisections of 2,048 and 4,096 PEs were cut out of too coarse a graph: onto
+/// Coarsening may stop above `max_coarsest` tasks, at up to this many tasks per PE (with
+/// `max_coarsest` = 32,768, the default, this matters above 1,024 PEs). With 8 per PE
+/// (the rule until 2026-11-24), the groups and bisections of 2,048 and 4,096 PEs were cut
+/// out of too coarse a graph: onto
 /// `tree:8:16:32/1:10:100` (4,096 PEs) the 1000x1000 grid cost 1,624,267-1,663,348
 /// (seeds 1-3) against 1,513,201-1,520,013 with 32, and `fe_body`, `wing`, `t60k` and
-/// `finan512` (45,087-74,752 tasks, now not coarsened) cost 2.7-5.5 % less with 32, in
-/// 0.99-1.07 times the time; onto `hypercube:12` and `mesh:16x16x16` the four gave f_C
-/// 0.984 and 0.989 (seeds 1-2) in 0.77 times the time, and the two grids of a million
-/// tasks 0.941 and 0.913 in 0.92 times (`docs/benchmarks.md`, 2026-11-24, fifth
-/// session).
+/// `finan512` (45,087-74,752 tasks, not coarsened with 32) cost 2.7-5.5 % less with 32,
+/// in 0.99-1.07 times the time; onto `hypercube:12` and `mesh:16x16x16` the four gave f_C
+/// 0.984 and 0.989 (seeds 1-2) in 0.77 and 0.76 times the time, and the two grids of a
+/// million tasks 0.941 and 0.913 in 0.92 and 0.91 times (`docs/benchmarks.md`,
+/// 2026-11-24, fifth session).
 pub const MIN_COARSEST_PER_PE: usize = 32;
 
-/// [`MIN_COARSEST_PER_PE`] on a torus (with a ring of more than two PEs), where 32 made
-/// the grids of a million tasks onto `torus:64x64` cost 1.11 times as much (seeds 1-2;
-/// DRB's splits of a torus are erratic on such graphs) while the four graphs of
-/// 45,087-74,752 tasks gave 1.001.
+/// [`MIN_COARSEST_PER_PE`] on a torus with a ring of more than two PEs (it matters above
+/// 4,096 PEs), where 32 made the grids of a million tasks onto `torus:64x64` cost 1.11
+/// times as much (seeds 1-2; DRB's splits of a torus are erratic on such graphs) while
+/// the four graphs of 45,087-74,752 tasks gave 1.001.
 pub const TORUS_MIN_COARSEST_PER_PE: usize = 8;
 
 /// Bipartitioning tries of every split when the run budget `initial_run_work / n` is at
@@ -515,7 +518,8 @@ pub struct MultilevelSpec {
     /// FM runs only on levels with at most this many tasks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fm_max: Option<usize>,
-    /// Largest coarsest graph (the initial DRB's input), at least 8·k.
+    /// Largest coarsest graph (the initial DRB's input), raised to 32·k (8·k on a torus
+    /// with a ring of more than two PEs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_coarsest: Option<usize>,
     /// 1: on a torus, the even-numbered initial runs use the mesh's domains; 0: never.

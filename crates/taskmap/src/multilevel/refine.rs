@@ -513,16 +513,18 @@ pub fn swap_pass(state: &mut KwayState<'_>, rng: &mut impl Rng) -> i64 {
 /// every bound holds.
 ///
 /// The PEs by distance from an overloaded PE `p` are kept only [`REBALANCE_NEAR`] at a
-/// time: the nearest of those that can still take a task (see [`NearPes`]). Sorting all
+/// time: the nearest of those not yet dead (see [`NearPes`]). Sorting all
 /// `k` PEs for every overloaded PE cost O(k² log k) distance calls on large targets (the
 /// 1000x1000 grid onto `torus:128x128` took 440 s with it, 16.8 s without).
 pub fn rebalance(state: &mut KwayState<'_>) -> bool {
     rebalance_by(state, &mut NearFinder::default())
 }
 
-/// How [`rebalance_by`] finds the nearest PE that can take a task.
+/// How [`rebalance_by`] finds the nearest PE that can take a task. It asks only for tasks
+/// with weight in a constraint their PE exceeds, and the loads change only by its moves
+/// of such tasks out of overloaded PEs, each reported through [`NearestFit::moved`].
 trait NearestFit {
-    /// A round begins (the PEs' loads may have changed since the last).
+    /// A round begins: whatever was kept for the last one may be dropped.
     fn start_round(&mut self, state: &KwayState<'_>);
     /// The first PE, by `(distance from p, id)`, other than `p` that can take `v`.
     fn find(&mut self, state: &KwayState<'_>, p: u32, v: u32) -> Option<u32>;
@@ -675,7 +677,7 @@ impl NearPes {
             state.dist.distances_from(p, &mut scratch.row);
             let row = &scratch.row;
             return (0..state.dist.k())
-                .filter(|&q| q != p && !dead(state, q) && state.fits(v, q))
+                .filter(|&q| q != p && state.fits(v, q))
                 .min_by_key(|&q| (row[q as usize], q));
         }
     }
@@ -771,10 +773,11 @@ fn dead(state: &KwayState<'_>, q: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
-    /// The search before [`NearPes`]: for every task, all PEs sorted by distance.
+    /// The reference search (the one [`rebalance`] made before [`NearPes`]): for every
+    /// task, all PEs sorted by distance.
     struct FullSort;
 
     impl NearestFit for FullSort {
@@ -790,9 +793,11 @@ mod tests {
     }
 
     /// [`rebalance`] moves the same tasks to the same PEs as the full sort, on targets of
-    /// more PEs than [`REBALANCE_NEAR`] (so lists are refilled, and heavy tasks scan every
-    /// PE or are found to fit nowhere), with one and two constraints, from starts that
-    /// pile the tasks onto a few PEs; and it does work (most starts end balanced).
+    /// more PEs than [`REBALANCE_NEAR`], with one and two constraints and some heavy
+    /// tasks, from starts that pile the tasks onto a few PEs; and it does work (most
+    /// starts end balanced). Lists run out and heavy tasks reach the scan of all PEs: a
+    /// search that never refills a list, or whose scan takes the PEs in id order, fails
+    /// here.
     #[test]
     fn rebalance_matches_the_full_sort() {
         let mut balanced = 0;
@@ -819,8 +824,8 @@ mod tests {
                     let n = base.num_tasks();
                     // Weights 1-3, and with `heavy` every tenth task much heavier.
                     let vw: Vec<u64> = (0..n * ncon)
-                        .map(|i| {
-                            if heavy && (i / ncon) % 10 == 0 {
+                        .map(|j| {
+                            if heavy && (j / ncon) % 10 == 0 {
                                 rng.gen_range(8..40)
                             } else {
                                 rng.gen_range(1..4)
@@ -832,7 +837,7 @@ mod tests {
                             .unwrap();
                     let total: Vec<u64> = (0..ncon).map(|c| g.total_vertex_weight(c)).collect();
                     let bound: Vec<u64> = (0..k as usize * ncon)
-                        .map(|i| total[i % ncon] * 21 / (20 * k as u64) + 1)
+                        .map(|j| total[j % ncon] * 21 / (20 * k as u64) + 1)
                         .collect();
                     // 60 % of the tasks on the first eighth of the PEs, the rest spread.
                     let part: Vec<u32> = (0..n as u32)
