@@ -300,9 +300,9 @@ pub struct MultilevelMapper {
     pub grid2d_per_pe: usize,
     /// ... but not below this many tasks ...
     pub min_coarsest: usize,
-    /// ... and not above `max(max_coarsest, f·k)` tasks for the floor `f` of
-    /// [`MIN_COARSEST_PER_PE`] or [`TORUS_MIN_COARSEST_PER_PE`] (bounds the initial DRB's
-    /// time on large graphs and targets).
+    /// ... and not above `max(max_coarsest, f·k)` tasks, `f` = [`MIN_COARSEST_PER_PE`] or
+    /// [`TORUS_MIN_COARSEST_PER_PE`] (bounds the initial DRB's time on large graphs and
+    /// targets).
     pub max_coarsest: usize,
     /// At most this many coarse levels.
     pub max_levels: usize,
@@ -1456,8 +1456,9 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
     map_instance(cfg, &inst, ctx)
 }
 
-/// The size the first coarsening stops at for `per_pe` tasks per PE on `k` PEs, at least
-/// `floor` per PE: `min(max(per_pe · k, min_coarsest), max(max_coarsest, floor · k))`.
+/// The size the first coarsening stops at for `per_pe` tasks per PE on `k` PEs, its cap
+/// `max_coarsest` raised to `floor` tasks per PE:
+/// `min(max(per_pe · k, min_coarsest), max(max_coarsest, floor · k))`.
 fn coarsest_size(cfg: &MultilevelMapper, per_pe: usize, floor: usize, k: usize) -> usize {
     per_pe
         .saturating_mul(k)
@@ -1465,8 +1466,9 @@ fn coarsest_size(cfg: &MultilevelMapper, per_pe: usize, floor: usize, k: usize) 
         .min(cfg.max_coarsest.max(floor.saturating_mul(k)))
 }
 
-/// The floor of tasks per PE of the coarsest graph on `arch`: [`TORUS_MIN_COARSEST_PER_PE`]
-/// on a torus with a ring of more than two PEs, else [`MIN_COARSEST_PER_PE`].
+/// The tasks per PE to which the coarsest size's cap is raised on `arch`:
+/// [`TORUS_MIN_COARSEST_PER_PE`] on a torus with a ring of more than two PEs, else
+/// [`MIN_COARSEST_PER_PE`].
 fn min_coarsest_per_pe(arch: &dyn Architecture) -> usize {
     if arch.unwrapped().is_some() {
         TORUS_MIN_COARSEST_PER_PE
