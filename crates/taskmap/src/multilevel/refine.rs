@@ -593,7 +593,7 @@ fn rebalance_by(state: &mut KwayState<'_>, finder: &mut impl NearestFit) -> bool
 #[derive(Default)]
 struct NearFinder {
     near: Vec<NearPes>,
-    scratch: Option<NearScratch>,
+    scratch: NearScratch,
 }
 
 impl NearestFit for NearFinder {
@@ -601,22 +601,16 @@ impl NearestFit for NearFinder {
         self.near.clear();
         self.near
             .resize(state.dist.k() as usize, NearPes::default());
-        self.scratch = Some(NearScratch {
-            buf: Vec::new(),
-            row: Vec::new(),
-            room: RoomMax::new(state),
-        });
+        self.scratch.room = RoomMax::new(state);
     }
 
     fn find(&mut self, state: &KwayState<'_>, p: u32, v: u32) -> Option<u32> {
-        let scratch = self.scratch.as_mut().expect("a round has started");
-        self.near[p as usize].nearest_fit(state, p, v, scratch)
+        self.near[p as usize].nearest_fit(state, p, v, &mut self.scratch)
     }
 
     fn moved(&mut self, state: &KwayState<'_>, p: u32, q: u32) {
-        let scratch = self.scratch.as_mut().expect("a round has started");
-        scratch.room.update(state, p);
-        scratch.room.update(state, q);
+        self.scratch.room.update(state, p);
+        self.scratch.room.update(state, q);
     }
 }
 
@@ -705,7 +699,8 @@ impl NearPes {
     }
 }
 
-/// Scratch space of [`rebalance`]'s searches for a PE.
+/// Scratch space of [`rebalance`]'s searches for a PE (the buffers kept across rounds).
+#[derive(Default)]
 struct NearScratch {
     /// Space for [`NearPes::refill`].
     buf: Vec<(u64, u32)>,
@@ -718,6 +713,7 @@ struct NearScratch {
 /// lazy max-heaps (an entry is current when it still equals the PE's room): a task heavier
 /// in some constraint than every PE's room there fits nowhere, which saves a scan of all
 /// PEs per such task.
+#[derive(Default)]
 struct RoomMax {
     heaps: Vec<std::collections::BinaryHeap<(i128, u32)>>,
 }
