@@ -118,6 +118,9 @@ fn refiner_gain_equals_recomputed_cost_difference() {
 
 #[test]
 fn refiner_never_increases_cost_and_keeps_balance() {
+    // Cases in which label propagation and the swaps gained (they accept only moves that
+    // lower f_C, so they never lose), of all cases.
+    let (mut lp_gained, mut swaps_gained, mut cases) = (0, 0, 0);
     for (i, spec) in TARGETS.iter().enumerate() {
         for (j, ncon) in [1usize, 2].into_iter().enumerate() {
             let seed = (i * 10 + j) as u64;
@@ -144,6 +147,8 @@ fn refiner_never_increases_cost_and_keeps_balance() {
             let g1 = lp_pass(&mut st, 3, &mut rng);
             let c1 = st.comm_cost() as i64;
             assert_eq!(c0 - c1, g1, "{spec}: LP gain");
+            assert!(g1 >= 0, "{spec}: LP raised f_C by {}", -g1);
+            lp_gained += usize::from(g1 > 0);
             assert!(st.is_balanced(), "{spec}: LP broke balance");
             let mut heap = IndexedHeap::new(problem.graph.num_tasks());
             let g2 = fm_pass(&mut st, 50, &mut heap, &mut rng);
@@ -154,6 +159,8 @@ fn refiner_never_increases_cost_and_keeps_balance() {
             let g3 = swap_pass(&mut st, &mut rng);
             let c3 = st.comm_cost() as i64;
             assert_eq!(c2 - c3, g3, "{spec}: swap gain");
+            assert!(g3 >= 0, "{spec}: swaps raised f_C by {}", -g3);
+            swaps_gained += usize::from(g3 > 0);
             assert!(st.is_balanced(), "{spec}: swaps broke balance");
             let refiner = KwayRefiner {
                 swap_rounds: 2,
@@ -163,10 +170,18 @@ fn refiner_never_increases_cost_and_keeps_balance() {
             let c4 = st.comm_cost() as i64;
             assert_eq!(c3 - c4, g4);
             assert!(g4 >= 0 && st.is_balanced());
+            // From the random balanced start, the passes together lower f_C.
+            assert!(c4 < c0, "{spec}: no pass gained ({c0} -> {c4})");
             let eval = eval_eps(&problem, &taskmap::Mapping::new(pes(&st.part)));
             assert_eq!(eval.balanced, Some(true), "{spec}");
+            cases += 1;
         }
     }
+    eprintln!("LP gained in {lp_gained}, swaps in {swaps_gained} of {cases} cases");
+    assert!(
+        2 * lp_gained >= cases,
+        "LP gained in {lp_gained} of {cases} cases"
+    );
 }
 
 /// A pairwise round lowers f_C by exactly the gain it reports, keeps every PE within its
@@ -925,7 +940,7 @@ fn multilevel_bisection_of_a_grid() {
 #[test]
 fn flow_refinement_straightens_and_never_worsens() {
     use taskmap::multilevel::bipart::FREE_SIDE;
-    use taskmap::multilevel::flow::{flow_refine, FlowScratch};
+    use taskmap::multilevel::flow::{flow_refine, flow_refine_from, FlowScratch};
     let sub = whole_graph_subproblem;
     let s = 120usize;
     let sp = sub(
@@ -959,6 +974,7 @@ fn flow_refinement_straightens_and_never_worsens() {
     assert!(ones.abs_diff(s * s / 2) <= s, "{ones} tasks on side 1");
 
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let (mut changed, mut overloaded) = (0, 0);
     for case in 0..20u64 {
         let g = gen::random_geometric(400, 6.0, case);
         let n = g.num_tasks();
@@ -968,7 +984,11 @@ fn flow_refinement_straightens_and_never_worsens() {
             sp.ext[1][v] = rng.gen_range(0..3);
         }
         sp.cut_dist = rng.gen_range(1..4);
-        let mut side: Vec<u8> = (0..n).map(|v| u8::from(v % 2 == 1)).collect();
+        // Every other case starts overloaded: side 1 takes 230 of the 400 tasks (bound
+        // 210), else 200.
+        let ones = if case % 2 == 0 { 200 } else { 230 };
+        let mut side: Vec<u8> = (0..n).map(|v| u8::from(v < ones)).collect();
+        side.shuffle(&mut rng);
         sp.fixed = (0..n)
             .map(|v| if v % 17 == 0 { side[v] } else { FREE_SIDE })
             .collect();
@@ -979,16 +999,27 @@ fn flow_refinement_straightens_and_never_worsens() {
         };
         let (o0, c0) = (over(&side), sp.cost(&side));
         let old = side.clone();
-        flow_refine(&sp, &mut side, 2.0, &mut sc);
+        let returned = flow_refine_from(&sp, &mut side, 2.0, &mut sc, c0);
         let (o1, c1) = (over(&side), sp.cost(&side));
+        match returned {
+            Some(c) => assert_eq!(c, c1, "case {case}: returned cost"),
+            None => assert_eq!(side, old, "case {case}: changed without saying so"),
+        }
         assert!(
             (o1, c1) <= (o0, c0),
             "case {case}: ({o0}, {c0}) -> ({o1}, {c1})"
         );
+        changed += usize::from(returned.is_some());
+        if o0 > 0 {
+            overloaded += 1;
+            assert!(o1 <= o0, "case {case}: overload {o0} -> {o1}");
+        }
         for v in (0..n).step_by(17) {
             assert_eq!(side[v], old[v], "case {case}: fixed task {v} moved");
         }
     }
+    assert_eq!(overloaded, 10, "half the starts are overloaded");
+    assert!(changed >= 10, "flow changed only {changed} of 20 splits");
 }
 
 /// Fixed tasks stay on their PEs, balance still holds and the same seed gives the same

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use taskmap::model::program::parse_program;
-use taskmap::problem::parse_fixed;
+use taskmap::problem::{parse_fixed, FREE};
 use taskmap::{Capacities, Mapping};
 use taskmap_graph::read_graph_from_bytes;
 
@@ -255,6 +255,8 @@ fn mapping_capacity_pin_and_program_files_refuse_mutations_at_a_line() {
     let refused = mutations(pins.as_bytes(), "f.txt", 301, |b| {
         let f = parse_fixed(b, Path::new("f.txt"), n, k).map_err(|e| e.to_string())?;
         assert_eq!(f.len(), n);
+        // An accepted file pins tasks to PEs of the target only.
+        assert!(f.iter().all(|&p| p == FREE || p < k), "{f:?}");
         Ok(())
     });
     assert_mostly_refused(refused, 2, "pins");
@@ -262,9 +264,13 @@ fn mapping_capacity_pin_and_program_files_refuse_mutations_at_a_line() {
     for (i, prog) in ["pingpong.prog"].iter().enumerate() {
         let original = std::fs::read(fixture(&format!("programs/{prog}"))).unwrap();
         let refused = mutations(&original, prog, 400 + i as u64, |b| {
-            parse_program(&String::from_utf8_lossy(b), Path::new(prog))
-                .map(|_| ())
-                .map_err(|e| e.to_string())
+            let p = parse_program(&String::from_utf8_lossy(b), Path::new(prog))
+                .map_err(|e| e.to_string())?;
+            // An accepted program writes out as text that reads back the same.
+            let text = p.to_text();
+            let again = parse_program(&text, Path::new(prog)).expect("written program reads");
+            assert_eq!(again.to_text(), text);
+            Ok(())
         });
         assert_mostly_refused(refused, 2, prog);
     }

@@ -832,14 +832,20 @@ mod tests {
             let a = taskmap_arch::parse_arch(spec).unwrap();
             let dist = BergerDist::new(a.as_ref());
             let k = dist.k();
+            let mut long_sums = 0;
             for round in 0..2000 {
-                // Up to 40 terms, and every 100th round just under `QUICK_BOUND_TERMS`.
-                let c = if round % 100 == 99 {
-                    QUICK_BOUND_TERMS - 1
+                // Up to 40 terms, and every 100th round just under `QUICK_BOUND_TERMS`,
+                // with bandwidths small enough (below 2^51) that the sum fits in 64 bits.
+                let long = round % 100 == 99;
+                let (c, top) = if long {
+                    let top = [2u64, 1000, 1 << 40, 1 << 51][(round / 100) % 4];
+                    (QUICK_BOUND_TERMS - 1, top)
                 } else {
-                    1 + round % 40
+                    (
+                        1 + round % 40,
+                        [2u64, 1000, 1 << 40, u64::MAX / 64][round % 4],
+                    )
                 };
-                let top = [2u64, 1000, 1 << 40, u64::MAX / 64][round % 4];
                 let hosts: Vec<(u32, u64)> = (0..c)
                     .map(|_| (rng.gen_range(0..k), rng.gen_range(1..=top)))
                     .collect();
@@ -851,7 +857,9 @@ mod tests {
                     continue;
                 };
                 assert!(quick_bound(qsum, &dist) >= exact, "{spec}: {hosts:?}");
+                long_sums += usize::from(long);
             }
+            assert_eq!(long_sums, 20, "{spec}: every long sum is checked");
         }
     }
 

@@ -1175,9 +1175,9 @@ mod tests {
     }
 
     /// With zero-weight edges or a zero cut distance the boundary is found by scanning
-    /// neighbours (the gain no longer tells it): FM and whole bipartitions still never
-    /// worsen, and the costs they track (checked against recomputations in debug builds)
-    /// equal a recomputation.
+    /// neighbours (the gain no longer tells it): FM still never worsens, and the costs FM
+    /// and whole flat bipartitions (with and without island removal) report equal a
+    /// recomputation; multilevel bipartitions give a side to every task.
     #[test]
     fn fm_with_zero_weights_or_no_cut_distance() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
@@ -1208,6 +1208,11 @@ mod tests {
                 flow_alpha: 1.0,
                 ..Bipartitioner::default()
             };
+            for islands in [false, true] {
+                let (split, cost) = bip.run_flat_cost(&sp, &mut scratch, &mut rng, islands);
+                assert_eq!(split.len(), sp.n());
+                assert_eq!(cost, sp.cost(&split), "trial {trial}: flat cost");
+            }
             let split = bip.run(&sp, &mut scratch, &mut rng);
             assert_eq!(split.len(), sp.n());
             assert!(split.iter().all(|&x| x < 2), "trial {trial}: sides");
