@@ -202,6 +202,14 @@ impl ExplicitGraph {
                 "the target graph is disconnected (PE {lost} cannot be reached from PE 0)"
             )));
         }
+        // A shortest path uses every link at most once: links adding up to less than
+        // 2^64 (counted in both directions, to be safe) keep every distance in 64 bits.
+        let arcs: u128 = g.wgt.iter().map(|&w| u128::from(w)).sum();
+        if arcs > u128::from(u64::MAX) {
+            return Err(ArchError::invalid(format!(
+                "the link weights add up to {arcs} (both directions), more than 2^64-1: distances could overflow"
+            )));
+        }
         g.dist = if k <= FULL_MATRIX_MAX_PES {
             let total: u64 = g.wgt.iter().fold(0u64, |a, &w| a.saturating_add(w));
             if total <= u64::from(u32::MAX) {

@@ -108,7 +108,7 @@ fn num<T: FromStr>(tok: &str, what: &str, spec: &str) -> Result<T, ArchError> {
 
 fn num_list<T: FromStr>(s: &str, sep: char, what: &str, spec: &str) -> Result<Vec<T>, ArchError> {
     if s.trim().is_empty() {
-        return Err(ArchError::spec(spec, format!("missing {what}s")));
+        return Err(ArchError::spec(spec, format!("missing {what} list")));
     }
     s.split(sep).map(|t| num(t, what, spec)).collect()
 }

@@ -702,6 +702,13 @@ fn bad_files() {
     expect("zero_mesh.tgt", "", 1, 1);
     expect("unknown_kind.tgt", "tgt:", 1, 1);
     expect("not_a_number.tgt", "", 1, 11);
+    expect("link_weights_overflow.graph", "graph:", 0, 0);
     let e = parse_arch(&format!("graph:{}", fixture("bad/disconnected.graph"))).unwrap_err();
     assert!(e.to_string().contains("disconnected"), "{e}");
+    let e = parse_arch(&format!(
+        "graph:{}",
+        fixture("bad/link_weights_overflow.graph")
+    ))
+    .unwrap_err();
+    assert!(e.to_string().contains("distances could overflow"), "{e}");
 }

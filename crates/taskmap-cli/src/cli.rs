@@ -72,7 +72,7 @@ struct GraphInput {
 #[derive(Args)]
 struct Constraints {
     /// Allowed imbalance: load(p) <= ceil((1+eps) * capacity share of p).
-    #[arg(short, long, value_name = "EPS")]
+    #[arg(short, long, value_name = "EPS", allow_negative_numbers = true)]
     epsilon: Option<f64>,
     /// Hard capacity of every PE (one value per vertex weight, comma-separated).
     #[arg(long, value_name = "C[,C...]", conflicts_with = "capacities")]
@@ -124,7 +124,7 @@ struct RunArgs {
     /// Seed of every random choice.
     #[arg(short, long, default_value_t = 0)]
     seed: u64,
-    /// Threads for parallel phases (at most 1024).
+    /// Threads for parallel phases (1 to 1024).
     #[arg(short, long, default_value_t = 1)]
     threads: usize,
 }
@@ -366,6 +366,9 @@ fn load_problem(
     // Before anything sized by the target (a uniform capacity is one value per PE).
     taskmap::problem::check_pe_count(arch.as_ref())?;
     let capacities = load_capacities(constraints, arch.pe_count(), graph.ncon())?;
+    // Weight totals are a property of the graph file: name it.
+    taskmap::problem::check_weights(&graph, arch.as_ref())
+        .map_err(|e| anyhow!("{}: {}", graph_name, e))?;
     let mut problem = Problem::new(graph, arch);
     if let Some(eps) = constraints.epsilon {
         problem.epsilon = eps;
@@ -417,12 +420,12 @@ impl Progress {
                     if el >= 1.0 && !stop.load(Ordering::Relaxed) {
                         let p = phase.lock().map(|s| s.clone()).unwrap_or_default();
                         let spin = ['|', '/', '-', '\\'][(el * 10.0) as usize % 4];
-                        eprint!("\r\x1b[2K{} mapping: {} {:.1} s", spin, p, el);
+                        err!("\r\x1b[2K{} mapping: {} {:.1} s", spin, p, el);
                         shown = true;
                     }
                 }
                 if shown {
-                    eprint!("\r\x1b[2K");
+                    err!("\r\x1b[2K");
                 }
             })
         });
@@ -439,13 +442,65 @@ impl Drop for Progress {
     }
 }
 
+/// An error when `output` is the same file as one of `inputs` (writing it would destroy
+/// the input): the same path, or the same file through another path or a link.
+fn refuse_overwriting_inputs(output: &Path, inputs: &[Option<&PathBuf>]) -> Result<()> {
+    let Ok(out_meta) = std::fs::metadata(output) else {
+        return Ok(()); // a new file
+    };
+    if !out_meta.is_file() {
+        return Ok(()); // a device such as /dev/null
+    }
+    for input in inputs.iter().flatten() {
+        let same = match std::fs::metadata(input) {
+            #[cfg(unix)]
+            Ok(m) => {
+                use std::os::unix::fs::MetadataExt;
+                (m.dev(), m.ino()) == (out_meta.dev(), out_meta.ino())
+            }
+            #[cfg(not(unix))]
+            Ok(_) => std::fs::canonicalize(input).ok() == std::fs::canonicalize(output).ok(),
+            Err(_) => false,
+        };
+        if same {
+            bail!(
+                "the output {} is the input file {}; choose another output path",
+                output.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 fn cmd_map(a: MapArgs) -> Result<u8> {
+    if let Some(out) = &a.output {
+        refuse_overwriting_inputs(
+            out,
+            &[
+                a.input.graph.as_ref(),
+                a.fixed.as_ref(),
+                a.constraints.capacities.as_ref(),
+            ],
+        )?;
+    }
     let mut alg_text = a.algorithm.clone();
     let mut algorithm: AlgorithmSpec = alg_text.parse()?;
     if let Some(p) = &a.preset {
         if algorithm.name() != "multilevel" {
             bail!(
                 "--preset applies to the multilevel mapper, not to {}",
+                alg_text
+            );
+        }
+        if alg_text
+            .split(',')
+            .skip(1)
+            .any(|x| x.trim().starts_with("preset="))
+        {
+            bail!(
+                "--preset {} conflicts with the preset given in --algorithm {}",
+                p,
                 alg_text
             );
         }
@@ -493,7 +548,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             let total = problem.graph.vertex_weight_sum(con);
             let cap: u128 = (0..k).map(|p| u128::from(c.get(PeId(p), con))).sum();
             if cap < total {
-                eprintln!(
+                errln!(
                     "taskmap: warning: infeasible: the PEs can carry {} of vertex weight {} in all but the tasks weigh {}; mapping anyway",
                     cap, con, total
                 );
@@ -523,7 +578,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             (_, Some(false)) => "a PE is above its capacity",
             _ => "a PE is above its (1+eps) share",
         };
-        eprintln!(
+        errln!(
             "taskmap: constraint violated: {}; the best mapping found is {} (exit code 1)",
             what,
             if a.output.is_some() {
@@ -827,7 +882,7 @@ fn output_format(path: &Path, to: Option<&str>) -> Result<GraphFormat> {
 fn cmd_gen(a: GenArgs) -> Result<u8> {
     if a.kind == "program" {
         let p = crate::sim::gen_program(&a.size, &a.output)?;
-        eprintln!(
+        errln!(
             "wrote {}: program of {} tasks",
             a.output.display(),
             p.num_tasks()
@@ -869,7 +924,7 @@ fn cmd_gen(a: GenArgs) -> Result<u8> {
 
 fn write_graph(path: &Path, g: &TaskGraph, format: GraphFormat) -> Result<u8> {
     taskmap_graph::write_graph_file(path, g, format)?;
-    eprintln!(
+    errln!(
         "wrote {}: {} tasks, {} edges",
         path.display(),
         g.num_tasks(),
@@ -937,6 +992,7 @@ fn check_gen_size(a: &GenArgs) -> Result<()> {
 }
 
 fn cmd_convert(a: ConvertArgs) -> Result<u8> {
+    refuse_overwriting_inputs(&a.output, &[Some(&a.input)])?;
     let g = read_graph(&a.input, a.from.as_deref())?;
     let format = output_format(&a.output, a.to.as_deref())?;
     write_graph(&a.output, &g, format)

@@ -12,6 +12,23 @@ macro_rules! outln {
     ($fmt:literal $($t:tt)*) => { $crate::emit(format_args!(concat!($fmt, "\n") $($t)*)) };
 }
 
+/// `eprintln!` that never panics: a message that cannot reach stderr (closed, full) is
+/// dropped, and the exit code still tells the outcome.
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// `eprint!` with the behaviour of [`errln!`].
+macro_rules! err {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($t)*);
+    }};
+}
+
 mod cli;
 mod sim;
 
@@ -22,7 +39,7 @@ pub(crate) fn emit(args: std::fmt::Arguments) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
-        eprintln!("taskmap: error: writing the output: {}", e);
+        errln!("taskmap: error: writing the output: {}", e);
         std::process::exit(2);
     }
 }
@@ -33,7 +50,7 @@ fn main() -> ExitCode {
     match cli::run() {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("taskmap: error: {}", message(&e));
+            errln!("taskmap: error: {}", message(&e));
             ExitCode::from(2)
         }
     }

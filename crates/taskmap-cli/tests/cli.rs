@@ -355,7 +355,14 @@ fn oversized_or_bad_requests_exit_2_without_panicking() {
         vec!["map", "-a", "hypercube:31"],
         vec!["map", "-a", "hypercube:31", "--capacity", "5"],
         vec!["map", "--threads", "4294967296"],
+        vec!["map", "--threads", "0"],
         vec!["map", "--epsilon", "NaN"],
+        vec!["map", "--epsilon", "-1"],
+        vec!["map", "-A", "multilevel,runs=1,runs=2"],
+        vec!["map", "-A", "multilevel,preset=strong", "--preset", "fast"],
+        vec!["map", "-a", "wcomplete:"],
+        vec!["map", "-a", "complete:8192", "-A", "gtwp"],
+        vec!["map", "-a", "torus:128x128", "-A", "pnp"],
     ] {
         let o = taskmap(&args);
         assert_eq!(o.status.code(), Some(2), "{:?}: {}", args, stderr(&o));
@@ -554,4 +561,110 @@ fn fixed_tasks_stay_on_their_pes_and_bad_pin_files_exit_2() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("drb and multilevel"), "{}", stderr(&o));
+}
+
+/// Outputs never destroy what they should not: a link is followed (its target gets the
+/// mapping), a device is written in place (not replaced by a file), an existing file keeps
+/// its permissions, and an output that is one of the inputs is refused.
+#[cfg(unix)]
+#[test]
+fn outputs_follow_links_keep_devices_and_modes_and_spare_inputs() {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    // A link to a file: the target is replaced, the link stays a link.
+    std::fs::write(p("real.map"), "old\n").unwrap();
+    std::os::unix::fs::symlink("real.map", p("link.map")).unwrap();
+    let o = taskmap(&["map", "-o", p("link.map").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(p("link.map"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(p("real.map"))
+            .unwrap()
+            .lines()
+            .count(),
+        1025
+    );
+    // An existing file keeps its mode.
+    std::fs::write(p("private.map"), "").unwrap();
+    std::fs::set_permissions(p("private.map"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let o = taskmap(&["map", "-o", p("private.map").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mode = std::fs::metadata(p("private.map"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // /dev/null stays a character device (it is not renamed over).
+    let o = taskmap(&["map", "-o", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    // The output is an input, by its own path or through a link: exit 2, input intact.
+    let graph = p("g.graph");
+    std::fs::copy(fixture("delaunay_n10.graph"), &graph).unwrap();
+    let before = std::fs::read(&graph).unwrap();
+    std::os::unix::fs::symlink("g.graph", p("g-link.map")).unwrap();
+    for out in [graph.clone(), p("g-link.map")] {
+        let o = taskmap(&[
+            "map",
+            "-g",
+            graph.to_str().unwrap(),
+            "-a",
+            "torus:4x4",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("is the input file"), "{}", stderr(&o));
+        let o = taskmap(&["convert", graph.to_str().unwrap(), out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    }
+    assert_eq!(std::fs::read(&graph).unwrap(), before);
+}
+
+/// A graph of no tasks maps to a mapping file that `eval` reads back.
+#[test]
+fn an_empty_graph_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("zero.graph");
+    let m = dir.path().join("zero.map");
+    std::fs::write(&g, "0 0\n").unwrap();
+    let (g, m) = (g.to_str().unwrap(), m.to_str().unwrap());
+    let o = taskmap(&["map", "-g", g, "-a", "torus:2x2", "-o", m]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = taskmap(&["eval", "-g", g, "-a", "torus:2x2", "-m", m]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// Formats that cannot hold a graph's vertex weights or its last isolated task refuse it
+/// (exit 2, no file) instead of dropping them.
+#[test]
+fn convert_refuses_to_lose_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("vw.graph");
+    std::fs::write(&src, "3 2 010\n2 2\n3 1 3\n1 2\n").unwrap();
+    let lone = dir.path().join("lone.graph");
+    std::fs::write(&lone, "3 1\n2\n1\n\n").unwrap();
+    for (input, out) in [(&src, "vw.mtx"), (&src, "vw.edges"), (&lone, "lone.edges")] {
+        let out = dir.path().join(out);
+        let o = taskmap(&["convert", input.to_str().unwrap(), out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(!out.exists());
+    }
+    // Without weights the Matrix Market copy reads back the same graph.
+    let plain = dir.path().join("lone.mtx");
+    let o = taskmap(&["convert", lone.to_str().unwrap(), plain.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = taskmap(&["info", plain.to_str().unwrap()]);
+    assert!(
+        stdout(&o).contains("tasks               3"),
+        "{}",
+        stdout(&o)
+    );
 }

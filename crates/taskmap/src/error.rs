@@ -59,28 +59,10 @@ pub(crate) fn utf8_text<'b>(bytes: &'b [u8], path: &std::path::Path) -> Result<&
     })
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so
-/// that a reader never sees a half-written file.
+/// Writes `bytes` to `path` so that a reader never sees a half-written file (see
+/// [`taskmap_graph::write_atomically_with`]: a temporary file and a rename; links
+/// followed, devices written in place, permissions kept).
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{}.{}.tmp", name, std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::io(path, e));
-    }
-    Ok(())
+    taskmap_graph::write_atomically_with(path, |w| w.write_all(bytes))
+        .map_err(|e| Error::io(path, e))
 }

@@ -62,8 +62,13 @@ impl RunContext {
                 "{threads} threads is more than the {MAX_THREADS} allowed"
             )));
         }
+        if threads == 0 {
+            return Err(Error::Config(
+                "0 threads: give at least 1 (--threads 1 runs on the calling thread)".into(),
+            ));
+        }
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
+            .num_threads(threads)
             .build()
             .map_err(|e| Error::Config(format!("cannot start {} threads: {}", threads, e)))?;
         self.pool = Some(pool);
@@ -229,6 +234,21 @@ impl FromStr for AlgorithmSpec {
     fn from_str(s: &str) -> Result<Self, Error> {
         let mut parts = s.split(',');
         let name = parts.next().unwrap_or("").trim();
+        // A parameter given twice is a mistake (the last would win silently).
+        let keys: Vec<&str> = s
+            .split(',')
+            .skip(1)
+            .filter_map(|p| p.split_once('=').map(|(k, _)| k.trim()))
+            .collect();
+        if let Some(k) = keys
+            .iter()
+            .enumerate()
+            .find_map(|(i, k)| keys[..i].contains(k).then_some(k))
+        {
+            return Err(Error::Config(format!(
+                "{name}: parameter \"{k}\" is given twice in \"{s}\""
+            )));
+        }
         let spec = match name {
             "block" | "identity" => AlgorithmSpec::Block,
             "round-robin" | "rr" => AlgorithmSpec::RoundRobin,

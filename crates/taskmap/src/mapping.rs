@@ -140,7 +140,12 @@ impl Mapping {
         } else {
             0
         };
-        let scotch = matches!(&first, Some(r) if r.count == 1) && second == 2;
+        // A lone `0` for a graph of no tasks is the Scotch header of an empty mapping (as
+        // `write` gives it), not the PE of a task.
+        let empty_scotch = matches!(expect, Some((0, _)))
+            && matches!(&first, Some(r) if r.count == 1 && r.vals[0] == 0)
+            && second == 0;
+        let scotch = matches!(&first, Some(r) if r.count == 1) && (second == 2 || empty_scotch);
         if !scotch {
             let mut pes = Vec::with_capacity(bytes.len() / 4);
             let mut row = first;

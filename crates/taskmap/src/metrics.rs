@@ -77,9 +77,9 @@ pub struct Evaluation {
     /// f_C, the communication cost (each undirected edge once).
     pub comm_cost: u64,
     /// J = 2·f_C, as KaHIP, VieM and SharedMap report it.
-    pub comm_cost_j: u64,
+    pub comm_cost_j: u128,
     /// Berger et al.'s objective Σ_t Σ_t' q_tt'·d: 2·f_C with q symmetric.
-    pub berger_objective: u64,
+    pub berger_objective: u128,
     /// Total weight of the edges between different PEs.
     pub edge_cut: u64,
     /// Number of edges between different PEs.
@@ -370,8 +370,8 @@ pub fn evaluate(
         edges: m,
         pes: k,
         comm_cost: comm,
-        comm_cost_j: 2 * comm,
-        berger_objective: 2 * comm,
+        comm_cost_j: 2 * u128::from(comm),
+        berger_objective: 2 * u128::from(comm),
         edge_cut: cut_w,
         cut_edges: cut_n,
         total_edge_weight: total_w,

@@ -248,8 +248,9 @@ pub fn check_pe_count(arch: &dyn Architecture) -> Result<(), Error> {
 }
 
 /// Checks that every cost and load taskmap computes fits in 64 bits: the total vertex weight
-/// of each constraint, and the total edge weight times the target's diameter (a bound on
-/// f_C). Without it, sums would wrap silently.
+/// of each constraint (2^64 − 1), and the total edge weight times the target's diameter (a
+/// bound on f_C) within 2^63 − 1, as the refiners' gains are signed. Without it, sums
+/// would wrap silently.
 pub fn check_weights(graph: &TaskGraph, arch: &dyn Architecture) -> Result<(), Error> {
     let total_w = graph.edge_weight_sum();
     for c in 0..graph.ncon() {
@@ -269,9 +270,9 @@ pub fn check_weights(graph: &TaskGraph, arch: &dyn Architecture) -> Result<(), E
     }
     if total_w > 0 {
         let diameter = u128::from(taskmap_arch::diameter(arch));
-        if total_w * diameter > u128::from(u64::MAX) {
+        if total_w * diameter > i64::MAX as u128 {
             return Err(Error::Config(format!(
-                "edge weights (total {}) times the target's diameter ({}) exceed 2^64-1: the communication cost would overflow",
+                "edge weights (total {}) times the target's diameter ({}) exceed 2^63-1: the communication cost and the refiners' signed gains would overflow",
                 total_w, diameter
             )));
         }
@@ -468,10 +469,11 @@ mod tests {
         assert!(e.to_string().contains("constraint 1"), "{e}");
         let e = check_weights(&graph(1 << 63, [1; 6]), arch.as_ref()).unwrap_err();
         assert!(e.to_string().contains("edge weights add up"), "{e}");
-        // Total edge weight 2·(2^62) fits, times the diameter 2 does not.
-        let e = check_weights(&graph(1 << 62, [1; 6]), arch.as_ref()).unwrap_err();
+        // Total edge weight 2·(2^61) fits, times the diameter 2 (2^63) does not.
+        let e = check_weights(&graph(1 << 61, [1; 6]), arch.as_ref()).unwrap_err();
         assert!(e.to_string().contains("diameter"), "{e}");
-        assert!(check_weights(&graph(1 << 61, [1; 6]), arch.as_ref()).is_ok());
+        let just = (i64::MAX as u64) / 4;
+        assert!(check_weights(&graph(just, [1; 6]), arch.as_ref()).is_ok());
     }
 
     /// A byte that is not UTF-8 is an error at its line and column, in capacity and pin

@@ -184,6 +184,41 @@ fn refiner_never_increases_cost_and_keeps_balance() {
     );
 }
 
+/// Gains beyond the queue keys' clamp (±2^38, from edge weights of 2^40) are handled: FM
+/// ends, reports exactly the cost it removed and never worsens, and the whole mapper ends
+/// too. (A gain below the clamp once requeued its task forever, 16.7 million times until
+/// the LIFO stamp wrapped.)
+#[test]
+fn fm_ends_with_gains_beyond_the_key_range() {
+    let base = gen::random_geometric(600, 6.0, 3);
+    let (xadj, adjncy, _, _) = base.csr();
+    let n = base.num_tasks();
+    let ew: Vec<u64> = adjncy.iter().map(|_| 1u64 << 40).collect();
+    let g = TaskGraph::from_csr(xadj.to_vec(), adjncy.to_vec(), ew, vec![1; n], 1).unwrap();
+    let mut problem = Problem::new(g, arch("torus:8x8"));
+    problem.epsilon = 0.05;
+    let bound = load_bounds(&problem);
+    let dist = DistTable::new(problem.arch.as_ref());
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let start = drb_start(&problem, &bound, &mut rng);
+    let mut st = KwayState::new(&problem.graph, &dist, &bound, start);
+    assert!(rebalance(&mut st));
+    random_balanced_start(&mut st, &mut rng);
+    let c0 = st.comm_cost() as i64;
+    let mut heap = IndexedHeap::new(n);
+    let g = fm_pass(&mut st, 50, &mut heap, &mut rng);
+    assert_eq!(c0 - st.comm_cost() as i64, g);
+    assert!(g > 0, "FM found no gain from a random start");
+    let m = "multilevel"
+        .parse::<taskmap::AlgorithmSpec>()
+        .unwrap()
+        .build()
+        .map(&problem, &mut taskmap::RunContext::new(0))
+        .unwrap();
+    let eval = eval_eps(&problem, &m);
+    assert_eq!(eval.balanced, Some(true));
+}
+
 /// A pairwise round lowers f_C by exactly the gain it reports, keeps every PE within its
 /// bounds and never moves a pinned task; from a perturbed start it finds gains.
 #[test]

@@ -57,7 +57,7 @@ proptest! {
         let e = evaluate(&graph, arch.as_ref(), &mapping, &EvalOptions::default()).unwrap();
         let (fc, cut) = naive_comm_cost(&graph, arch.as_ref(), &pes);
         prop_assert_eq!(e.comm_cost, fc);
-        prop_assert_eq!(e.comm_cost_j, 2 * fc);
+        prop_assert_eq!(e.comm_cost_j, 2 * u128::from(fc));
         prop_assert_eq!(e.edge_cut, cut);
         prop_assert_eq!(taskmap::metrics::comm_cost(&graph, arch.as_ref(), &pes), fc);
         // Histogram: weights add up to the total, distance-weighted to f_C, beyond 0 to the cut.

@@ -134,10 +134,38 @@ fn max_tasks(m: usize) -> u64 {
     2 * m as u64 + (1 << 24)
 }
 
+/// Fails with [`std::io::ErrorKind::InvalidInput`] when `g` has vertex weights other than
+/// one per task of 1, which `format` cannot hold.
+pub(crate) fn check_plain_vertices(g: &TaskGraph, format: &str) -> std::io::Result<()> {
+    if g.ncon() > 1 || g.has_vertex_weights() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{format} holds no vertex weights, and this graph has them (ncon = {}); write METIS or Scotch",
+                g.ncon()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Writes `g` as an edge list: a `#` comment with n and m, then one line `u v` (or `u v w`
 /// when some edge weight is not 1) per undirected edge with `u < v`, 0-based. Vertex weights
-/// and tasks above the largest id that have no edge are not representable.
+/// and a last task without edges are not representable: such graphs fail with
+/// [`std::io::ErrorKind::InvalidInput`] rather than lose them.
 pub fn write_edge_list(g: &TaskGraph, out: &mut impl Write) -> std::io::Result<()> {
+    check_plain_vertices(g, "an edge list")?;
+    // The task count is read back as the largest id plus one.
+    let n = g.num_tasks();
+    if n > 0 && g.degree(n as u32 - 1) == 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "an edge list gives the task count by its largest id, and the last task ({}) has no edge: it would be lost (write METIS or Scotch)",
+                n - 1
+            ),
+        ));
+    }
     let ew_on = g.has_edge_weights();
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     buf.extend_from_slice(b"# ");

@@ -202,11 +202,64 @@ pub fn write_graph(
     }
 }
 
-/// Writes `g` to `path` in `format`, gzip-compressed (fast level) if the path ends in `.gz`.
-///
-/// The data go to a temporary file in the same directory that is renamed onto `path` only
-/// after everything was written and synced, so `path` never holds a half-written graph; on
-/// error the temporary file is removed.
+/// Writes a file through `write` so that no reader sees it half-written: into a temporary
+/// file in the destination's directory (given the old file's permissions when it exists),
+/// then renamed over it. A symbolic link is followed, and its target replaced; a path that
+/// is not a regular file (a device such as `/dev/null`, a FIFO) is written in place, since
+/// renaming over it would replace the device. On an error the temporary file is removed.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    // The final destination: a link's target (a dangling link is replaced itself).
+    let dest = match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    };
+    let existing = fs::metadata(&dest).ok();
+    if let Some(m) = &existing {
+        if !m.is_file() {
+            if m.is_dir() {
+                return Err(std::io::Error::other("the output path is a directory"));
+            }
+            let mut w = BufWriter::new(fs::OpenOptions::new().write(true).open(&dest)?);
+            write(&mut w)?;
+            return w.flush();
+        }
+    }
+    let file_name = dest
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the output path has no file name"))?;
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(file_name);
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let result = (|| -> std::io::Result<()> {
+        let file = fs::File::create(&tmp)?;
+        if let Some(m) = &existing {
+            file.set_permissions(m.permissions())?;
+        }
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        write(&mut w)?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, &dest)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Writes `g` to `path` in `format`, gzip-compressed (fast level) if the path ends in `.gz`,
+/// through [`write_atomically_with`]: `path` never holds a half-written graph.
 pub fn write_graph_file(path: &Path, g: &TaskGraph, format: GraphFormat) -> Result<(), GraphError> {
     let io_err = |source: std::io::Error| GraphError::Io {
         path: path.to_path_buf(),
@@ -218,38 +271,19 @@ pub fn write_graph_file(path: &Path, g: &TaskGraph, format: GraphFormat) -> Resu
             message: format!("the {format} format can be read but not written"),
         });
     }
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| io_err(std::io::Error::other("the output path has no file name")))?;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(file_name);
-    tmp_name.push(format!(".{}.tmp", std::process::id()));
-    let tmp = dir.join(tmp_name);
     let gz = path
         .to_str()
         .is_some_and(|s| s.to_ascii_lowercase().ends_with(".gz"));
-    let result = (|| -> std::io::Result<()> {
-        let file = fs::File::create(&tmp)?;
-        let mut w = BufWriter::with_capacity(1 << 16, file);
+    write_atomically_with(path, |w| {
         if gz {
-            let mut enc = flate2::write::GzEncoder::new(&mut w, flate2::Compression::fast());
+            let mut enc = flate2::write::GzEncoder::new(w, flate2::Compression::fast());
             write_graph(g, format, &mut enc)?;
             enc.finish()?;
+            Ok(())
         } else {
-            write_graph(g, format, &mut w)?;
+            write_graph(g, format, &mut { w })
         }
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(io_err(e));
-    }
+    })
+    .map_err(io_err)?;
     Ok(())
 }

@@ -33,11 +33,13 @@ enum Field {
 /// * Then exactly `nnz` entries `i j [value]`, one per line, ids in `1..=rows`; fewer or
 ///   more entries are errors.
 /// * Weight of an entry: `pattern` -> 1; `integer` -> `|value|`; `real` ->
-///   `max(1, round(|value|))`. Entries whose value is zero (integer or real) are dropped, and
-///   so are diagonal entries `(i, i)`. NaN and infinite values are errors.
+///   `max(1, round(|value|))`, an error from 2^64 on. Entries whose value is zero (integer or
+///   real) are dropped, and so are diagonal entries `(i, i)`. NaN and infinite values are
+///   errors.
 /// * The weight of the undirected edge `{i, j}` is the sum of the weights of all entries
 ///   `(i, j)` and `(j, i)`: for a general matrix `w(a_ij) + w(a_ji)`, for a symmetric one
-///   the weight of the single stored entry; repeated entries are summed too.
+///   the weight of the single stored entry; repeated entries are summed too. The weights of
+///   all entries must add up to at most 2^64 − 1 (no edge weight can then overflow).
 /// * All vertex weights are 1.
 pub fn read_matrix_market(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> {
     let data = decompress(bytes, name)?;
@@ -156,6 +158,7 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
     // The entries, kept until all of them have been read: the builder (whose memory grows
     // with n) is made only then, when nnz is known to be the real number of entries.
     let cap = (nnz as usize).min(b.len() / 4 + 1);
+    let mut total = 0u64;
     let mut tail: Vec<u32> = Vec::with_capacity(cap);
     let mut head: Vec<u32> = Vec::with_capacity(cap);
     let mut weight: Vec<u64> = Vec::with_capacity(cap);
@@ -179,6 +182,7 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
         };
         let i = id(&mut c, "row index")?;
         let j = id(&mut c, "column index")?;
+        let value_pos = c.pos;
         let w = match field {
             Field::Pattern => 1,
             Field::Integer => {
@@ -209,8 +213,9 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
                 c.pos = end;
                 if x == 0.0 {
                     0
+                } else if x.abs().round() >= 18_446_744_073_709_551_616.0 {
+                    return Err(c.err(p, format!("value {x} does not fit in 64 bits")));
                 } else {
-                    // `as` saturates at u64::MAX.
                     (x.abs().round() as u64).max(1)
                 }
             }
@@ -223,6 +228,13 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             ));
         }
         if w != 0 && i != j {
+            // Entries of one edge are summed: their total bounds every edge weight.
+            total = total.checked_add(w).ok_or_else(|| {
+                c.err(
+                    value_pos,
+                    "the entries' weights add up to more than 2^64-1 (an edge's entries are summed)",
+                )
+            })?;
             tail.push(i);
             head.push(j);
             weight.push(w);
@@ -246,9 +258,11 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
 
 /// Writes `g` as a symmetric Matrix Market matrix: field `pattern` when all edge weights are
 /// 1, else `integer`; one entry per undirected edge in the lower triangle (`row > col`,
-/// 1-based). Vertex weights are not representable. [`read_matrix_market`] reads it back.
+/// 1-based). Vertex weights are not representable: a graph with them fails with
+/// [`std::io::ErrorKind::InvalidInput`]. [`read_matrix_market`] reads it back.
 pub fn write_matrix_market(g: &TaskGraph, out: &mut impl std::io::Write) -> std::io::Result<()> {
     use super::text::push_u64;
+    super::edgelist::check_plain_vertices(g, "Matrix Market")?;
     let ew_on = g.has_edge_weights();
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     buf.extend_from_slice(b"%%MatrixMarket matrix coordinate ");

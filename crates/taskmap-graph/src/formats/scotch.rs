@@ -53,7 +53,15 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
     let arcs_pos = c.pos;
     let arcs = c.uint("number of arcs")?;
     c.skip_ws_nl();
+    let b_pos = c.pos;
     let baseval = c.uint("base value")?;
+    if baseval > u64::from(u32::MAX) {
+        // Vertex numbers baseval..baseval+n must stay printable and comparable.
+        return Err(c.err(
+            b_pos,
+            format!("base value {baseval} is too large (usually 0 or 1; at most 2^32-1)"),
+        ));
+    }
     c.skip_ws_nl();
     let f_pos = c.pos;
     let flags = c.uint("property flags")?;

@@ -95,6 +95,23 @@ impl Loads {
     }
 }
 
+/// The most PEs the mappers that read distances through [`BergerDist`] accept: its
+/// neighbour lists and P&P's traffic matrix hold up to k² entries (a complete target of
+/// 32,768 PEs would need 4 GiB), and building it takes O(k²) distance reads.
+pub const MAX_BERGER_PES: u32 = 4096;
+
+/// An error naming `alg` when the target has more than [`MAX_BERGER_PES`] PEs.
+pub fn check_pes(problem: &Problem, alg: &str) -> Result<(), Error> {
+    let k = problem.arch.pe_count();
+    if k > MAX_BERGER_PES {
+        return Err(Error::Config(format!(
+            "{alg}: the target {} has {k} PEs; this heuristic builds tables of k² entries and handles at most {MAX_BERGER_PES} PEs (the multilevel mapper has no such limit)",
+            problem.arch.spec()
+        )));
+    }
+    Ok(())
+}
+
 /// Distances between PEs read once into a table (k ≤ 4096), with the distance-affinity
 /// weight `1/(2·d+1)` by distance and the neighbour PEs of every PE.
 #[derive(Debug)]

@@ -63,7 +63,7 @@ use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
-use crate::mappers::berger_common::{bft_order, weighted_degree, BergerDist, Loads};
+use crate::mappers::berger_common::{bft_order, check_pes, weighted_degree, BergerDist, Loads};
 use crate::mapping::Mapping;
 use crate::problem::Problem;
 
@@ -703,6 +703,7 @@ fn gtwp(problem: &Problem, fit_only: bool, keep_saturated: bool) -> Result<Vec<u
     if n == 0 {
         return Ok(Vec::new());
     }
+    check_pes(problem, alg)?;
     let dist = BergerDist::new(problem.arch.as_ref());
     let k = dist.k();
     // Line 11: the task with the largest sum of adjacent edge weights (ties: lowest id).

@@ -29,7 +29,7 @@ use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
-use crate::mappers::berger_common::{BergerDist, Loads};
+use crate::mappers::berger_common::{check_pes, BergerDist, Loads};
 use crate::mapping::Mapping;
 use crate::problem::Problem;
 
@@ -147,6 +147,7 @@ impl Mapper for PnpMapper {
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
         problem.check()?;
         self.validate()?;
+        check_pes(problem, "pnp")?;
         let g = &problem.graph;
         let n = g.num_tasks();
         let loads = Loads::new(problem, "pnp")?;

@@ -30,7 +30,7 @@ use taskmap_arch::PeId;
 
 use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
-use crate::mappers::berger_common::{tasks_by_degree, BergerDist, Loads};
+use crate::mappers::berger_common::{check_pes, tasks_by_degree, BergerDist, Loads};
 use crate::mappers::gtwp::affinity_key;
 use crate::mapping::Mapping;
 use crate::problem::Problem;
@@ -132,6 +132,7 @@ fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> 
     }
     let k = problem.arch.pe_count();
     let dist = if cfg.distance_affinity {
+        check_pes(problem, alg)?;
         Some(BergerDist::new(problem.arch.as_ref()))
     } else {
         None

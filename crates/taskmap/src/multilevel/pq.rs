@@ -171,7 +171,14 @@ impl IndexedHeap {
 #[inline]
 pub fn lifo_key(gain: i64, stamp: &mut i64) -> i64 {
     *stamp = (*stamp + 1) & 0xFF_FFFF;
-    (gain.clamp(-(1 << 38), 1 << 38) << 24) | *stamp
+    (clamp_gain(gain) << 24) | *stamp
+}
+
+/// A gain as a [`lifo_key`] holds it (clamped to ±2^38): compare a gain with
+/// [`key_gain`] through this, or a gain beyond the clamp never matches its own key.
+#[inline]
+pub fn clamp_gain(gain: i64) -> i64 {
+    gain.clamp(-(1 << 38), 1 << 38)
 }
 
 /// The gain of a [`lifo_key`].
@@ -183,6 +190,26 @@ pub fn key_gain(key: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key gives back its gain as clamped, also for gains beyond ±2^38.
+    #[test]
+    fn keys_hold_clamped_gains() {
+        let mut stamp = 0;
+        for g in [
+            0i64,
+            5,
+            -5,
+            1 << 38,
+            -(1 << 38),
+            (1 << 38) + 1,
+            -(1 << 40),
+            i64::MAX / 2,
+        ] {
+            let key = lifo_key(g, &mut stamp);
+            assert_eq!(key_gain(key), clamp_gain(g), "gain {g}");
+            assert!(clamp_gain(g).abs() <= 1 << 38);
+        }
+    }
 
     #[test]
     fn pops_in_key_order_after_updates() {

@@ -34,7 +34,7 @@ use taskmap_graph::TaskGraph;
 use super::coarsen::{local_random_order, local_shuffle};
 use super::dist::DistTable;
 use super::pairs::{pair_pass, PairPass, PairScratch};
-use super::pq::{key_gain, lifo_key, IndexedHeap};
+use super::pq::{clamp_gain, key_gain, lifo_key, IndexedHeap};
 
 /// A mapping under refinement: PE per task, loads per PE and constraint, and the scratch
 /// space the gain computations use.
@@ -402,8 +402,9 @@ pub fn fm_pass(
         let Some((q, g)) = state.best_move(v, true) else {
             continue;
         };
-        if g < key_gain(key) {
-            // Feasibility changed since the key was set: requeue with the true gain.
+        if clamp_gain(g) < key_gain(key) {
+            // Feasibility changed since the key was set: requeue with the true gain (as
+            // the key holds it: a gain below the clamp would otherwise requeue forever).
             heap.set(v, lifo_key(g, &mut stamp));
             continue;
         }
