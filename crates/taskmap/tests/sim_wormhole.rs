@@ -305,3 +305,30 @@ fn torus_dateline_virtual_channels() {
     let r = simulate(&p, arch.as_ref(), &m, &no_vc).unwrap();
     assert_eq!((r.latency.min, r.latency.max), (17, 32));
 }
+
+/// Times that would pass 2^64 − 2 cycles are an error, not a saturated report: 3,000
+/// messages of 2^32 − 1 flits at 2^32 cycles a flit need about 2^75 cycles.
+#[test]
+fn overflowing_times_are_an_error() {
+    let mut text = String::from("PROCESS 0\n");
+    text.push_str(&" SEND 1 4294967295\n".repeat(3000));
+    text.push_str("STOP\nPROCESS 1\n");
+    text.push_str(&" RECEIVE 0 4294967295\n".repeat(3000));
+    text.push_str("STOP\n");
+    let p = prog(&text);
+    let arch = parse_arch("torus:8x8").unwrap();
+    let params = WormholeParams {
+        flit_cycles: 1 << 32,
+        ..WormholeParams::default()
+    };
+    let e = simulate(&p, arch.as_ref(), &map(&[0, 15]), &params).unwrap_err();
+    assert!(e.to_string().contains("overflow 64 bits"), "{e}");
+    // One such message at 2^31 cycles a flit fits, close to 2^63 cycles.
+    let one = prog("PROCESS 0\n SEND 1 4294967295\nSTOP\nPROCESS 1\n RECEIVE 0 4294967295\nSTOP\n");
+    let half = WormholeParams {
+        flit_cycles: 1 << 31,
+        ..WormholeParams::default()
+    };
+    let r = simulate(&one, arch.as_ref(), &map(&[0, 15]), &half).unwrap();
+    assert!(r.completion > (1u64 << 62), "{}", r.completion);
+}
