@@ -151,7 +151,10 @@ impl ExplicitGraph {
         if let Some(p) = caps.iter().position(|&c| c == 0) {
             return Err(ArchError::FileContent {
                 file: path.to_string(),
-                msg: format!("PE {} has capacity (vertex weight) 0", p + 1),
+                msg: format!(
+                    "vertex {} of the file (PE {p}) has capacity (vertex weight) 0",
+                    p + 1
+                ),
             });
         }
         Self::from_csr(xadj, adj, wgt, caps, Some(path.to_string())).map_err(|e| e.in_file(path))
