@@ -710,7 +710,7 @@ impl<'a> Sim<'a> {
         }
         let completion = self.finish.iter().copied().max().unwrap_or(0);
         // Times saturate at T_MAX rather than wrap; a run that reached it has no true times.
-        if completion >= T_MAX || self.deliver.iter().any(|&d| d == T_MAX) {
+        if completion >= T_MAX || self.deliver.contains(&T_MAX) {
             return Err(Error::Config(format!(
                 "the simulated times overflow 64 bits (more than {T_MAX} cycles): lower the cycle costs or the message sizes"
             )));
