@@ -23,7 +23,7 @@ const EXAMPLE_ARCH: &str = "torus:4x4";
     name = "taskmap",
     version,
     about = "Static task mapping: place communicating tasks on the PEs of a parallel machine",
-    long_about = "Static task mapping: place communicating tasks on the PEs of a parallel machine.\n\nExit codes: 0 success, 1 the run finished but a constraint (epsilon, capacity) is violated, 2 error."
+    long_about = "Static task mapping: place communicating tasks on the PEs of a parallel machine.\n\nExit codes: 0 success, 1 the run finished but a constraint (epsilon, capacity) is violated, 2 error, 130 stopped by SIGINT or SIGTERM."
 )]
 struct Cli {
     #[command(subcommand)]

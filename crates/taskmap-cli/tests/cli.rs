@@ -668,3 +668,53 @@ fn convert_refuses_to_lose_data() {
         stdout(&o)
     );
 }
+
+/// SIGTERM during a write removes the temporary file and leaves no output: a 2000x2000
+/// grid (about 150 MB of METIS text) is stopped once its temporary file exists.
+#[cfg(unix)]
+#[test]
+fn a_stopped_write_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.graph");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_taskmap"))
+        .args(["gen", "grid", "2000x2000", "-o", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let tmp_exists = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+    };
+    let start = std::time::Instant::now();
+    while !tmp_exists() && child.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed().as_secs() < 120,
+            "no temporary file appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let stopped = child.try_wait().unwrap().is_none();
+    if stopped {
+        let kill = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+    }
+    let status = child.wait().unwrap();
+    assert!(!tmp_exists(), "the temporary file was left behind");
+    assert!(
+        status.code() == Some(130) || status.code() == Some(0),
+        "{status:?}"
+    );
+    // Stopped mid-write: no output. (The write may have finished first, or been renamed
+    // just before the signal: then the output is whole.)
+    if out.exists() {
+        let o = taskmap(&["info", out.to_str().unwrap()]);
+        assert!(stdout(&o).contains("4000000"), "{}", stdout(&o));
+    } else {
+        assert!(stopped && status.code() == Some(130));
+    }
+}

@@ -202,6 +202,19 @@ pub fn write_graph(
     }
 }
 
+/// The temporary files [`write_atomically_with`] is writing now.
+static TEMPORARY_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes the temporary files being written now: for a handler of SIGINT or SIGTERM (the
+/// CLI installs one) that then ends the process, so that an interrupted write leaves no
+/// hidden `.NAME.PID.tmp` file behind.
+pub fn remove_temporary_files() {
+    let files = TEMPORARY_FILES.lock().unwrap_or_else(|e| e.into_inner());
+    for f in files.iter() {
+        let _ = fs::remove_file(f);
+    }
+}
+
 /// Writes a file through `write` so that no reader sees it half-written: into a temporary
 /// file in the destination's directory (given the old file's permissions when it exists),
 /// then renamed over it. A symbolic link is followed, and its target replaced; a path that
@@ -240,6 +253,8 @@ pub fn write_atomically_with(
     tmp_name.push(file_name);
     tmp_name.push(format!(".{}.tmp", std::process::id()));
     let tmp = dir.join(tmp_name);
+    let registry = || TEMPORARY_FILES.lock().unwrap_or_else(|e| e.into_inner());
+    registry().push(tmp.clone());
     let result = (|| -> std::io::Result<()> {
         let file = fs::File::create(&tmp)?;
         if let Some(m) = &existing {
@@ -255,6 +270,7 @@ pub fn write_atomically_with(
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
+    registry().retain(|f| f != &tmp);
     result
 }
 
