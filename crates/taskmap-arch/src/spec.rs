@@ -75,6 +75,12 @@ fn parse_nested(spec: &str, depth: u32) -> Result<Box<dyn Architecture>, ArchErr
         .whole();
     }
     let kind = s.split(':').next().unwrap_or(s);
+    if std::path::Path::new(s).is_dir() {
+        return Err(ArchError::spec(
+            spec,
+            "this is a directory, not a target file or spec",
+        ));
+    }
     Err(ArchError::spec(
         spec,
         format!(

@@ -141,6 +141,13 @@ fn summary(v: &[u64]) -> Summary {
 /// Generates a program from `spec` (see `taskmap::model::program_gen`) and writes it to
 /// `out`. For `taskmap gen`.
 pub fn gen_program(spec: &str, out: &Path) -> Result<Program> {
+    if let Some(f) = taskmap_graph::GraphFormat::from_path(out) {
+        bail!(
+            "{}: a program is written in the program language, not as a {} graph; give a .prog path (`taskmap convert` makes graphs)",
+            out.display(),
+            f
+        );
+    }
     let p = generate_program(spec)?;
     p.write(out)
         .with_context(|| format!("writing {}", out.display()))?;

@@ -363,6 +363,8 @@ fn oversized_or_bad_requests_exit_2_without_panicking() {
         vec!["map", "-a", "wcomplete:"],
         vec!["map", "-a", "complete:8192", "-A", "gtwp"],
         vec!["map", "-a", "torus:128x128", "-A", "pnp"],
+        vec!["map", "-a", "/"],
+        vec!["gen", "program", "ring:4", "-o", &out],
     ] {
         let o = taskmap(&args);
         assert_eq!(o.status.code(), Some(2), "{:?}: {}", args, stderr(&o));

@@ -356,7 +356,8 @@ pub fn evaluate(
             avg,
             min_normalised: if min_norm.is_finite() { min_norm } else { 0.0 },
             max_normalised: max_norm,
-            imbalance: max_norm - 1.0,
+            // No weight at all (no tasks): nothing is imbalanced.
+            imbalance: if total == 0 { 0.0 } else { max_norm - 1.0 },
             mu_map,
             delta_map,
             overloaded_pes,
