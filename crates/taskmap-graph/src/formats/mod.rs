@@ -99,7 +99,8 @@ impl GraphFormat {
     /// Guesses the format from the extension of `path`, ignoring a trailing `.gz`
     /// (case-insensitive). `None` if the extension is unknown.
     pub fn from_path(path: &Path) -> Option<GraphFormat> {
-        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        // The extension is ASCII; other bytes of the name (not UTF-8) do not matter.
+        let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
         let name = name.strip_suffix(".gz").unwrap_or(&name);
         let ext = Path::new(name).extension()?.to_str()?;
         GraphFormat::ALL

@@ -13,9 +13,11 @@ pub(crate) fn decompress<'a>(bytes: &'a [u8], path: &Path) -> Result<Cow<'a, [u8
         let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
         flate2::read::MultiGzDecoder::new(bytes)
             .read_to_end(&mut out)
-            .map_err(|source| GraphError::Io {
-                path: path.to_path_buf(),
-                source,
+            .map_err(|source| GraphError::Invalid {
+                path: Some(path.to_path_buf()),
+                message: format!(
+                    "gzip data: {source} (the file is truncated or corrupt, or has bytes after its gzip data)"
+                ),
             })?;
         Ok(Cow::Owned(out))
     } else {
