@@ -23,7 +23,7 @@ const EXAMPLE_ARCH: &str = "torus:4x4";
     name = "taskmap",
     version,
     about = "Static task mapping: place communicating tasks on the PEs of a parallel machine",
-    long_about = "Static task mapping: place communicating tasks on the PEs of a parallel machine.\n\nExit codes: 0 success, 1 the run finished but a constraint (epsilon, capacity) is violated, 2 error, 130 stopped by SIGINT or SIGTERM."
+    long_about = "Static task mapping: place communicating tasks on the PEs of a parallel machine.\n\nExit codes: 0 success, 1 the run finished but a constraint (epsilon, capacity) is violated, 2 error, 130 stopped by SIGINT, SIGTERM or SIGHUP."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -444,7 +444,7 @@ impl Drop for Progress {
 
 /// An error when `output` is the same file as one of `inputs` (writing it would destroy
 /// the input): the same path, or the same file through another path or a link.
-fn refuse_overwriting_inputs(output: &Path, inputs: &[Option<&PathBuf>]) -> Result<()> {
+pub(crate) fn refuse_overwriting_inputs(output: &Path, inputs: &[Option<&PathBuf>]) -> Result<()> {
     let Ok(out_meta) = std::fs::metadata(output) else {
         return Ok(()); // a new file
     };
@@ -473,14 +473,27 @@ fn refuse_overwriting_inputs(output: &Path, inputs: &[Option<&PathBuf>]) -> Resu
     Ok(())
 }
 
+/// The file a target spec reads, when it reads one (`graph:F`, `matrix:F`, `tgt:F`, or a
+/// Scotch target file named directly).
+fn target_file(spec: &str) -> Option<PathBuf> {
+    let rest = ["graph:", "matrix:", "tgt:"]
+        .iter()
+        .find_map(|p| spec.strip_prefix(p))
+        .unwrap_or(spec);
+    let p = PathBuf::from(rest);
+    p.is_file().then_some(p)
+}
+
 fn cmd_map(a: MapArgs) -> Result<u8> {
     if let Some(out) = &a.output {
+        let target = a.arch.as_deref().and_then(target_file);
         refuse_overwriting_inputs(
             out,
             &[
                 a.input.graph.as_ref(),
                 a.fixed.as_ref(),
                 a.constraints.capacities.as_ref(),
+                target.as_ref(),
             ],
         )?;
     }

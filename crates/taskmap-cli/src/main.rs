@@ -47,8 +47,9 @@ pub(crate) fn emit(args: std::fmt::Arguments) {
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // Stopped by SIGINT or SIGTERM: remove the output being written (its temporary file;
-    // the destination was never touched) and end with the shell's code for an interrupt.
+    // Stopped by SIGINT, SIGTERM or SIGHUP (ctrlc's `termination`): remove the output being
+    // written (its temporary file; the destination was never touched) and end with the
+    // shell's code for an interrupt.
     let _ = ctrlc::set_handler(|| {
         taskmap_graph::remove_temporary_files();
         std::process::exit(130);

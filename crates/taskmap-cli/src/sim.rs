@@ -141,7 +141,11 @@ fn summary(v: &[u64]) -> Summary {
 /// Generates a program from `spec` (see `taskmap::model::program_gen`) and writes it to
 /// `out`. For `taskmap gen`.
 pub fn gen_program(spec: &str, out: &Path) -> Result<Program> {
-    if let Some(f) = taskmap_graph::GraphFormat::from_path(out) {
+    // `.txt` names edge lists and programs alike: only the other graph extensions refuse.
+    let txt = out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("txt"));
+    if let Some(f) = taskmap_graph::GraphFormat::from_path(out).filter(|_| !txt) {
         bail!(
             "{}: a program is written in the program language, not as a {} graph; give a .prog path (`taskmap convert` makes graphs)",
             out.display(),
@@ -184,6 +188,7 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
         _ => bail!("give --program FILE or --gen SPEC"),
     };
     if let Some(out) = &a.write_program {
+        crate::cli::refuse_overwriting_inputs(out, &[a.program.as_ref(), a.mapping.as_ref()])?;
         program
             .write(out)
             .with_context(|| format!("writing {}", out.display()))?;

@@ -234,11 +234,13 @@ impl FromStr for AlgorithmSpec {
     fn from_str(s: &str) -> Result<Self, Error> {
         let mut parts = s.split(',');
         let name = parts.next().unwrap_or("").trim();
-        // A parameter given twice is a mistake (the last would win silently).
-        let keys: Vec<&str> = s
+        // A parameter given twice is a mistake (the last would win silently); `per-pe` and
+        // `per_pe` are one key. (Other aliases, such as `pnp`'s `moves` and `sa_moves`, are
+        // not caught.)
+        let keys: Vec<String> = s
             .split(',')
             .skip(1)
-            .filter_map(|p| p.split_once('=').map(|(k, _)| k.trim()))
+            .filter_map(|p| p.split_once('=').map(|(k, _)| k.trim().replace('-', "_")))
             .collect();
         if let Some(k) = keys
             .iter()

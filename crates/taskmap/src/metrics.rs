@@ -215,7 +215,7 @@ pub fn evaluate(
     if let Some(eps) = opts.epsilon {
         crate::problem::check_epsilon(eps)?;
     }
-    crate::problem::check_weights(graph, arch)?;
+    crate::problem::check_weights_for_evaluation(graph, arch)?;
     let k = arch.pe_count();
     if let Some(c) = &opts.capacities {
         if c.pe_count() != k as usize || c.ncon() != graph.ncon() {

@@ -247,11 +247,31 @@ pub fn check_pe_count(arch: &dyn Architecture) -> Result<(), Error> {
     Ok(())
 }
 
-/// Checks that every cost and load taskmap computes fits in 64 bits: the total vertex weight
-/// of each constraint (2^64 − 1), and the total edge weight times the target's diameter (a
-/// bound on f_C) within 2^63 − 1, as the refiners' gains are signed. Without it, sums
-/// would wrap silently.
+/// Checks that every cost and load a mapper computes fits in 64 bits: the total vertex
+/// weight of each constraint (2^64 − 1), and the total edge weight times the target's
+/// diameter (a bound on f_C) within 2^63 − 1, as the refiners' gains are signed. Without
+/// it, sums would wrap silently.
 pub fn check_weights(graph: &TaskGraph, arch: &dyn Architecture) -> Result<(), Error> {
+    check_weights_within(graph, arch, i64::MAX as u128, "the refiners' signed gains")
+}
+
+/// [`check_weights`] for an evaluation, which needs no signed gains: f_C's bound within
+/// 2^64 − 1.
+pub fn check_weights_for_evaluation(
+    graph: &TaskGraph,
+    arch: &dyn Architecture,
+) -> Result<(), Error> {
+    check_weights_within(graph, arch, u128::from(u64::MAX), "the communication cost")
+}
+
+/// The checks of [`check_weights`] with f_C's bound within `limit`; `what` names what
+/// would overflow beyond it.
+fn check_weights_within(
+    graph: &TaskGraph,
+    arch: &dyn Architecture,
+    limit: u128,
+    what: &str,
+) -> Result<(), Error> {
     let total_w = graph.edge_weight_sum();
     for c in 0..graph.ncon() {
         let t = graph.vertex_weight_sum(c);
@@ -270,10 +290,10 @@ pub fn check_weights(graph: &TaskGraph, arch: &dyn Architecture) -> Result<(), E
     }
     if total_w > 0 {
         let diameter = u128::from(taskmap_arch::diameter(arch));
-        if total_w * diameter > i64::MAX as u128 {
+        if total_w * diameter > limit {
             return Err(Error::Config(format!(
-                "edge weights (total {}) times the target's diameter ({}) exceed 2^63-1: the communication cost and the refiners' signed gains would overflow",
-                total_w, diameter
+                "edge weights (total {}) times the target's diameter ({}) exceed {}: {} would overflow",
+                total_w, diameter, limit, what
             )));
         }
     }
@@ -474,6 +494,10 @@ mod tests {
         assert!(e.to_string().contains("diameter"), "{e}");
         let just = (i64::MAX as u64) / 4;
         assert!(check_weights(&graph(just, [1; 6]), arch.as_ref()).is_ok());
+        // An evaluation allows f_C up to 2^64 − 1: 2^63 passes, 2^64 does not.
+        assert!(check_weights_for_evaluation(&graph(1 << 61, [1; 6]), arch.as_ref()).is_ok());
+        let e = check_weights_for_evaluation(&graph(1 << 62, [1; 6]), arch.as_ref()).unwrap_err();
+        assert!(e.to_string().contains("communication cost"), "{e}");
     }
 
     /// A byte that is not UTF-8 is an error at its line and column, in capacity and pin

@@ -203,24 +203,41 @@ pub fn write_graph(
     }
 }
 
-/// The temporary files [`write_atomically_with`] is writing now.
+/// The temporary files [`write_atomically_with`] is writing now. A file is created and
+/// registered, and renamed (or removed) and unregistered, under this lock.
 static TEMPORARY_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
-/// Removes the temporary files being written now: for a handler of SIGINT or SIGTERM (the
-/// CLI installs one) that then ends the process, so that an interrupted write leaves no
-/// hidden `.NAME.PID.tmp` file behind.
+fn temporary_files() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    TEMPORARY_FILES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes the temporary files being written now, for a handler of SIGINT or SIGTERM (the
+/// CLI installs one) that then ends the process: an interrupted write leaves no hidden
+/// `.NAME.PID.tmp` file behind. It keeps the registry locked for good, so no write can
+/// create or rename a temporary file afterwards; call it only right before the process
+/// exits.
 pub fn remove_temporary_files() {
-    let files = TEMPORARY_FILES.lock().unwrap_or_else(|e| e.into_inner());
+    let files = temporary_files();
     for f in files.iter() {
         let _ = fs::remove_file(f);
     }
+    std::mem::forget(files);
+}
+
+/// Whether `p` lies under `/dev` or `/proc`, where a name stands for a device or an open
+/// descriptor (`/dev/stdout` resolves to `/proc/self/fd/1`, then to whatever file stdout
+/// is): such a path is written in place, never renamed over.
+fn names_a_descriptor(p: &Path) -> bool {
+    p.starts_with("/dev") || p.starts_with("/proc")
 }
 
 /// Writes a file through `write` so that no reader sees it half-written: into a temporary
 /// file in the destination's directory (given the old file's permissions when it exists),
-/// then renamed over it. A symbolic link is followed, and its target replaced; a path that
-/// is not a regular file (a device such as `/dev/null`, a FIFO) is written in place, since
-/// renaming over it would replace the device. On an error the temporary file is removed.
+/// then renamed over it. A symbolic link is followed and its target replaced (a dangling
+/// link is replaced by a regular file). A path that is not a regular file (a device such
+/// as `/dev/null`, a FIFO) or lies under `/dev` or `/proc` (`/dev/stdout`) is written in
+/// place, appending, since renaming over it would replace the device or the file the
+/// descriptor is open on. On an error the temporary file is removed.
 pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -234,11 +251,12 @@ pub fn write_atomically_with(
     };
     let existing = fs::metadata(&dest).ok();
     if let Some(m) = &existing {
-        if !m.is_file() {
-            if m.is_dir() {
-                return Err(std::io::Error::other("the output path is a directory"));
-            }
-            let mut w = BufWriter::new(fs::OpenOptions::new().write(true).open(&dest)?);
+        if m.is_dir() {
+            return Err(std::io::Error::other("the output path is a directory"));
+        }
+        if !m.is_file() || names_a_descriptor(path) || names_a_descriptor(&dest) {
+            let f = fs::OpenOptions::new().append(true).open(&dest)?;
+            let mut w = BufWriter::new(f);
             write(&mut w)?;
             return w.flush();
         }
@@ -254,10 +272,13 @@ pub fn write_atomically_with(
     tmp_name.push(file_name);
     tmp_name.push(format!(".{}.tmp", std::process::id()));
     let tmp = dir.join(tmp_name);
-    let registry = || TEMPORARY_FILES.lock().unwrap_or_else(|e| e.into_inner());
-    registry().push(tmp.clone());
     let result = (|| -> std::io::Result<()> {
-        let file = fs::File::create(&tmp)?;
+        let file = {
+            let mut files = temporary_files();
+            let file = fs::File::create(&tmp)?;
+            files.push(tmp.clone());
+            file
+        };
         if let Some(m) = &existing {
             file.set_permissions(m.permissions())?;
         }
@@ -266,12 +287,15 @@ pub fn write_atomically_with(
         let file = w.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
         drop(file);
+        let mut files = temporary_files();
+        files.retain(|f| f != &tmp);
         fs::rename(&tmp, &dest)
     })();
     if result.is_err() {
+        let mut files = temporary_files();
         let _ = fs::remove_file(&tmp);
+        files.retain(|f| f != &tmp);
     }
-    registry().retain(|f| f != &tmp);
     result
 }
 
@@ -289,8 +313,8 @@ pub fn write_graph_file(path: &Path, g: &TaskGraph, format: GraphFormat) -> Resu
         });
     }
     let gz = path
-        .to_str()
-        .is_some_and(|s| s.to_ascii_lowercase().ends_with(".gz"));
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().ends_with(".gz"));
     write_atomically_with(path, |w| {
         if gz {
             let mut enc = flate2::write::GzEncoder::new(w, flate2::Compression::fast());
