@@ -636,6 +636,26 @@ fn outputs_follow_links_keep_devices_and_modes_and_spare_inputs() {
         .unwrap()
         .file_type()
         .is_char_device());
+    // `-o /dev/stdout` with stdout appended to a log: the log keeps its first line and
+    // gains the mapping (a rename would have replaced the log).
+    std::fs::write(p("log.txt"), "first line\n").unwrap();
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(p("log.txt"))
+        .unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_taskmap"))
+        .args(["map", "--quiet", "-o", "/dev/stdout"])
+        .stdout(log)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let text = std::fs::read_to_string(p("log.txt")).unwrap();
+    assert!(text.starts_with("first line\n"), "{text}");
+    assert!(
+        text.lines().count() > 1024,
+        "{} lines",
+        text.lines().count()
+    );
     // The output is an input, by its own path or through a link: exit 2, input intact.
     let graph = p("g.graph");
     std::fs::copy(fixture("delaunay_n10.graph"), &graph).unwrap();

@@ -224,20 +224,24 @@ pub fn remove_temporary_files() {
     std::mem::forget(files);
 }
 
-/// Whether `p` lies under `/dev` or `/proc`, where a name stands for a device or an open
-/// descriptor (`/dev/stdout` resolves to `/proc/self/fd/1`, then to whatever file stdout
-/// is): such a path is written in place, never renamed over.
+/// Whether `p` names an open descriptor (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, or
+/// anything under `/proc`, where `/dev/stdout` resolves to `/proc/self/fd/1` and then to
+/// whatever file stdout is): such a path is written in place, never renamed over. Regular
+/// files elsewhere under `/dev` (`/dev/shm`) are not descriptors.
 fn names_a_descriptor(p: &Path) -> bool {
-    p.starts_with("/dev") || p.starts_with("/proc")
+    p == Path::new("/dev/stdout")
+        || p == Path::new("/dev/stderr")
+        || p.starts_with("/dev/fd")
+        || p.starts_with("/proc")
 }
 
 /// Writes a file through `write` so that no reader sees it half-written: into a temporary
 /// file in the destination's directory (given the old file's permissions when it exists),
 /// then renamed over it. A symbolic link is followed and its target replaced (a dangling
 /// link is replaced by a regular file). A path that is not a regular file (a device such
-/// as `/dev/null`, a FIFO) or lies under `/dev` or `/proc` (`/dev/stdout`) is written in
-/// place, appending, since renaming over it would replace the device or the file the
-/// descriptor is open on. On an error the temporary file is removed.
+/// as `/dev/null`, a FIFO) or names an open descriptor (`/dev/stdout`, `/proc/self/fd/1`)
+/// is written in place, appending, since renaming over it would replace the device or the
+/// file the descriptor is open on. On an error the temporary file is removed.
 pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
