@@ -228,19 +228,39 @@ impl AlgorithmSpec {
     }
 }
 
+/// The parameters' long names by their short aliases (the mappers' `set` accept both).
+const KEY_ALIASES: &[(&str, &str)] = &[
+    ("moves", "sa_moves"),
+    ("accept", "initial_acceptance"),
+    ("factor", "size_factor"),
+    ("candidates", "min_candidates"),
+    ("refine", "refine_evals"),
+    ("g", "degree_radius"),
+    ("bbox", "bounding_box"),
+    ("memory", "max_tasks_per_pe"),
+];
+
+/// One name per parameter: `-` as `_`, an alias as its long name.
+fn canonical_key(key: &str) -> String {
+    let k = key.trim().replace('-', "_");
+    KEY_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == k)
+        .map_or(k, |(_, long)| (*long).to_string())
+}
+
 impl FromStr for AlgorithmSpec {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self, Error> {
         let mut parts = s.split(',');
         let name = parts.next().unwrap_or("").trim();
-        // A parameter given twice is a mistake (the last would win silently); `per-pe` and
-        // `per_pe` are one key. (Other aliases, such as `pnp`'s `moves` and `sa_moves`, are
-        // not caught.)
+        // A parameter given twice is a mistake (the last would win silently), also under
+        // two of its names (`per-pe` and `per_pe`, `moves` and `sa_moves`).
         let keys: Vec<String> = s
             .split(',')
             .skip(1)
-            .filter_map(|p| p.split_once('=').map(|(k, _)| k.trim().replace('-', "_")))
+            .filter_map(|p| p.split_once('=').map(|(k, _)| canonical_key(k)))
             .collect();
         if let Some(k) = keys
             .iter()
@@ -321,5 +341,48 @@ impl FromStr for AlgorithmSpec {
             )));
         }
         Ok(spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every alias of [`KEY_ALIASES`] sets what its long name sets, and the two together
+    /// are a parameter given twice.
+    #[test]
+    fn key_aliases_match_the_mappers() {
+        // The mapper of each parameter, and a value other than its default.
+        let alg_of = |long: &str| match long {
+            "sa_moves" => ("pnp", "7"),
+            "initial_acceptance" => ("pnp", "0.3"),
+            "size_factor" => ("subgraph", "0.25"),
+            "min_candidates" => ("greedy-perego", "5"),
+            "refine_evals" => ("greedy-perego", "11"),
+            "degree_radius" => ("greedy-perego", "3"),
+            "bounding_box" => ("greedy-perego", "off"),
+            _ => ("greedy-perego", "9"),
+        };
+        for &(alias, long) in KEY_ALIASES {
+            let (alg, v) = alg_of(long);
+            let a: AlgorithmSpec = format!("{alg},{alias}={v}").parse().unwrap();
+            let b: AlgorithmSpec = format!("{alg},{long}={v}").parse().unwrap();
+            assert_eq!(a, b, "{alias} and {long}");
+            assert_ne!(
+                a,
+                alg.parse::<AlgorithmSpec>().unwrap(),
+                "{alias} sets nothing"
+            );
+            let e = format!("{alg},{alias}={v},{long}={v}")
+                .parse::<AlgorithmSpec>()
+                .unwrap_err();
+            assert!(e.to_string().contains("given twice"), "{e}");
+        }
+        assert!("multilevel,per-pe=4,per_pe=8"
+            .parse::<AlgorithmSpec>()
+            .is_err());
+        assert!("multilevel,per_pe=4,runs=2"
+            .parse::<AlgorithmSpec>()
+            .is_ok());
     }
 }
