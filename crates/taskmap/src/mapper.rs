@@ -55,7 +55,8 @@ impl RunContext {
         }
     }
 
-    /// Uses a pool of `threads` threads for parallel phases (at most [`MAX_THREADS`]).
+    /// Uses a pool of `threads` threads for parallel phases (1 to [`MAX_THREADS`]; 0 is an
+    /// error).
     pub fn with_threads(mut self, threads: usize) -> Result<Self, Error> {
         if threads > MAX_THREADS {
             return Err(Error::Config(format!(
