@@ -230,6 +230,9 @@ impl AlgorithmSpec {
 }
 
 /// The parameters' long names by their short aliases (the mappers' `set` accept both).
+/// The table holds for every algorithm, so `refine`, which is also `drb`'s own parameter,
+/// counts as `refine_evals` there too: `drb,refine=on,refine_evals=1` is refused as a
+/// parameter given twice rather than for the unknown `refine_evals`.
 const KEY_ALIASES: &[(&str, &str)] = &[
     ("moves", "sa_moves"),
     ("accept", "initial_acceptance"),
