@@ -229,28 +229,31 @@ impl AlgorithmSpec {
     }
 }
 
-/// The parameters' long names by their short aliases (the mappers' `set` accept both).
-/// The table holds for every algorithm, so `refine`, which is also `drb`'s own parameter,
-/// counts as `refine_evals` there too: `drb,refine=on,refine_evals=1` is refused as a
-/// parameter given twice rather than for the unknown `refine_evals`.
-const KEY_ALIASES: &[(&str, &str)] = &[
-    ("moves", "sa_moves"),
-    ("accept", "initial_acceptance"),
-    ("factor", "size_factor"),
-    ("candidates", "min_candidates"),
-    ("refine", "refine_evals"),
-    ("g", "degree_radius"),
-    ("bbox", "bounding_box"),
-    ("memory", "max_tasks_per_pe"),
+/// The parameters' long names by their short aliases, with the algorithm names (all
+/// spellings) whose `set` accepts both. An alias counts only for its own algorithms:
+/// `refine` is `greedy-perego`'s `refine_evals` but `drb`'s own parameter.
+const KEY_ALIASES: &[(&[&str], &str, &str)] = &[
+    (PNP_NAMES, "moves", "sa_moves"),
+    (PNP_NAMES, "accept", "initial_acceptance"),
+    (SUBGRAPH_NAMES, "factor", "size_factor"),
+    (PEREGO_NAMES, "candidates", "min_candidates"),
+    (PEREGO_NAMES, "refine", "refine_evals"),
+    (PEREGO_NAMES, "g", "degree_radius"),
+    (PEREGO_NAMES, "bbox", "bounding_box"),
+    (PEREGO_NAMES, "memory", "max_tasks_per_pe"),
 ];
+const PNP_NAMES: &[&str] = &["pnp", "p&p"];
+const SUBGRAPH_NAMES: &[&str] = &["subgraph", "subgraph-dist"];
+const PEREGO_NAMES: &[&str] = &["greedy-perego", "perego"];
 
-/// One name per parameter: `-` as `_`, an alias as its long name.
-fn canonical_key(key: &str) -> String {
+/// One name per parameter of algorithm `alg`: `-` as `_`, an alias of `alg` as its long
+/// name.
+fn canonical_key(alg: &str, key: &str) -> String {
     let k = key.trim().replace('-', "_");
     KEY_ALIASES
         .iter()
-        .find(|(alias, _)| *alias == k)
-        .map_or(k, |(_, long)| (*long).to_string())
+        .find(|(algs, alias, _)| *alias == k && algs.contains(&alg))
+        .map_or(k, |(_, _, long)| (*long).to_string())
 }
 
 impl FromStr for AlgorithmSpec {
@@ -264,7 +267,7 @@ impl FromStr for AlgorithmSpec {
         let keys: Vec<String> = s
             .split(',')
             .skip(1)
-            .filter_map(|p| p.split_once('=').map(|(k, _)| canonical_key(k)))
+            .filter_map(|p| p.split_once('=').map(|(k, _)| canonical_key(name, k)))
             .collect();
         if let Some(k) = keys
             .iter()
@@ -367,8 +370,9 @@ mod tests {
             "bounding_box" => ("greedy-perego", "off"),
             _ => ("greedy-perego", "9"),
         };
-        for &(alias, long) in KEY_ALIASES {
+        for &(algs, alias, long) in KEY_ALIASES {
             let (alg, v) = alg_of(long);
+            assert!(algs.contains(&alg), "{alias} is {alg}'s");
             let a: AlgorithmSpec = format!("{alg},{alias}={v}").parse().unwrap();
             let b: AlgorithmSpec = format!("{alg},{long}={v}").parse().unwrap();
             assert_eq!(a, b, "{alias} and {long}");
@@ -388,5 +392,24 @@ mod tests {
         assert!("multilevel,per_pe=4,runs=2"
             .parse::<AlgorithmSpec>()
             .is_ok());
+        // An alias of another algorithm is no alias here: `drb`'s own `refine` and the
+        // unknown `refine_evals` are two parameters, and the unknown one is named.
+        let e = "drb,refine=on,refine_evals=1"
+            .parse::<AlgorithmSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown parameter") && e.contains("refine_evals"), "{e}");
+        // Every spelling of an algorithm has its aliases.
+        for alg in ["perego", "p&p", "subgraph-dist"] {
+            let (alias, long) = match alg {
+                "perego" => ("g", "degree_radius"),
+                "p&p" => ("moves", "sa_moves"),
+                _ => ("factor", "size_factor"),
+            };
+            let e = format!("{alg},{alias}=3,{long}=3")
+                .parse::<AlgorithmSpec>()
+                .unwrap_err();
+            assert!(e.to_string().contains("given twice"), "{alg}: {e}");
+        }
     }
 }
