@@ -398,7 +398,10 @@ mod tests {
             .parse::<AlgorithmSpec>()
             .unwrap_err()
             .to_string();
-        assert!(e.contains("unknown parameter") && e.contains("refine_evals"), "{e}");
+        assert!(
+            e.contains("unknown parameter") && e.contains("refine_evals"),
+            "{e}"
+        );
         // Every spelling of an algorithm has its aliases.
         for alg in ["perego", "p&p", "subgraph-dist"] {
             let (alias, long) = match alg {
