@@ -389,6 +389,9 @@ struct MapConfig<'a> {
     graph: &'a str,
     target: String,
     algorithm: &'a AlgorithmSpec,
+    /// Every parameter of the algorithm after its preset and overrides
+    /// ([`AlgorithmSpec::parameters`]).
+    parameters: serde_json::Value,
     seed: u64,
     threads: usize,
     epsilon: f64,
@@ -531,6 +534,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             graph: &graph,
             target: spec,
             algorithm: &algorithm,
+            parameters: algorithm.parameters(),
             seed: a.run.seed,
             threads: a.run.threads,
             epsilon: a.constraints.epsilon.unwrap_or(0.03),

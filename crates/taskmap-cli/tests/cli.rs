@@ -278,6 +278,21 @@ fn dump_config_and_presets() {
     assert_eq!(c["target"], "torus:4x4");
     assert_eq!(c["algorithm"]["algorithm"], "multilevel");
     assert!(stdout(&o).contains("strong"), "{}", stdout(&o));
+    // The effective parameters: the strong preset's, with an override on top.
+    assert_eq!(c["parameters"]["initial_runs"], 8);
+    assert_eq!(c["parameters"]["vcycles"], 8);
+    let o = taskmap(&[
+        "map",
+        "-A",
+        "multilevel,vcycles=3",
+        "-P",
+        "strong",
+        "--dump-config",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let c = json(&o);
+    assert_eq!(c["parameters"]["vcycles"], 3);
+    assert_eq!(c["parameters"]["bipartitioner"]["coarse_tries"], 32);
     let o = taskmap(&["map", "-A", "random", "--preset", "fast"]);
     assert_eq!(o.status.code(), Some(2));
 }

@@ -201,6 +201,29 @@ impl AlgorithmSpec {
         }
     }
 
+    /// The effective parameters of the configured mapper, as JSON: for `drb` and
+    /// `multilevel` their configuration with the preset and the overrides applied (every
+    /// field, defaults included); for the other algorithms their parameters, also with
+    /// the defaults; `{}` for those without any. What the multilevel mapper decides per
+    /// problem (its adaptive runs and tries, coarsest size and V-cycle count, see
+    /// [`crate::mappers::multilevel`]) applies on top.
+    pub fn parameters(&self) -> serde_json::Value {
+        use serde_json::to_value;
+        match self {
+            AlgorithmSpec::Drb(s) => to_value(s.to_mapper()),
+            AlgorithmSpec::Multilevel(s) => to_value(s.to_mapper()),
+            AlgorithmSpec::GreedyPerego(g) => to_value(g),
+            AlgorithmSpec::Gtwp(g) => to_value(g),
+            AlgorithmSpec::Subgraph(s) | AlgorithmSpec::SubgraphDist(s) => to_value(s),
+            AlgorithmSpec::Pnp(s) => to_value(s),
+            AlgorithmSpec::Block
+            | AlgorithmSpec::RoundRobin
+            | AlgorithmSpec::Random
+            | AlgorithmSpec::GtwpFit => Ok(serde_json::json!({})),
+        }
+        .unwrap_or(serde_json::Value::Null)
+    }
+
     /// Builds the mapper.
     pub fn build(&self) -> Box<dyn Mapper> {
         use crate::mappers;
@@ -354,6 +377,36 @@ impl FromStr for AlgorithmSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The effective parameters follow the preset and the overrides, for every algorithm.
+    #[test]
+    fn parameters_follow_presets_and_overrides() {
+        let p = |s: &str| s.parse::<AlgorithmSpec>().unwrap().parameters();
+        let d = p("multilevel");
+        assert_eq!(d["initial_runs"], 2);
+        assert_eq!(d["vcycles"], 4);
+        assert_eq!(d["coarsening"], "lp");
+        assert_eq!(d["alt_coarsening"], "ordered");
+        assert_eq!(d["bipartitioner"]["tries"], 4);
+        let s = p("multilevel,preset=strong");
+        assert_eq!(s["initial_runs"], 8);
+        assert_eq!(s["vcycles"], 8);
+        assert_eq!(s["refiner"]["swap_rounds"], 3);
+        assert_eq!(s["bipartitioner"]["coarse_tries"], 32);
+        let f = p("ml,preset=fast,runs=3,coarsening2=none,vcycles=2");
+        assert_eq!(f["initial_runs"], 3);
+        assert_eq!(f["vcycles"], 2);
+        assert_eq!(f["coarsening"], "ordered");
+        assert!(f["alt_coarsening"].is_null());
+        assert_eq!(p("drb,tries=7,refine=on")["bipartitioner"]["tries"], 7);
+        assert_eq!(p("drb,tries=7,refine=on")["refine"], true);
+        assert_eq!(p("gtwp,saturated=keep")["keep_saturated"], true);
+        assert_eq!(p("pnp,moves=7")["sa_moves"], 7);
+        // Every registered algorithm gives an object.
+        for (name, _) in AlgorithmSpec::ALL {
+            assert!(p(name).is_object(), "{name}: {}", p(name));
+        }
+    }
 
     /// Every alias of [`KEY_ALIASES`] sets what its long name sets, and the two together
     /// are a parameter given twice.

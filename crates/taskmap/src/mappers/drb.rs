@@ -42,7 +42,7 @@ use crate::multilevel::{load_bounds, DistTable};
 use crate::problem::{Problem, FREE};
 
 /// The DRB mapper.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DrbMapper {
     /// How each task set is split (tries, FM passes).
     pub bipartitioner: Bipartitioner,

@@ -279,8 +279,8 @@ pub const PAIR_FLOW_ALPHA: f64 = 3.0;
 /// 0.884 with 80 per PE and 0.879 with 40, for 11 % and 16 % more time.
 pub const GRID2D_MAX_PES: usize = 128;
 
-/// The multilevel mapper's configuration.
-#[derive(Clone, Debug, PartialEq)]
+/// The multilevel mapper's configuration (serialised for `taskmap map --dump-config`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MultilevelMapper {
     /// How tasks are grouped on each level of the first coarsening.
     pub coarsening: Coarsening,

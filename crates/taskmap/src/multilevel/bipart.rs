@@ -134,7 +134,7 @@ impl SubProblem {
 }
 
 /// Bipartitioner parameters.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Bipartitioner {
     /// Independent tries (greedy growing + FM); the best is kept.
     pub tries: usize,

@@ -16,15 +16,18 @@ use taskmap_graph::TaskGraph;
 
 use crate::problem::FREE;
 
-/// How to group tasks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How to group tasks (serialised by its name in specs: `lp`, `hem`, `ordered`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Coarsening {
     /// Size-constrained label propagation clustering.
+    #[serde(rename = "lp")]
     LabelPropagation,
     /// Heavy-edge matching (at most two tasks per cluster per level), tasks in random order.
+    #[serde(rename = "hem")]
     HeavyEdgeMatching,
     /// Heavy-edge matching with tasks visited in input order and ties going to the first
     /// neighbour in CSR order (see [`heavy_edge_matching`]).
+    #[serde(rename = "ordered")]
     OrderedMatching,
 }
 

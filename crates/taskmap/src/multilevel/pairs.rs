@@ -42,7 +42,7 @@ pub struct PairScratch {
 }
 
 /// The parameters of one pairwise round.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct PairPass {
     /// FM passes on a pair before its flow refinement (one more follows it).
     pub fm_passes: usize,

@@ -244,7 +244,7 @@ impl<'a> KwayState<'a> {
 }
 
 /// The k-way refiner's parameters.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct KwayRefiner {
     /// Rounds of label propagation (0 disables it).
     pub lp_rounds: usize,
