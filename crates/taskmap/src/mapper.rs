@@ -252,25 +252,34 @@ impl AlgorithmSpec {
     }
 }
 
-/// The parameters' long names by their short aliases, with the algorithm names (all
-/// spellings) whose `set` accepts both. An alias counts only for its own algorithms:
-/// `refine` is `greedy-perego`'s `refine_evals` but `drb`'s own parameter.
+/// The parameters' long names by their short aliases, with the algorithms (by their
+/// [`canonical_algorithm`] names) whose `set` accepts both. An alias counts only for its
+/// own algorithms: `refine` is `greedy-perego`'s `refine_evals` but `drb`'s own parameter.
 const KEY_ALIASES: &[(&[&str], &str, &str)] = &[
-    (PNP_NAMES, "moves", "sa_moves"),
-    (PNP_NAMES, "accept", "initial_acceptance"),
-    (SUBGRAPH_NAMES, "factor", "size_factor"),
-    (PEREGO_NAMES, "candidates", "min_candidates"),
-    (PEREGO_NAMES, "refine", "refine_evals"),
-    (PEREGO_NAMES, "g", "degree_radius"),
-    (PEREGO_NAMES, "bbox", "bounding_box"),
-    (PEREGO_NAMES, "memory", "max_tasks_per_pe"),
+    (&["pnp"], "moves", "sa_moves"),
+    (&["pnp"], "accept", "initial_acceptance"),
+    (&["subgraph", "subgraph-dist"], "factor", "size_factor"),
+    (&["greedy-perego"], "candidates", "min_candidates"),
+    (&["greedy-perego"], "refine", "refine_evals"),
+    (&["greedy-perego"], "g", "degree_radius"),
+    (&["greedy-perego"], "bbox", "bounding_box"),
+    (&["greedy-perego"], "memory", "max_tasks_per_pe"),
 ];
-const PNP_NAMES: &[&str] = &["pnp", "p&p"];
-const SUBGRAPH_NAMES: &[&str] = &["subgraph", "subgraph-dist"];
-const PEREGO_NAMES: &[&str] = &["greedy-perego", "perego"];
 
-/// One name per parameter of algorithm `alg`: `-` as `_`, an alias of `alg` as its long
-/// name.
+/// An algorithm's name as [`AlgorithmSpec::ALL`] lists it, from any of its spellings.
+fn canonical_algorithm(name: &str) -> &str {
+    match name {
+        "identity" => "block",
+        "rr" => "round-robin",
+        "perego" => "greedy-perego",
+        "ml" => "multilevel",
+        "p&p" => "pnp",
+        other => other,
+    }
+}
+
+/// One name per parameter of algorithm `alg` (a [`canonical_algorithm`] name): `-` as
+/// `_`, an alias of `alg` as its long name.
 fn canonical_key(alg: &str, key: &str) -> String {
     let k = key.trim().replace('-', "_");
     KEY_ALIASES
@@ -285,12 +294,13 @@ impl FromStr for AlgorithmSpec {
     fn from_str(s: &str) -> Result<Self, Error> {
         let mut parts = s.split(',');
         let name = parts.next().unwrap_or("").trim();
+        let alg = canonical_algorithm(name);
         // A parameter given twice is a mistake (the last would win silently), also under
         // two of its names (`per-pe` and `per_pe`, `moves` and `sa_moves`).
         let keys: Vec<String> = s
             .split(',')
             .skip(1)
-            .filter_map(|p| p.split_once('=').map(|(k, _)| canonical_key(name, k)))
+            .filter_map(|p| p.split_once('=').map(|(k, _)| canonical_key(alg, k)))
             .collect();
         if let Some(k) = keys
             .iter()
@@ -301,9 +311,9 @@ impl FromStr for AlgorithmSpec {
                 "{name}: parameter \"{k}\" is given twice in \"{s}\""
             )));
         }
-        let spec = match name {
-            "block" | "identity" => AlgorithmSpec::Block,
-            "round-robin" | "rr" => AlgorithmSpec::RoundRobin,
+        let spec = match alg {
+            "block" => AlgorithmSpec::Block,
+            "round-robin" => AlgorithmSpec::RoundRobin,
             "random" => AlgorithmSpec::Random,
             "drb" => {
                 let mut spec = crate::mappers::drb::DrbSpec::default();
@@ -312,14 +322,14 @@ impl FromStr for AlgorithmSpec {
                 }
                 AlgorithmSpec::Drb(spec)
             }
-            "greedy-perego" | "perego" => {
+            "greedy-perego" => {
                 let mut g = crate::mappers::greedy_perego::GreedyPerego::default();
                 for p in parts.by_ref() {
                     g.set(p)?;
                 }
                 AlgorithmSpec::GreedyPerego(g)
             }
-            "multilevel" | "ml" => {
+            "multilevel" => {
                 let mut spec = crate::mappers::multilevel::MultilevelSpec::default();
                 for p in parts.by_ref() {
                     spec.set(p)?;
@@ -336,7 +346,7 @@ impl FromStr for AlgorithmSpec {
             "gtwp-fit" => AlgorithmSpec::GtwpFit,
             "subgraph" | "subgraph-dist" => {
                 let mut spec = crate::mappers::subgraph::SubgraphMapper {
-                    distance_affinity: name == "subgraph-dist",
+                    distance_affinity: alg == "subgraph-dist",
                     ..Default::default()
                 };
                 for p in parts.by_ref() {
@@ -348,7 +358,7 @@ impl FromStr for AlgorithmSpec {
                     AlgorithmSpec::Subgraph(spec)
                 }
             }
-            "pnp" | "p&p" => {
+            "pnp" => {
                 let mut spec = crate::mappers::pnp::PnpMapper::default();
                 for p in parts.by_ref() {
                     spec.set(p)?;

@@ -17,29 +17,45 @@ use taskmap_graph::TaskGraph;
 use crate::problem::FREE;
 
 /// How to group tasks (serialised by its name in specs: `lp`, `hem`, `ordered`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Coarsening {
     /// Size-constrained label propagation clustering.
-    #[serde(rename = "lp")]
     LabelPropagation,
     /// Heavy-edge matching (at most two tasks per cluster per level), tasks in random order.
-    #[serde(rename = "hem")]
     HeavyEdgeMatching,
     /// Heavy-edge matching with tasks visited in input order and ties going to the first
     /// neighbour in CSR order (see [`heavy_edge_matching`]).
-    #[serde(rename = "ordered")]
     OrderedMatching,
+}
+
+/// Every scheme by its name in specs.
+const COARSENING_NAMES: [(&str, Coarsening); 3] = [
+    ("lp", Coarsening::LabelPropagation),
+    ("hem", Coarsening::HeavyEdgeMatching),
+    ("ordered", Coarsening::OrderedMatching),
+];
+
+impl serde::Serialize for Coarsening {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
 }
 
 impl Coarsening {
     /// The scheme named `lp`, `hem` or `ordered`.
     pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "lp" => Some(Self::LabelPropagation),
-            "hem" => Some(Self::HeavyEdgeMatching),
-            "ordered" => Some(Self::OrderedMatching),
-            _ => None,
-        }
+        COARSENING_NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, c)| c)
+    }
+
+    /// The scheme's name in specs (`lp`, `hem`, `ordered`).
+    pub fn name(self) -> &'static str {
+        COARSENING_NAMES
+            .iter()
+            .find(|&&(_, c)| c == self)
+            .map_or("", |&(n, _)| n)
     }
 }
 
