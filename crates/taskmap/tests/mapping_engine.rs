@@ -401,6 +401,46 @@ fn same_seed_same_mapping() {
     }
 }
 
+/// The mesh's domains are the default only on tori of three dimensions or more with a ring
+/// of at least eight PEs: there the default maps as `unwrap=1` does, elsewhere as
+/// `unwrap=0`, and the two differ on both graphs below (so the equalities say something).
+#[test]
+fn unwrapped_runs_by_default_on_long_3d_tori() {
+    use taskmap::mappers::multilevel::unwrap_by_default;
+    for (spec, want) in [
+        ("torus:8x8x8", true),
+        ("torus:8x8x4", true),
+        ("torus:8x4x4", true),
+        ("torus:4x4x4", false),
+        ("torus:8x8x2", false),
+        ("torus:16x16", false),
+        ("mesh:8x8x8", false),
+        ("hypercube:6", false),
+    ] {
+        assert_eq!(unwrap_by_default(arch(spec).as_ref()), want, "{spec}");
+    }
+    assert!(MultilevelMapper::default().unwrapped_runs_3d);
+    let g = gen::random_geometric(3000, 8.0, 11);
+    for (spec, same_as) in [("torus:8x4x4", "1"), ("torus:4x4x4", "0")] {
+        let problem = Problem::new(g.clone(), arch(spec));
+        let map = |alg: &str| {
+            let mapper: AlgorithmSpec = alg.parse().unwrap();
+            mapper
+                .build()
+                .map(&problem, &mut RunContext::new(3))
+                .unwrap()
+        };
+        let (off, on) = (map("multilevel,unwrap=0"), map("multilevel,unwrap=1"));
+        // (`assert!`, not `assert_eq!`: a failure would print thousands of PEs.)
+        assert!(off != on, "{spec}: unwrap=0 and unwrap=1 map alike");
+        let want = if same_as == "1" { on } else { off };
+        assert!(
+            map("multilevel") == want,
+            "{spec}: not the mapping of unwrap={same_as}"
+        );
+    }
+}
+
 #[test]
 fn multilevel_beats_random_on_a_grid() {
     let problem = Problem::new(gen::grid(&[64, 64], false), arch("torus:8x8"));
@@ -475,6 +515,11 @@ fn spec_parsing() {
         .is_err());
     assert!(!MultilevelMapper::default().unwrapped_runs);
     assert!(MultilevelMapper::fast().unwrapped_runs);
+    let u0: AlgorithmSpec = "multilevel,unwrap=0".parse().unwrap();
+    let AlgorithmSpec::Multilevel(u0s) = &u0 else {
+        panic!("not multilevel")
+    };
+    assert!(!u0s.to_mapper().unwrapped_runs && !u0s.to_mapper().unwrapped_runs_3d);
     let pi: AlgorithmSpec = "multilevel,pairs=2,islands=0".parse().unwrap();
     let AlgorithmSpec::Multilevel(pis) = &pi else {
         panic!("not multilevel")

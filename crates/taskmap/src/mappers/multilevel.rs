@@ -96,7 +96,14 @@
 //!    suite's 28 graphs, seeds 1 and 2, every run with the torus's own domains (`unwrap=0`,
 //!    the default since the seventh session of 2026-11-23) gives f_C 0.989 of the
 //!    alternating runs onto `torus:8x8` and 0.995 onto `torus:16x16`, in 1.02-1.04 times
-//!    the time.
+//!    the time. Tori of three dimensions or more with a ring of at least eight PEs are
+//!    the exception ([`unwrap_by_default`], `unwrapped_runs_3d`, since the ninth session
+//!    of 2026-11-24): there the alternating runs are the default. Over the suite's 28
+//!    graphs, seeds 1 and 2, they give 0.9962 of the torus's own domains onto
+//!    `torus:8x8x4`, 0.9875 onto `torus:8x8x8` and 0.9868 onto `torus:8x8x16` (better by
+//!    more than 3 % on 23 of the 168 runs, worse by more than 3 % on 2), in the same time,
+//!    but 1.0068 onto `torus:4x4x4`; the 100x100x100 grid onto `torus:8x8x8` went from
+//!    274,666-306,522 to 233,890-277,732 (seeds 0-3).
 //!
 //!    **Multisection** (`multisection`, the default; see [`multisection`]): on a target
 //!    whose PEs fall into nested groups (a tree's subtrees, step 4), and without fixed
@@ -279,6 +286,25 @@ pub const PAIR_FLOW_ALPHA: f64 = 3.0;
 /// 0.884 with 80 per PE and 0.879 with 40, for 11 % and 16 % more time.
 pub const GRID2D_MAX_PES: usize = 128;
 
+/// [`unwrap_by_default`] holds on tori with at least this many dimensions longer than two ...
+pub const UNWRAP_MIN_DIMS: usize = 3;
+
+/// ... and a ring of at least this many PEs (`torus:4x4x4` lost 0.7 % with the mesh's
+/// domains, `torus:8x8x4` gained 0.4 %).
+pub const UNWRAP_MIN_RING: u32 = 8;
+
+/// Whether the even-numbered initial runs split the mesh's domains on `arch` when
+/// [`MultilevelMapper::unwrapped_runs_3d`] is set: a torus of at least
+/// [`UNWRAP_MIN_DIMS`] dimensions longer than two whose longest ring has at least
+/// [`UNWRAP_MIN_RING`] PEs (see the module documentation, step 2).
+pub fn unwrap_by_default(arch: &dyn Architecture) -> bool {
+    arch.unwrapped().is_some()
+        && arch.grid_dims().is_some_and(|d| {
+            d.iter().filter(|&&s| s > 2).count() >= UNWRAP_MIN_DIMS
+                && d.iter().any(|&s| s >= UNWRAP_MIN_RING)
+        })
+}
+
 /// The multilevel mapper's configuration (serialised for `taskmap map --dump-config`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MultilevelMapper {
@@ -318,6 +344,9 @@ pub struct MultilevelMapper {
     /// first) split the domains of the same target without them (see
     /// `Architecture::unwrapped`).
     pub unwrapped_runs: bool,
+    /// The same on the tori of [`unwrap_by_default`] only (the default; spec `unwrap=0`
+    /// turns both off).
+    pub unwrapped_runs_3d: bool,
     /// The bipartitioner of the initial DRB.
     pub bipartitioner: Bipartitioner,
     /// The refiner used on every level.
@@ -370,6 +399,7 @@ impl Default for MultilevelMapper {
             initial_runs: 2,
             initial_run_work: 60_000,
             unwrapped_runs: false,
+            unwrapped_runs_3d: true,
             bipartitioner: Bipartitioner {
                 coarsen_to: 200,
                 coarse_tries: 16,
@@ -410,8 +440,9 @@ impl MultilevelMapper {
     /// until the third it also coarsened to 16 tasks per PE with two tries, no flow and no
     /// coarse tries (0.06 of Scotch's time on the quick suite but f_C 1.086 of Scotch's).
     /// Its one initial run splits the mesh's domains on a torus (`unwrap=1`, which the
-    /// default left in the seventh session of 2026-11-23): with the torus's own, that
-    /// grid gave 284,260-361,518 (seeds 0-2). On trees it multisections as the default
+    /// default left in the seventh session of 2026-11-23 and took up again on tori of
+    /// three long dimensions in the ninth session of 2026-11-24): with the torus's own,
+    /// that grid gave 284,260-361,518 (seeds 0-2). On trees it multisections as the default
     /// does (`crack`, `3elt` and `fe_sphere` onto `tree:4:8:6/1:10:100`: the same f_C
     /// within 2 % either way, in about the same time).
     #[allow(clippy::field_reassign_with_default)] // presets edit the default, by design
@@ -522,7 +553,8 @@ pub struct MultilevelSpec {
     /// with a ring of more than two PEs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_coarsest: Option<usize>,
-    /// 1: on a torus, the even-numbered initial runs use the mesh's domains; 0: never.
+    /// 1: on a torus, the even-numbered initial runs use the mesh's domains; 0: never
+    /// (unset: the preset's choice, by default only on the tori of [`unwrap_by_default`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unwrap: Option<u8>,
     /// V-cycles after the first uncoarsening.
@@ -769,6 +801,7 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.unwrap {
             m.unwrapped_runs = v != 0;
+            m.unwrapped_runs_3d = v != 0;
         }
         if let Some(v) = self.vcycles {
             m.vcycles = v;
@@ -1382,7 +1415,9 @@ fn initial_mapping(
     let pool = ctx.pool.as_ref().filter(|_| seeds.len() < threads);
     // On a torus, the even-numbered runs (so the only one when there is one) bipartition
     // the domains of its mesh (same PEs, no wrap-around): see `Architecture::unwrapped`.
-    let unwrapped = arch.unwrapped().filter(|_| cfg.unwrapped_runs);
+    let unwrapped = arch
+        .unwrapped()
+        .filter(|_| cfg.unwrapped_runs || (cfg.unwrapped_runs_3d && unwrap_by_default(arch)));
     // The runs refine without pairwise rounds: only the best run goes on, and the
     // uncoarsening, the V-cycles and multisection's steps refine with them (on the best
     // run alone they gained nothing on the small graphs, which the V-cycles refine).
