@@ -421,7 +421,7 @@ fn unwrapped_runs_by_default_on_long_3d_tori() {
     }
     assert!(MultilevelMapper::default().unwrapped_runs_3d);
     let g = gen::random_geometric(3000, 8.0, 11);
-    for (spec, same_as) in [("torus:8x4x4", "1"), ("torus:4x4x4", "0")] {
+    for (spec, unwrapped) in [("torus:8x4x4", true), ("torus:4x4x4", false)] {
         let problem = Problem::new(g.clone(), arch(spec));
         let map = |alg: &str| {
             let mapper: AlgorithmSpec = alg.parse().unwrap();
@@ -433,10 +433,11 @@ fn unwrapped_runs_by_default_on_long_3d_tori() {
         let (off, on) = (map("multilevel,unwrap=0"), map("multilevel,unwrap=1"));
         // (`assert!`, not `assert_eq!`: a failure would print thousands of PEs.)
         assert!(off != on, "{spec}: unwrap=0 and unwrap=1 map alike");
-        let want = if same_as == "1" { on } else { off };
+        let want = if unwrapped { on } else { off };
         assert!(
             map("multilevel") == want,
-            "{spec}: not the mapping of unwrap={same_as}"
+            "{spec}: not the mapping of unwrap={}",
+            u8::from(unwrapped)
         );
     }
 }

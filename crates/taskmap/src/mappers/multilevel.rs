@@ -1413,8 +1413,10 @@ fn initial_mapping(
     // otherwise each DRB also splits its levels into chains (see `drb`).
     let threads = ctx.pool.as_ref().map_or(1, |p| p.current_num_threads());
     let pool = ctx.pool.as_ref().filter(|_| seeds.len() < threads);
-    // On a torus, the even-numbered runs (so the only one when there is one) bipartition
-    // the domains of its mesh (same PEs, no wrap-around): see `Architecture::unwrapped`.
+    // On a torus with `unwrap=1` (`fast`), and by default on the tori of
+    // `unwrap_by_default`, the even-numbered runs (so the only one when there is one)
+    // bipartition the domains of its mesh (same PEs, no wrap-around): see
+    // `Architecture::unwrapped`.
     let unwrapped = arch
         .unwrapped()
         .filter(|_| cfg.unwrapped_runs || (cfg.unwrapped_runs_3d && unwrap_by_default(arch)));
