@@ -4,7 +4,9 @@
 For every instance and target it runs taskmap and the peers, each reading its own file
 format of the same graph, scores every mapping with `taskmap eval` (so f_C is computed one
 way for all), and prints f_C, balance, whole-process wall time and peak memory, then the
-geometric means of the ratios to Scotch.
+geometric means of the ratios to Scotch, and of taskmap's ratios to every other peer that
+ran (KaHIP on the tree targets: the strong preset's goal), also over only the runs where
+that peer kept the balance.
 
 Peers (skipped when not installed):
   scotch   `scotch_gmap -b0.03` (or `gmap`), one thread            apt-get install scotch
@@ -228,6 +230,8 @@ def main():
     hdr = "%-16s %-24s %-10s %12s %4s %8s %9s" % ("instance", "target", "tool", "f_C", "bal", "time_s", "peak_MiB")
     print(hdr)
     ratios = {"taskmap": ([], []), "kahip": ([], []), "mtkahypar": ([], [])}
+    # taskmap against each other peer: (f_C ratio, time ratio, the peer kept the balance).
+    vs_peer = {"kahip": [], "mtkahypar": []}
     worst = (0.0, None)
     try:
         for name in names:
@@ -259,6 +263,10 @@ def main():
                         spread = " %10d..%d" % (min(fcs), max(fcs))
                     print("%-16s %-24s %-10s %12d %4s %8.3f %9.1f%s" % (
                         name, spec[:24], tool, fc, "ok" if bal else "NO", t, m / 1024.0, spread))
+                for peer, acc in vs_peer.items():
+                    if peer in rows and rows[peer][0] > 0:
+                        pfc, pbal, pt, _ = rows[peer]
+                        acc.append((rows["taskmap"][0] / pfc, rows["taskmap"][2] / max(pt, 0.01), pbal))
                 if "scotch" in rows:
                     sfc, _, st, _ = rows["scotch"]
                     for tool in ("taskmap", "kahip", "mtkahypar"):
@@ -279,6 +287,16 @@ def main():
                 tool, len(q), geomean(q), geomean(t)))
     if worst[1]:
         print("worst taskmap f_C ratio: %.4f (%s)" % worst)
+    for peer, acc in vs_peer.items():
+        if acc:
+            kept = [r for r in acc if r[2]]
+            line = "taskmap vs %-9s over %3d runs: geomean f_C ratio %.4f, geomean time ratio %.4f, taskmap lower on %d" % (
+                peer, len(acc), geomean([r[0] for r in acc]), geomean([r[1] for r in acc]),
+                sum(1 for r in acc if r[0] < 1))
+            if kept and len(kept) < len(acc):
+                line += "; over the %d runs %s kept balanced: %.4f" % (
+                    len(kept), peer, geomean([r[0] for r in kept]))
+            print(line)
 
 
 if __name__ == "__main__":
