@@ -515,7 +515,8 @@ fn spec_parsing() {
         .parse::<AlgorithmSpec>()
         .is_err());
     assert!(!MultilevelMapper::default().unwrapped_runs);
-    assert!(MultilevelMapper::fast().unwrapped_runs);
+    // `fast` follows the default's rule (the mesh's domains on long 3-D tori only).
+    assert!(!MultilevelMapper::fast().unwrapped_runs && MultilevelMapper::fast().unwrapped_runs_3d);
     let u0: AlgorithmSpec = "multilevel,unwrap=0".parse().unwrap();
     let AlgorithmSpec::Multilevel(u0s) = &u0 else {
         panic!("not multilevel")

@@ -439,16 +439,17 @@ impl MultilevelMapper {
     /// of 2026-11-23 `fast` coarsened by label propagation (291,299-310,983 in 1.8-1.9 s);
     /// until the third it also coarsened to 16 tasks per PE with two tries, no flow and no
     /// coarse tries (0.06 of Scotch's time on the quick suite but f_C 1.086 of Scotch's).
-    /// Its one initial run splits the mesh's domains on a torus (`unwrap=1`, which the
-    /// default left in the seventh session of 2026-11-23 and took up again on tori of
-    /// three long dimensions in the ninth session of 2026-11-24): with the torus's own,
-    /// that grid gave 284,260-361,518 (seeds 0-2). On trees it multisections as the default
+    /// Its one initial run splits the mesh's domains where the default's even-numbered
+    /// runs do, on the tori of [`unwrap_by_default`] (with the torus's own, that grid gave
+    /// 284,260-361,518, seeds 0-2), and the torus's own elsewhere. Until the ninth session
+    /// of 2026-11-24 it split the mesh's domains on every torus (`unwrap=1`); the torus's
+    /// own gave f_C 0.9785 of that onto `torus:8x8` and 0.9751 onto `torus:16x16` (the
+    /// suite's 28 graphs, seeds 1-2, the same time). On trees it multisections as the default
     /// does (`crack`, `3elt` and `fe_sphere` onto `tree:4:8:6/1:10:100`: the same f_C
     /// within 2 % either way, in about the same time).
     #[allow(clippy::field_reassign_with_default)] // presets edit the default, by design
     pub fn fast() -> Self {
         let mut c = Self::default();
-        c.unwrapped_runs = true;
         c.initial_runs = 1;
         c.initial_run_work = 0;
         c.grid2d_per_pe = 0;
