@@ -5,14 +5,16 @@
 //!    chunked random visit order for cache locality), heavy-edge matching, or heavy-edge
 //!    matching in input order (`ordered`, see [`heavy_edge_matching`]) until the graph
 //!    has at most `min(max(coarsest_per_pe · k, min_coarsest), max(max_coarsest, f·k))`
-//!    tasks (or stops shrinking), `f` = [`MIN_COARSEST_PER_PE`] (32), or
-//!    [`TORUS_MIN_COARSEST_PER_PE`] (8) on a torus with a ring of more than two PEs; the
-//!    largest cluster weighs about
+//!    tasks (or stops shrinking), `f` = [`MIN_COARSEST_PER_PE`] (32),
+//!    [`TORUS_MIN_COARSEST_PER_PE`] (8) on a torus with a ring of more than two PEs, or
+//!    [`MULTISECTION_MIN_COARSEST_PER_PE`] (64) on a target of nested groups (a tree,
+//!    mapped by multisection: step 2); the largest cluster weighs about
 //!    `cluster_weight_factor · total / that size`. Graphs already that small are not
 //!    coarsened: by default (`coarsest_per_pe = 1000`, `min_coarsest = 1024`,
 //!    `max_coarsest = 32,768`) on 33 to 1,024 PEs every graph of at most 32,768 tasks, on
 //!    more every graph of at most `max(32,768, 32·k)` tasks (`max(32,768, 8·k)` on such a
-//!    torus, so the 8 matters above 4,096 PEs), on fewer PEs every graph of at most
+//!    torus, so the 8 matters above 4,096 PEs; `max(32,768, 64·k)` on a tree, so the 64
+//!    matters above 512 PEs), on fewer PEs every graph of at most
 //!    `max(1,000·k, 1,024)`, except on the grids of PEs below. On our benchmarks DRB on
 //!    the finest graph gave the lowest `f_C`, and the k-way refiner could not recover what
 //!    a coarser initial mapping lost (with 128·k, grid100x100 on torus:8x8 cost 2,087
@@ -242,6 +244,21 @@ pub const MIN_COARSEST_PER_PE: usize = 32;
 /// the four graphs of 45,087-74,752 tasks gave 1.001.
 pub const TORUS_MIN_COARSEST_PER_PE: usize = 8;
 
+/// [`MIN_COARSEST_PER_PE`] when the initial mapping is by [`multisection`] (a target of
+/// nested groups; it matters above 512 PEs). Multisection cuts every level of groups out
+/// of the coarsest graph, and with 32 per PE the lower levels were cut out of too coarse
+/// a graph: onto `tree:4:16:16/1:10:100` (1,024 PEs) the 1000x1000 grid's top-level
+/// groups had the straight frontiers of 4x4 blocks, but the 16 nodes inside each group
+/// cut 25-40 % more edges than 4x4 blocks of the group would (f_C 954,777; with 64 per
+/// PE 895,615). The suite's seven graphs above 32,768 tasks, seeds 1-2, with 64 against
+/// 32: f_C 0.972 onto that target in 1.00 times the time, 0.977 onto `tree:16:64/1:10`
+/// and 0.970 onto `tree:4:4:64/1:5:20` (1.02 and 1.04 times); onto
+/// `tree:8:16:32/1:10:100` (4,096 PEs, seed 1) 0.992 in 1.15 times (the two grids of a
+/// million tasks 0.957 and 0.988, in 1.4 and 1.6 times; the others are not coarsened
+/// either way). Onto `torus:16x16` the same coarsest size cost 1.062 (the cap of 32,768
+/// tasks stays there).
+pub const MULTISECTION_MIN_COARSEST_PER_PE: usize = 64;
+
 /// Bipartitioning tries of every split when the run budget `initial_run_work / n` is at
 /// least [`SMALL_GRAPH_BUDGET`] (b12 onto `torus:6x6` with capacity 40, seeds 0-4: f_C
 /// 911-953 with the default 4 tries, 928-943 with 8, 0.16 s and 0.2 s).
@@ -326,9 +343,9 @@ pub struct MultilevelMapper {
     pub grid2d_per_pe: usize,
     /// ... but not below this many tasks ...
     pub min_coarsest: usize,
-    /// ... and not above `max(max_coarsest, f·k)` tasks, `f` = [`MIN_COARSEST_PER_PE`] or
-    /// [`TORUS_MIN_COARSEST_PER_PE`] (bounds the initial DRB's time on large graphs and
-    /// targets).
+    /// ... and not above `max(max_coarsest, f·k)` tasks, `f` = [`MIN_COARSEST_PER_PE`],
+    /// [`TORUS_MIN_COARSEST_PER_PE`] or [`MULTISECTION_MIN_COARSEST_PER_PE`] (bounds the
+    /// initial DRB's time on large graphs and targets).
     pub max_coarsest: usize,
     /// At most this many coarse levels.
     pub max_levels: usize,
@@ -1505,10 +1522,13 @@ fn coarsest_size(cfg: &MultilevelMapper, per_pe: usize, floor: usize, k: usize) 
 }
 
 /// The tasks per PE to which the coarsest size's cap is raised on `arch`:
-/// [`TORUS_MIN_COARSEST_PER_PE`] on a torus with a ring of more than two PEs, else
-/// [`MIN_COARSEST_PER_PE`].
-fn min_coarsest_per_pe(arch: &dyn Architecture) -> usize {
-    if arch.unwrapped().is_some() {
+/// [`MULTISECTION_MIN_COARSEST_PER_PE`] when the initial mapping is by multisection
+/// (`nested`), [`TORUS_MIN_COARSEST_PER_PE`] on a torus with a ring of more than two PEs,
+/// else [`MIN_COARSEST_PER_PE`].
+fn min_coarsest_per_pe(arch: &dyn Architecture, nested: bool) -> usize {
+    if nested {
+        MULTISECTION_MIN_COARSEST_PER_PE
+    } else if arch.unwrapped().is_some() {
         TORUS_MIN_COARSEST_PER_PE
     } else {
         MIN_COARSEST_PER_PE
@@ -1554,7 +1574,7 @@ fn coarsen_and_map(
     let target = coarsest_size(
         cfg,
         coarsest_tasks_per_pe(cfg, inst.arch),
-        min_coarsest_per_pe(inst.arch),
+        min_coarsest_per_pe(inst.arch, !sections.is_empty()),
         k,
     );
     let mcw = max_cluster_weights(cfg, graph, bound, k, target);
@@ -1759,18 +1779,21 @@ mod tests {
     }
 
     /// The coarsest size: `max_coarsest` up to 1,024 PEs, 32 tasks per PE above (8 on a
-    /// torus with a ring of more than two PEs), `min_coarsest` on few PEs.
+    /// torus with a ring of more than two PEs), `min_coarsest` on few PEs; 64 per PE on
+    /// targets of nested groups (above 512 PEs).
     #[test]
     fn coarsest_size_floor_per_pe() {
         let cfg = MultilevelMapper::default();
         for (spec, want) in [
             ("torus:16x16", 32_768),
-            ("tree:4:16:16/1:10:100", 32_768),
+            // Targets of nested groups (multisection): 64 per PE.
+            ("tree:4:16:16/1:10:100", 65_536),
+            ("tree:4:8:8/1:10:100", 32_768),
             ("hypercube:10", 32_768),
             ("hypercube:11", 65_536),
             ("hypercube:12", 131_072),
             ("mesh:16x16x16", 131_072),
-            ("tree:8:16:32/1:10:100", 131_072),
+            ("tree:8:16:32/1:10:100", 262_144),
             ("complete:4096", 131_072),
             // A hypercube is a torus of rings of two: the usual floor.
             ("torus:2x2x2x2x2x2x2x2x2x2x2x2", 131_072),
@@ -1783,8 +1806,9 @@ mod tests {
             let a = parse_arch(spec).unwrap();
             let k = a.pe_count() as usize;
             let per_pe = coarsest_tasks_per_pe(&cfg, a.as_ref());
+            let nested = !group_levels(&DistTable::new(a.as_ref()), usize::MAX).is_empty();
             assert_eq!(
-                coarsest_size(&cfg, per_pe, min_coarsest_per_pe(a.as_ref()), k),
+                coarsest_size(&cfg, per_pe, min_coarsest_per_pe(a.as_ref(), nested), k),
                 want,
                 "{spec}"
             );
