@@ -117,6 +117,9 @@ impl Architecture for Hypercube {
     fn known_diameter(&self) -> Option<u64> {
         Some(u64::from(self.dim))
     }
+    fn mesh_layout(&self) -> Option<Box<dyn Architecture>> {
+        crate::GrayMesh::new(self.dim).map(|g| Box::new(g) as Box<dyn Architecture>)
+    }
     fn is_uniform(&self) -> bool {
         true
     }

@@ -118,6 +118,9 @@ impl Architecture for Precomputed {
     fn unwrapped(&self) -> Option<Box<dyn Architecture>> {
         self.inner.unwrapped()
     }
+    fn mesh_layout(&self) -> Option<Box<dyn Architecture>> {
+        self.inner.mesh_layout()
+    }
     fn grid_dims(&self) -> Option<&[u32]> {
         self.inner.grid_dims()
     }
