@@ -444,9 +444,9 @@ fn unwrapped_runs_by_default_on_long_3d_tori() {
 
 /// On a hypercube the default adds an initial run on the Gray-code mesh's domains (not
 /// `fast`). On a 100x100 grid onto `hypercube:8` (ideal 3,000: 16x16 blocks, every cut
-/// edge between neighbours) it lowers f_C by more than 5 % for seeds 1 and 2 (3,706 and
-/// 3,753 without it, 3,308 and 3,247 with it), which one more run on the hypercube's
-/// own domains does not (`runs=5`: 3,711 and 3,753).
+/// edge between neighbours) it lowers f_C by more than 5 % for seeds 1 and 2 (`taskmap
+/// map -s 1` and `-s 2`: 3,706 and 3,753 without it, 3,308 and 3,247 with it), which one
+/// more run on the hypercube's own domains does not (`runs=5`: 3,711 and 3,753).
 #[test]
 fn hypercubes_get_a_run_on_their_gray_mesh() {
     assert!(MultilevelMapper::default().layout_runs);

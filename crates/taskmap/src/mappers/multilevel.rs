@@ -380,8 +380,8 @@ pub struct MultilevelMapper {
     /// 0.981 in 1.25 times the time (the 1000x1000 grid 0.71, the 100x100 grid 0.87-0.89,
     /// `delaunay_n15` and `whitaker3` 0.93-0.94, no run worse; seed 1 onto `hypercube:6`
     /// and `hypercube:10`: 0.990 and 0.982 in 1.23 and 1.26 times). Splitting the
-    /// layout's domains in every other run instead, in the same time, gave 0.991 with
-    /// losses of up to 5 %.
+    /// layout's domains in every other run instead, in 1.02 times the time, gave 0.991
+    /// with losses of up to 5 %.
     pub layout_runs: bool,
     /// The bipartitioner of the initial DRB.
     pub bipartitioner: Bipartitioner,
@@ -597,8 +597,8 @@ pub struct MultilevelSpec {
     /// (unset: the preset's choice, by default only on the tori of [`unwrap_by_default`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unwrap: Option<u8>,
-    /// 1: on a hypercube, the even-numbered initial runs split the domains of its
-    /// Gray-code mesh; 0: never.
+    /// 1: on a hypercube, one more initial run splits the domains of its Gray-code mesh
+    /// (see [`MultilevelMapper::layout_runs`]); 0: no such run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<u8>,
     /// V-cycles after the first uncoarsening.
