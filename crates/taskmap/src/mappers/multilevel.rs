@@ -59,6 +59,21 @@
 //!    uncoarsened, the first is dropped before the second is built (222 MB). A
 //!    second scheme whose coarsening stalls above twice the target size is dropped
 //!    without an initial mapping, and one equal to `coarsening` is not built.
+//!
+//!    Graphs of at least [`PROBE_TASKS`] tasks (`probe_tasks`, spec `probe`; not in
+//!    `strong`) build one of the two hierarchies only, chosen by a probe
+//!    ([`probe_coarsenings`]): the ordered matching's hierarchy is built, label
+//!    propagation clusters its third level, both are coarsened on to 4 tasks per PE and
+//!    mapped by one DRB run each, and the lower f_C decides. On the 100x100x100 grid the
+//!    two hierarchies cost 4.2 s of mapper time against Scotch's 3.2 s for the whole
+//!    process, and label propagation's never won on the million-task grids (its mappings
+//!    cost 1.1-1.5 times the ordered matching's); on a million-task circuit netlist the
+//!    ordered matching's lost by 3 %. The probe's costs differ by about 2x on both, in
+//!    the right direction. When the matching is kept, it is coarsened to half the usual
+//!    size and gets twice the initial runs (the DRB runs' spread decides on grids), and no
+//!    V-cycle follows; over the suite's two million-task grids, nine targets, seeds 1-4,
+//!    f_C 1.002 of both hierarchies in 0.29 times the time (`docs/benchmarks.md`,
+//!    2026-11-25).
 //! 2. **Initial mapping** of the coarsest graph by dual recursive bipartitioning
 //!    ([`crate::mappers::drb`]) with multilevel bipartitions (task sets above
 //!    `bipartitioner.coarsen_to` tasks are coarsened inside each split and refined by FM
@@ -402,6 +417,11 @@ pub struct MultilevelMapper {
     /// With two first coarsenings, uncoarsen (and refine) both hierarchies and keep the
     /// better mapping, instead of only the one whose initial mapping is better.
     pub uncoarsen_both: bool,
+    /// With two first coarsenings, label propagation and a matching, a graph of at least
+    /// this many tasks (0: never) builds only one hierarchy, the one a probe chooses (see
+    /// [`probe_coarsenings`]); when the matching is chosen, no V-cycle follows. Default
+    /// [`PROBE_TASKS`]; off in `strong`.
+    pub probe_tasks: usize,
     /// On targets whose PEs fall into nested groups (the subtrees of a tree), and without
     /// fixed tasks: the initial mapping by multisection (see [`multisection`]) instead of
     /// coarsening and DRB onto the whole target.
@@ -456,6 +476,7 @@ impl Default for MultilevelMapper {
             vcycle_per_pe: 8,
             group_levels: true,
             uncoarsen_both: true,
+            probe_tasks: PROBE_TASKS,
             multisection: true,
             top_per_pe: 128,
             top_runs: 8,
@@ -519,6 +540,7 @@ impl MultilevelMapper {
         c.refiner.swap_rounds = 3;
         c.vcycles = 8;
         c.top_per_pe = 0;
+        c.probe_tasks = 0;
         c
     }
 
@@ -593,6 +615,10 @@ pub struct MultilevelSpec {
     /// with a ring of more than two PEs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_coarsest: Option<usize>,
+    /// Graphs of at least this many tasks build one first hierarchy, chosen by a probe
+    /// (see [`MultilevelMapper::probe_tasks`]; 0: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<usize>,
     /// 1: on a torus, the even-numbered initial runs use the mesh's domains; 0: never
     /// (unset: the preset's choice, by default only on the tori of [`unwrap_by_default`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -732,6 +758,7 @@ impl MultilevelSpec {
             "max_coarsest" | "max-coarsest" => {
                 self.max_coarsest = Some(parse_usize("multilevel", key, value)?)
             }
+            "probe" => self.probe = Some(parse_usize("multilevel", key, value)?),
             "coarsen_to" | "coarsen-to" => {
                 self.coarsen_to = Some(parse_usize("multilevel", key, value)?)
             }
@@ -773,7 +800,7 @@ impl MultilevelSpec {
             }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, unwrap, vcycles, groups, both, spread, multisection, pairs, islands, top_per_pe, top_runs, top_coarse_tries",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, probe, unwrap, vcycles, groups, both, spread, multisection, pairs, islands, top_per_pe, top_runs, top_coarse_tries",
                     key
                 )))
             }
@@ -843,6 +870,9 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.max_coarsest {
             m.max_coarsest = v;
+        }
+        if let Some(v) = self.probe {
+            m.probe_tasks = v;
         }
         if let Some(v) = self.unwrap {
             m.unwrapped_runs = v != 0;
@@ -1594,11 +1624,45 @@ fn coarsest_tasks_per_pe(cfg: &MultilevelMapper, arch: &dyn Architecture) -> usi
 /// The initial mapping through coarsening: every first coarsening's hierarchy, DRB on its
 /// coarsest graph, and refinement on every level while uncoarsening (see the module
 /// documentation, steps 1-3).
+/// Returns the mapping and whether a probe kept the matching's hierarchy alone (see
+/// [`probe_coarsenings`]).
 fn coarsen_and_map(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
     dist: &DistTable<'_>,
     ctx: &mut RunContext,
+) -> (Vec<u32>, bool) {
+    match probe_coarsenings(cfg, inst, dist, ctx) {
+        Some((kept, levels)) => {
+            let matching = levels.is_some();
+            (
+                coarsen_and_map_from(&kept, inst, dist, ctx, levels),
+                matching,
+            )
+        }
+        None => (coarsen_and_map_from(cfg, inst, dist, ctx, None), false),
+    }
+}
+
+/// The size the first coarsening stops at for `cfg` onto the problem's target (see
+/// [`coarsest_size`]).
+fn first_target(cfg: &MultilevelMapper, inst: &Instance<'_>, k: usize, nested: bool) -> usize {
+    coarsest_size(
+        cfg,
+        coarsest_tasks_per_pe(cfg, inst.arch),
+        min_coarsest_per_pe(inst.arch, nested),
+        k,
+    )
+}
+
+/// [`coarsen_and_map`] with `cfg` as it is; `prebuilt`: the hierarchy of `cfg.coarsening`,
+/// already built.
+fn coarsen_and_map_from(
+    cfg: &MultilevelMapper,
+    inst: &Instance<'_>,
+    dist: &DistTable<'_>,
+    ctx: &mut RunContext,
+    mut prebuilt: Option<Vec<Level>>,
 ) -> Vec<u32> {
     let (graph, fixed0, bound) = (inst.graph, inst.fixed, &inst.bound);
     let k = dist.k() as usize;
@@ -1612,12 +1676,7 @@ fn coarsen_and_map(
     // with its initial mapping; both are uncoarsened and the better result is kept
     // (`uncoarsen_both`), or only the hierarchy whose initial mapping is better (balanced
     // first, then f_C, which projection keeps).
-    let target = coarsest_size(
-        cfg,
-        coarsest_tasks_per_pe(cfg, inst.arch),
-        min_coarsest_per_pe(inst.arch, !sections.is_empty()),
-        k,
-    );
+    let target = first_target(cfg, inst, k, !sections.is_empty());
     let mcw = max_cluster_weights(cfg, graph, bound, k, target);
     let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
         uncoarsen(cfg, levels, graph, fixed0, dist, bound, part, rng)
@@ -1636,9 +1695,12 @@ fn coarsen_and_map(
         } else {
             ("coarsen-2", "initial-2", "refine-2")
         };
-        let levels = ctx.timed(phases.0, |ctx| {
-            coarsen_levels(cfg, scheme, graph, fixed0, &[], target, &mcw, &mut ctx.rng)
-        });
+        let levels = match prebuilt.take() {
+            Some(levels) => levels,
+            None => ctx.timed(phases.0, |ctx| {
+                coarsen_levels(cfg, scheme, graph, fixed0, &[], target, &mcw, &mut ctx.rng)
+            }),
+        };
         // A second scheme that stalls far above the target (matching on a graph with
         // hubs barely shrinks it) would make DRB run on a large graph: skip it.
         let coarsest_n = levels
@@ -1672,12 +1734,115 @@ fn coarsen_and_map(
     }
 }
 
+/// [`MultilevelMapper::probe_tasks`]: graphs of at least this many tasks build one first
+/// hierarchy by default. On the million-task graphs measured (the suite's 1000x1000 and
+/// 100x100x100 grids, a circuit netlist, a random geometric graph) the probe kept the
+/// hierarchy whose mapping wins when both are built, in a third (grids) to two thirds of
+/// the time; on graphs of 262,144 tasks (a 512x512 grid) the second hierarchy still paid
+/// (see `docs/benchmarks.md`).
+pub const PROBE_TASKS: usize = 1 << 19;
+
+/// The probe maps each hierarchy's graph coarsened to this many tasks per PE.
+pub const PROBE_PER_PE: usize = 4;
+
+/// The label-propagation probe starts from this level of the matching's hierarchy (the
+/// first levels are what label propagation costs on a huge graph; on the netlist and the
+/// grids the probe's choice was the same from any of the first four).
+pub const PROBE_SHARED_LEVELS: usize = 3;
+
+/// For a graph of at least `cfg.probe_tasks` tasks, no fixed task, and two first
+/// coarsenings, label propagation and a matching: the configuration to map with, one
+/// coarsening only, and the matching's hierarchy when that is the one kept (`None`: no
+/// probe).
+///
+/// The matching's hierarchy is built (it is cheap: one pass per level) to half the usual
+/// coarsest size; label propagation clusters the graph of its [`PROBE_SHARED_LEVELS`]-th
+/// level instead of the input. Each is coarsened further to [`PROBE_PER_PE`] tasks per PE
+/// and mapped by one DRB run; the lower f_C wins (ties: the matching). Projection keeps
+/// f_C, so both are costs of mappings of the input graph. The matching, when kept, gets
+/// twice the initial runs on its coarsest graph of half the size (the same work: on grids
+/// the DRB runs' spread is what decides), and no V-cycle follows (see [`map_instance`]);
+/// label propagation, when kept, builds its hierarchy from the input graph as usual.
+fn probe_coarsenings(
+    cfg: &MultilevelMapper,
+    inst: &Instance<'_>,
+    dist: &DistTable<'_>,
+    ctx: &mut RunContext,
+) -> Option<(MultilevelMapper, Option<Vec<Level>>)> {
+    let graph = inst.graph;
+    let lp = Coarsening::LabelPropagation;
+    let matching = match (cfg.coarsening, cfg.alt_coarsening) {
+        (a, Some(b)) if a == lp && b != lp => b,
+        (a, Some(b)) if b == lp && a != lp => a,
+        _ => return None,
+    };
+    if cfg.probe_tasks == 0 || graph.num_tasks() < cfg.probe_tasks || !inst.fixed.is_empty() {
+        return None;
+    }
+    let k = dist.k() as usize;
+    let nested = cfg.multisection && !group_levels(dist, usize::MAX).is_empty();
+    let kept = MultilevelMapper {
+        coarsening: matching,
+        alt_coarsening: None,
+        initial_runs: 2 * cfg.initial_runs,
+        max_coarsest: cfg.max_coarsest / 2,
+        ..cfg.clone()
+    };
+    let target = first_target(&kept, inst, k, nested);
+    if graph.num_tasks() <= target {
+        return None;
+    }
+    let probe_target = PROBE_PER_PE
+        .saturating_mul(k)
+        .max(cfg.min_coarsest)
+        .min(target);
+    ctx.timed("probe", |ctx| {
+        let mcw = max_cluster_weights(&kept, graph, &inst.bound, k, target);
+        let levels = coarsen_levels(&kept, matching, graph, &[], &[], target, &mcw, &mut ctx.rng);
+        let pmcw = max_cluster_weights(cfg, graph, &inst.bound, k, probe_target);
+        // f_C of one DRB run on `g` coarsened further by `scheme`.
+        let probe = |scheme: Coarsening, g: &TaskGraph, rng: &mut Xoshiro256PlusPlus| {
+            let more = coarsen_levels(cfg, scheme, g, &[], &[], probe_target, &pmcw, rng);
+            let pg = more.last().map_or(g, |l| &l.graph);
+            let mut run_rng = Xoshiro256PlusPlus::seed_from_u64(rng.gen());
+            let bip = &cfg.bipartitioner;
+            let p = drb(
+                pg,
+                inst.arch,
+                &inst.bound,
+                inst.epsilon,
+                bip,
+                &mut run_rng,
+                None,
+                None,
+            );
+            KwayState::new(pg, dist, &inst.bound, p).comm_cost()
+        };
+        let top = levels.last().map_or(graph, |l| &l.graph);
+        let matching_cost = probe(matching, top, &mut ctx.rng);
+        let shared = levels
+            .get(PROBE_SHARED_LEVELS.min(levels.len()).saturating_sub(1))
+            .map_or(graph, |l| &l.graph);
+        let lp_cost = probe(lp, shared, &mut ctx.rng);
+        if lp_cost < matching_cost {
+            let lp_only = MultilevelMapper {
+                coarsening: lp,
+                alt_coarsening: None,
+                ..cfg.clone()
+            };
+            Some((lp_only, None))
+        } else {
+            Some((kept, Some(levels)))
+        }
+    })
+}
+
 fn map_instance(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContext) -> Vec<u32> {
     let (arch, graph, fixed0, bound) = (inst.arch, inst.graph, inst.fixed, &inst.bound);
     let k = arch.pe_count() as usize;
     let dist = ctx.timed("distance-table", |_| DistTable::new(arch));
 
-    let mut part = coarsen_and_map(cfg, inst, &dist, ctx);
+    let (mut part, matching_kept) = coarsen_and_map(cfg, inst, &dist, ctx);
     let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
         uncoarsen(cfg, levels, graph, fixed0, &dist, bound, part, rng)
     };
@@ -1699,7 +1864,9 @@ fn map_instance(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContex
     }
 
     // V-cycles: coarsen again inside the PEs, refine on every level, keep when no worse.
-    if cfg.vcycles > 0 {
+    // Not after a probe kept the matching's hierarchy: on the million-task grids the
+    // cycle gained 0.1-0.3 % for 40 % more time (label propagation's, on the netlist, 2.3 %).
+    if cfg.vcycles > 0 && !matching_kept {
         ctx.timed("v-cycles", |ctx| {
             let target = cfg.vcycle_per_pe.saturating_mul(k).max(cfg.min_coarsest);
             let mcw = max_cluster_weights(cfg, graph, bound, k, target);
@@ -1988,6 +2155,90 @@ mod tests {
                     "seed {seed}"
                 );
             }
+        }
+    }
+
+    /// Above `probe_tasks` the probe keeps the ordered matching's hierarchy (built to half
+    /// the usual coarsest size, with twice the initial runs) on a grid numbered row-major,
+    /// and label propagation on a circuit netlist; below it, or with fixed tasks, it does
+    /// not run. A probed mapping is balanced, has no V-cycle after the matching is kept,
+    /// and is the same for the same seed.
+    #[test]
+    fn probe_keeps_the_matching_on_a_grid_and_label_propagation_on_a_netlist() {
+        let cfg = MultilevelMapper::default();
+        let cases = [
+            (
+                taskmap_graph::gen::grid(&[120, 120], false),
+                Coarsening::OrderedMatching,
+            ),
+            (
+                crate::mappers::berger_netlist::circuit_netlist(20_000, 1),
+                Coarsening::LabelPropagation,
+            ),
+        ];
+        for (graph, want) in cases {
+            let problem = Problem::new(graph, parse_arch("torus:4x4").unwrap());
+            let arch = problem.arch.as_ref();
+            let dist = DistTable::new(arch);
+            let bound = load_bounds(&problem);
+            let pins = vec![FREE; problem.graph.num_tasks()];
+            for (fixed, threshold) in [(&[][..], 10_000), (&pins[..], 10_000), (&[][..], 20_001)] {
+                let inst = Instance {
+                    graph: &problem.graph,
+                    arch,
+                    whole: true,
+                    epsilon: problem.epsilon,
+                    fixed,
+                    bound: bound.clone(),
+                };
+                let c = MultilevelMapper {
+                    probe_tasks: threshold,
+                    ..cfg.clone()
+                };
+                let got = probe_coarsenings(&c, &inst, &dist, &mut RunContext::new(5));
+                if !fixed.is_empty() || threshold > 20_000 {
+                    assert!(got.is_none(), "{want:?}: probed");
+                    continue;
+                }
+                let (kept, levels) = got.expect("probed");
+                assert_eq!((kept.coarsening, kept.alt_coarsening), (want, None));
+                match levels {
+                    Some(levels) => {
+                        assert_eq!(want, Coarsening::OrderedMatching);
+                        assert_eq!(kept.initial_runs, 2 * cfg.initial_runs);
+                        assert_eq!(kept.max_coarsest, cfg.max_coarsest / 2);
+                        let top = levels.last().expect("coarsened").graph.num_tasks();
+                        assert!(top <= first_target(&kept, &inst, 16, false), "{top}");
+                    }
+                    None => {
+                        assert_eq!(want, Coarsening::LabelPropagation);
+                        assert_eq!(kept.initial_runs, cfg.initial_runs);
+                    }
+                }
+            }
+            let c = MultilevelMapper {
+                probe_tasks: 10_000,
+                ..cfg.clone()
+            };
+            let mapped = |seed: u64| {
+                let mut ctx = RunContext::new(seed);
+                let part = multilevel_map(&c, &problem, &mut ctx);
+                let phases: Vec<String> = ctx.timings.iter().map(|(p, _)| p.clone()).collect();
+                (part, phases)
+            };
+            let (part, phases) = mapped(3);
+            let has = |p: &str| phases.iter().any(|x| x == p);
+            assert!(has("probe") && !has("coarsen-2"), "{phases:?}");
+            assert_eq!(
+                has("v-cycles"),
+                want == Coarsening::LabelPropagation,
+                "{phases:?}"
+            );
+            assert!(KwayState::new(&problem.graph, &dist, &bound, part.clone()).is_balanced());
+            assert!(
+                part == mapped(3).0,
+                "{want:?}: another mapping for the same seed"
+            );
         }
     }
 }
