@@ -1738,8 +1738,10 @@ fn coarsen_and_map_from(
 /// hierarchy by default. On the million-task graphs measured (the suite's 1000x1000 and
 /// 100x100x100 grids, a circuit netlist, a random geometric graph) the probe kept the
 /// hierarchy whose mapping wins when both are built, in a third (grids) to two thirds of
-/// the time; on graphs of 262,144 tasks (a 512x512 grid) the second hierarchy still paid
-/// (see `docs/benchmarks.md`).
+/// the time. Lower, at 200,000, a random geometric graph of 300,000 tasks lost 0.9-7.5 %
+/// with label propagation kept alone (the 512x512 and 64x64x64 grids gained), so the
+/// threshold stays above every graph where that was measured (see `docs/benchmarks.md`,
+/// 2026-11-25).
 pub const PROBE_TASKS: usize = 1 << 19;
 
 /// The probe maps each hierarchy's graph coarsened to this many tasks per PE.
