@@ -1624,6 +1624,7 @@ fn coarsest_tasks_per_pe(cfg: &MultilevelMapper, arch: &dyn Architecture) -> usi
 /// The initial mapping through coarsening: every first coarsening's hierarchy, DRB on its
 /// coarsest graph, and refinement on every level while uncoarsening (see the module
 /// documentation, steps 1-3).
+///
 /// Returns the mapping and whether a probe kept the matching's hierarchy alone (see
 /// [`probe_coarsenings`]).
 fn coarsen_and_map(
@@ -1760,7 +1761,8 @@ pub const PROBE_SHARED_LEVELS: usize = 3;
 /// The matching's hierarchy is built (it is cheap: one pass per level) to half the usual
 /// coarsest size; label propagation clusters the graph of its [`PROBE_SHARED_LEVELS`]-th
 /// level instead of the input. Each is coarsened further to [`PROBE_PER_PE`] tasks per PE
-/// and mapped by one DRB run; the lower f_C wins (ties: the matching). Projection keeps
+/// and mapped by one DRB run; the lower f_C wins (ties: the matching; a matching that
+/// stalls above twice its target size loses without a probe). Projection keeps
 /// f_C, so both are costs of mappings of the input graph. The matching, when kept, gets
 /// twice the initial runs on its coarsest graph of half the size (the same work: on grids
 /// the DRB runs' spread is what decides), and no V-cycle follows (see [`map_instance`]);
@@ -1801,6 +1803,19 @@ fn probe_coarsenings(
     ctx.timed("probe", |ctx| {
         let mcw = max_cluster_weights(&kept, graph, &inst.bound, k, target);
         let levels = coarsen_levels(&kept, matching, graph, &[], &[], target, &mcw, &mut ctx.rng);
+        let lp_only = MultilevelMapper {
+            coarsening: lp,
+            alt_coarsening: None,
+            ..cfg.clone()
+        };
+        // A matching that stalls far above the target (a graph with hubs) is not kept, as
+        // when both hierarchies are built.
+        let top_n = levels
+            .last()
+            .map_or(graph.num_tasks(), |l| l.graph.num_tasks());
+        if top_n > 2 * target {
+            return Some((lp_only, None));
+        }
         let pmcw = max_cluster_weights(cfg, graph, &inst.bound, k, probe_target);
         // f_C of one DRB run on `g` coarsened further by `scheme`.
         let probe = |scheme: Coarsening, g: &TaskGraph, rng: &mut Xoshiro256PlusPlus| {
@@ -1827,11 +1842,6 @@ fn probe_coarsenings(
             .map_or(graph, |l| &l.graph);
         let lp_cost = probe(lp, shared, &mut ctx.rng);
         if lp_cost < matching_cost {
-            let lp_only = MultilevelMapper {
-                coarsening: lp,
-                alt_coarsening: None,
-                ..cfg.clone()
-            };
             Some((lp_only, None))
         } else {
             Some((kept, Some(levels)))
@@ -2160,9 +2170,22 @@ mod tests {
         }
     }
 
+    /// A star of `n` tasks: task 0 joined to every other.
+    fn star(n: usize) -> TaskGraph {
+        let mut xadj = vec![0usize, n - 1];
+        let mut adj: Vec<u32> = (1..n as u32).collect();
+        for _ in 1..n {
+            adj.push(0);
+            xadj.push(adj.len());
+        }
+        let ew = vec![1; adj.len()];
+        TaskGraph::from_csr(xadj, adj, ew, vec![1; n], 1).unwrap()
+    }
+
     /// Above `probe_tasks` the probe keeps the ordered matching's hierarchy (built to half
     /// the usual coarsest size, with twice the initial runs) on a grid numbered row-major,
-    /// and label propagation on a circuit netlist; below it, or with fixed tasks, it does
+    /// and label propagation on a circuit netlist and on a star (where the matching
+    /// stalls); below it, or with fixed tasks, it does
     /// not run. A probed mapping is balanced, has no V-cycle after the matching is kept,
     /// and is the same for the same seed.
     #[test]
@@ -2177,6 +2200,8 @@ mod tests {
                 crate::mappers::berger_netlist::circuit_netlist(20_000, 1),
                 Coarsening::LabelPropagation,
             ),
+            // A star: the matching pairs the hub with one leaf and stalls.
+            (star(20_000), Coarsening::LabelPropagation),
         ];
         for (graph, want) in cases {
             let problem = Problem::new(graph, parse_arch("torus:4x4").unwrap());
