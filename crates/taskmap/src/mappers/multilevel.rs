@@ -69,8 +69,8 @@
 //!    process, and label propagation's never won on the million-task grids (its mappings
 //!    cost 1.1-1.5 times the ordered matching's); on a million-task circuit netlist the
 //!    ordered matching's lost by 3 %. The probe's costs differ by about 2x on both, in
-//!    the right direction. When the matching is kept, it is coarsened to half the usual
-//!    size and gets twice the initial runs (the DRB runs' spread decides on grids), and no
+//!    the right direction. When the matching is kept, it is coarsened with half the usual
+//!    `max_coarsest` and gets twice the initial runs (the DRB runs' spread decides on grids), and no
 //!    V-cycle follows; over the suite's two million-task grids, nine targets, seeds 1-4,
 //!    f_C 1.002 of both hierarchies in 0.29 times the time (`docs/benchmarks.md`,
 //!    2026-11-25).
@@ -1758,15 +1758,16 @@ pub const PROBE_SHARED_LEVELS: usize = 3;
 /// coarsening only, and the matching's hierarchy when that is the one kept (`None`: no
 /// probe).
 ///
-/// The matching's hierarchy is built (it is cheap: one pass per level) to half the usual
-/// coarsest size; label propagation clusters the graph of its [`PROBE_SHARED_LEVELS`]-th
+/// The matching's hierarchy is built (it is cheap: one pass per level) with half the usual
+/// `max_coarsest`; label propagation clusters the graph of its [`PROBE_SHARED_LEVELS`]-th
 /// level instead of the input. Each is coarsened further to [`PROBE_PER_PE`] tasks per PE
 /// and mapped by one DRB run; the lower f_C wins (ties: the matching; a matching that
 /// stalls above twice its target size loses without a probe). Projection keeps
 /// f_C, so both are costs of mappings of the input graph. The matching, when kept, gets
-/// twice the initial runs on its coarsest graph of half the size (the same work: on grids
-/// the DRB runs' spread is what decides), and no V-cycle follows (see [`map_instance`]);
-/// label propagation, when kept, builds its hierarchy from the input graph as usual.
+/// twice the initial runs, on a coarsest graph of half the usual size where no floor per
+/// PE binds (then about the same work; on grids the DRB runs' spread is what decides),
+/// and no V-cycle follows (see [`map_instance`]); label propagation, when kept, builds its
+/// hierarchy from the input graph as usual.
 fn probe_coarsenings(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
@@ -2182,8 +2183,8 @@ mod tests {
         TaskGraph::from_csr(xadj, adj, ew, vec![1; n], 1).unwrap()
     }
 
-    /// Above `probe_tasks` the probe keeps the ordered matching's hierarchy (built to half
-    /// the usual coarsest size, with twice the initial runs) on a grid numbered row-major,
+    /// Above `probe_tasks` the probe keeps the ordered matching's hierarchy (built with
+    /// half the usual `max_coarsest`, with twice the initial runs) on a grid numbered row-major,
     /// and label propagation on a circuit netlist and on a star (where the matching
     /// stalls); below it, or with fixed tasks, it does
     /// not run. A probed mapping is balanced, has no V-cycle after the matching is kept,
