@@ -1633,15 +1633,25 @@ fn coarsen_and_map(
     dist: &DistTable<'_>,
     ctx: &mut RunContext,
 ) -> (Vec<u32>, bool) {
-    match probe_coarsenings(cfg, inst, dist, ctx) {
+    // A target of nested groups gets multisection instead of DRB (fixed tasks: DRB).
+    let sections = if cfg.multisection && inst.fixed.is_empty() {
+        group_levels(dist, usize::MAX)
+    } else {
+        Vec::new()
+    };
+    let nested = !sections.is_empty();
+    match probe_coarsenings(cfg, inst, dist, nested, ctx) {
         Some((kept, levels)) => {
             let matching = levels.is_some();
             (
-                coarsen_and_map_from(&kept, inst, dist, ctx, levels),
+                coarsen_and_map_from(&kept, inst, dist, &sections, ctx, levels),
                 matching,
             )
         }
-        None => (coarsen_and_map_from(cfg, inst, dist, ctx, None), false),
+        None => (
+            coarsen_and_map_from(cfg, inst, dist, &sections, ctx, None),
+            false,
+        ),
     }
 }
 
@@ -1656,23 +1666,19 @@ fn first_target(cfg: &MultilevelMapper, inst: &Instance<'_>, k: usize, nested: b
     )
 }
 
-/// [`coarsen_and_map`] with `cfg` as it is; `prebuilt`: the hierarchy of `cfg.coarsening`,
-/// already built.
+/// [`coarsen_and_map`] with `cfg` as it is; `sections`: the target's nested groups when
+/// the initial mapping is by multisection (else empty); `prebuilt`: the hierarchy of
+/// `cfg.coarsening`, already built.
 fn coarsen_and_map_from(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
     dist: &DistTable<'_>,
+    sections: &[(Vec<u32>, u32)],
     ctx: &mut RunContext,
     mut prebuilt: Option<Vec<Level>>,
 ) -> Vec<u32> {
     let (graph, fixed0, bound) = (inst.graph, inst.fixed, &inst.bound);
     let k = dist.k() as usize;
-    // A target of nested groups gets multisection instead of DRB (fixed tasks: DRB).
-    let sections = if cfg.multisection && fixed0.is_empty() {
-        group_levels(dist, usize::MAX)
-    } else {
-        Vec::new()
-    };
     // Coarsening: one hierarchy per scheme (`coarsening`, then `alt_coarsening`), each
     // with its initial mapping; both are uncoarsened and the better result is kept
     // (`uncoarsen_both`), or only the hierarchy whose initial mapping is better (balanced
@@ -1711,7 +1717,7 @@ fn coarsen_and_map_from(
             continue;
         }
         let (ok, cost, part) = ctx.timed(phases.1, |ctx| {
-            initial_mapping(cfg, inst, &levels, dist, &sections, ctx)
+            initial_mapping(cfg, inst, &levels, dist, sections, ctx)
         });
         if cfg.uncoarsen_both {
             let fine = ctx.timed(phases.2, |ctx| unc(&levels, part, &mut ctx.rng));
@@ -1772,6 +1778,7 @@ fn probe_coarsenings(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
     dist: &DistTable<'_>,
+    nested: bool,
     ctx: &mut RunContext,
 ) -> Option<(MultilevelMapper, Option<Vec<Level>>)> {
     let graph = inst.graph;
@@ -1785,7 +1792,6 @@ fn probe_coarsenings(
         return None;
     }
     let k = dist.k() as usize;
-    let nested = cfg.multisection && !group_levels(dist, usize::MAX).is_empty();
     let kept = MultilevelMapper {
         coarsening: matching,
         alt_coarsening: None,
@@ -2223,7 +2229,7 @@ mod tests {
                     probe_tasks: threshold,
                     ..cfg.clone()
                 };
-                let got = probe_coarsenings(&c, &inst, &dist, &mut RunContext::new(5));
+                let got = probe_coarsenings(&c, &inst, &dist, false, &mut RunContext::new(5));
                 if !fixed.is_empty() || threshold > 20_000 {
                     assert!(got.is_none(), "{want:?}: probed");
                     continue;
