@@ -138,7 +138,7 @@ struct CompareArgs {
     arch: Option<String>,
     /// An algorithm to run, `name[,key=value...]`; repeat the flag for several (default:
     /// every registered algorithm with its default parameters except `greedy-perego`, which
-    /// maps timed programs and is slow on large static graphs).
+    /// is made for timed programs and leaves loads unbalanced on static graphs).
     #[arg(short = 'A', long = "algorithm")]
     algorithms: Vec<String>,
     #[command(flatten)]

@@ -20,18 +20,27 @@
 //!   `t → p` without changing the state. It computes the same merges on a scratch
 //!   union-find, the exact new `R` of the PEs whose value changes through a direct term (eq.
 //!   3-5 on `p` and the partners' PEs, and the new channels' contention) or through a small
-//!   class that changed (members enumerated), and bounds the change on every other PE by
+//!   class that changed (members enumerated, each adding its change of share to its PE),
+//!   and bounds the change on every other PE by
 //!   `U = Σ_{large changed classes} max(A,0)·c_h + |B|·f_h` (`A`, `B`: the change of the
 //!   per-member share `A − v·B`; `c_h`, `f_h`: the most entries and flits one PE can receive
 //!   in phase `h`). It then visits the other PEs in decreasing committed `R` (best-first
 //!   over the max-tree) and computes a PE's exact value only while `R + U` can still beat
-//!   the best value found, so the maximum is exact.
+//!   the best value found, so the maximum is exact. A large class's change on one PE is
+//!   one lookup: every class keeps, per PE, how many of its members the PE receives and
+//!   their flits (a hash map keyed by root and PE; a union moves the absorbed root's PEs to
+//!   the kept root).
 //!
 //! Costs, with `D(t)` the task's channels, `e` phase entries per channel, `δ` the route
-//! length: `trial` is O(D(t)·e·δ·α + Σ small classes + (|E| + scanned PEs)·(in-entries per
-//! PE) + scanned·log k); `assign` adds the members of every class it enlarges (O(a_h) in
-//! the worst case, when one class spans a phase). Memory: O(entries + k + links·P) (the
-//! owner table is dense when `links·P ≤ 2^24`, a hash map otherwise).
+//! length: `trial` is O(D(t)·e·δ·α + Σ small classes + (|E| + scanned PEs)·(large changed
+//! classes) + scanned·log k), whatever the number of tasks per PE; `assign` adds the
+//! members of every class it enlarges (O(a_h) in the worst case, when one class spans a
+//! phase) and the PEs of every class a union absorbs (each entry's PE moves O(log entries)
+//! times, union by size). Memory: O(entries + k + links·P) (the owner table is dense when
+//! `links·P ≤ 2^24`, a hash map otherwise). Before the per-PE counts (2026-11-25), a
+//! PE's exact value scanned the channels into every task on it, so with many tasks per PE
+//! each trial cost O(tasks per PE): a 200x200 grid onto `torus:8x8` took 35.7 s, now
+//! 1.5 s, with the same mapping.
 //!
 //! The values equal [`SpmModel::evaluate_partial`] up to floating-point rounding of the
 //! sums (tested on random partial mappings, `tests/sim_greedy.rs`).
@@ -78,8 +87,6 @@ pub struct IncrementalF<'a> {
     phase_max_in_flits: Vec<u64>,
     // The partial mapping.
     pe_of: Vec<u32>,
-    task_head: Vec<u32>,
-    task_next: Vec<u32>,
     tasks_on: Vec<u32>,
     max_tasks_on: u32,
     mapped: usize,
@@ -93,6 +100,8 @@ pub struct IncrementalF<'a> {
     next: Vec<u32>,
     /// The PE receiving each active entry.
     ent_pe: Vec<u32>,
+    /// Per class, the members each PE receives.
+    class_pes: ClassPes,
     owners: LinkOwners,
     link_use: Vec<u32>,
     tree: MaxTree,
@@ -143,6 +152,8 @@ struct Scratch {
     tsize: Vec<u32>,
     tvol: Vec<u64>,
     changes: Vec<Change>,
+    /// The changes of classes above `small_class` members (bounded, not enumerated).
+    large: Vec<Change>,
     /// Contention of the new entries: (receiving pe, value).
     new_share: Vec<(u32, f64)>,
     root_stamp: Vec<u32>,
@@ -264,8 +275,6 @@ impl<'a> IncrementalF<'a> {
             phase_max_in,
             phase_max_in_flits,
             pe_of: vec![NONE; n],
-            task_head: vec![NONE; k],
-            task_next: vec![NONE; n],
             tasks_on: vec![0; k],
             max_tasks_on: 0,
             mapped: 0,
@@ -277,6 +286,7 @@ impl<'a> IncrementalF<'a> {
             cvol: vec![0; ne],
             next: (0..ne as u32).collect(),
             ent_pe: vec![NONE; ne],
+            class_pes: ClassPes::new(ne),
             owners: LinkOwners::new(links, np),
             link_use: vec![0; links],
             tree: MaxTree::new(k),
@@ -339,19 +349,27 @@ impl<'a> IncrementalF<'a> {
         let stamp = self.s.plan_stamp;
         // PEs of small changed classes join the exactly computed set.
         let mut bound = 0.0f64;
+        let tc = self.tc;
+        self.s.large.clear();
         for ci in 0..self.s.changes.len() {
             let ch = self.s.changes[ci];
             if ch.s_old <= self.small_class {
+                // Member by member: its PE joins the exactly computed set, with the change
+                // of the member's share.
                 let mut e = ch.root;
                 loop {
                     let pe = self.ent_pe[e as usize];
                     self.touch(pe);
+                    let f = self.model.phase_entries[e as usize].1;
+                    self.s.pe_delta[pe as usize] +=
+                        share(tc, ch.vol_new, f, ch.s_new) - share(tc, ch.vol_old, f, ch.s_old);
                     e = self.next[e as usize];
                     if e == ch.root {
                         break;
                     }
                 }
             } else {
+                self.s.large.push(ch);
                 let (a, b) = self.change_coefficients(&ch);
                 let h = ch.phase as usize;
                 // In f64: the products of counts and flits may pass 2^64.
@@ -363,13 +381,8 @@ impl<'a> IncrementalF<'a> {
         self.s.bound = bound;
         // Exact values on the touched PEs.
         let mut best = f64::NEG_INFINITY;
-        let any_change = !self.s.changes.is_empty();
-        for i in 0..self.s.pe_list.len() {
-            let n = self.s.pe_list[i];
-            let mut v = self.r[n as usize] + self.s.pe_delta[n as usize];
-            if any_change {
-                v += self.class_delta(n);
-            }
+        for &n in &self.s.pe_list {
+            let v = self.r[n as usize] + self.s.pe_delta[n as usize] + self.large_delta(n);
             best = best.max(v);
         }
         // The others, in decreasing committed R, while they can still matter.
@@ -384,11 +397,7 @@ impl<'a> IncrementalF<'a> {
                 if n >= self.k || self.s.pe_stamp[n] == stamp {
                     continue;
                 }
-                let exact = if bound > 0.0 {
-                    self.r[n] + self.class_delta(n as u32)
-                } else {
-                    self.r[n]
-                };
+                let exact = self.r[n] + self.large_delta(n as u32);
                 best = best.max(exact);
             } else {
                 heap.push((OrdF64(self.tree.node(2 * node)), 2 * node));
@@ -450,6 +459,8 @@ impl<'a> IncrementalF<'a> {
             self.next[e] = e as u32;
             self.csize[e] = 1;
             self.cvol[e] = self.model.phase_entries[e].1;
+            self.class_pes
+                .add(e as u32, self.ent_pe[e], 1, self.cvol[e]);
         }
         for i in 0..s.new_entries.len() {
             let ne = s.new_entries[i];
@@ -457,14 +468,16 @@ impl<'a> IncrementalF<'a> {
             for &l in &s.routes[nc.route_lo as usize..nc.route_hi as usize] {
                 match self.owners.get(ne.phase, l) {
                     Some(o) => {
-                        union(
+                        if let Some((kept, absorbed)) = union(
                             &mut self.parent,
                             &mut self.csize,
                             &mut self.cvol,
                             &mut self.next,
                             o,
                             ne.entry,
-                        );
+                        ) {
+                            self.class_pes.merge(kept, absorbed);
+                        }
                     }
                     None => self.owners.set(ne.phase, l, ne.entry),
                 }
@@ -483,8 +496,6 @@ impl<'a> IncrementalF<'a> {
         // The mapping itself.
         let p = pe as usize;
         self.pe_of[task as usize] = pe;
-        self.task_next[task as usize] = self.task_head[p];
-        self.task_head[p] = task;
         self.tasks_on[p] += 1;
         self.max_tasks_on = self.max_tasks_on.max(self.tasks_on[p]);
         self.mapped += 1;
@@ -523,33 +534,23 @@ impl<'a> IncrementalF<'a> {
         (a, b)
     }
 
-    /// The change of PE `n`'s contention through the enlarged classes of the current plan
-    /// (its committed received entries, member by member).
-    fn class_delta(&mut self, n: u32) -> f64 {
-        let stamp = self.s.plan_stamp;
+    /// The change of PE `n`'s contention through the large enlarged classes of the current
+    /// plan (the small ones are in `pe_delta`): per class, from the number of members `n`
+    /// receives and their flits, `Σ_members (share_new − share_old)` in one step.
+    fn large_delta(&self, n: u32) -> f64 {
         let tc = self.tc;
         let mut d = 0.0;
-        let mut j = self.task_head[n as usize];
-        while j != NONE {
-            let ju = j as usize;
-            for &c in &self.in_chan[self.in_start[ju] as usize..self.in_start[ju + 1] as usize] {
-                let c = c as usize;
-                let src_pe = self.pe_of[self.model.channels[c].src as usize];
-                if src_pe == NONE || src_pe == n {
-                    continue;
-                }
-                for &e in &self.ent_ids[self.ent_start[c] as usize..self.ent_start[c + 1] as usize]
-                {
-                    let root = find(&mut self.parent, e) as usize;
-                    if self.s.root_stamp[root] == stamp && self.s.change_of_root[root] != NONE {
-                        let ch = self.s.changes[self.s.change_of_root[root] as usize];
-                        let f = self.model.phase_entries[e as usize].1;
-                        d +=
-                            share(tc, ch.vol_new, f, ch.s_new) - share(tc, ch.vol_old, f, ch.s_old);
-                    }
-                }
+        for ch in &self.s.large {
+            let (cnt, flits) = self.class_pes.get(ch.root, n);
+            if cnt == 0 {
+                continue;
             }
-            j = self.task_next[ju];
+            // Σ (vol − f) over the members, exact in 128 bits (every f is at most vol).
+            let rest = |vol: u64| (u128::from(cnt) * u128::from(vol) - u128::from(flits)) as f64;
+            d += tc * rest(ch.vol_new) / (2.0 * ch.s_new as f64);
+            if ch.s_old >= 2 {
+                d -= tc * rest(ch.vol_old) / (2.0 * ch.s_old as f64);
+            }
         }
         d
     }
@@ -769,11 +770,19 @@ fn share(tc: f64, vol: u64, f: u64, size: u32) -> f64 {
 }
 
 /// Union by size of the classes of `a` and `b`, keeping sizes, volumes and the circular
-/// member lists at the root.
-fn union(parent: &mut [u32], size: &mut [u32], vol: &mut [u64], next: &mut [u32], a: u32, b: u32) {
+/// member lists at the root; returns the root kept and the root absorbed (`None` when they
+/// were one class).
+fn union(
+    parent: &mut [u32],
+    size: &mut [u32],
+    vol: &mut [u64],
+    next: &mut [u32],
+    a: u32,
+    b: u32,
+) -> Option<(u32, u32)> {
     let (mut a, mut b) = (find(parent, a), find(parent, b));
     if a == b {
-        return;
+        return None;
     }
     if size[a as usize] < size[b as usize] {
         std::mem::swap(&mut a, &mut b);
@@ -782,6 +791,69 @@ fn union(parent: &mut [u32], size: &mut [u32], vol: &mut [u64], next: &mut [u32]
     size[a as usize] += size[b as usize];
     vol[a as usize] += vol[b as usize];
     next.swap(a as usize, b as usize);
+    Some((a, b))
+}
+
+/// Per interference class (keyed by its root) and PE: how many members the PE receives
+/// and their flits, so that a class's change on one PE is one lookup. A root's PEs form a
+/// list in one slab; a union moves the absorbed root's PEs to the kept root (union by
+/// size: an entry's PE moves O(log entries) times in all).
+#[derive(Clone)]
+struct ClassPes {
+    at: HashMap<u64, (u32, u64), BuildHasherDefault<KeyHasher>>,
+    /// Per root, the first node of its list (`NONE`: empty).
+    head: Vec<u32>,
+    /// `(pe, next)` list nodes.
+    nodes: Vec<(u32, u32)>,
+}
+
+impl ClassPes {
+    fn new(entries: usize) -> Self {
+        Self {
+            at: HashMap::default(),
+            head: vec![NONE; entries],
+            nodes: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn key(root: u32, pe: u32) -> u64 {
+        u64::from(root) << 32 | u64::from(pe)
+    }
+
+    /// Adds `cnt` members of `flits` flits in all, received by `pe`, to class `root`.
+    fn add(&mut self, root: u32, pe: u32, cnt: u32, flits: u64) {
+        match self.at.entry(Self::key(root, pe)) {
+            std::collections::hash_map::Entry::Occupied(mut o) => {
+                let v = o.get_mut();
+                v.0 += cnt;
+                v.1 += flits;
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert((cnt, flits));
+                self.nodes.push((pe, self.head[root as usize]));
+                self.head[root as usize] = (self.nodes.len() - 1) as u32;
+            }
+        }
+    }
+
+    /// The members of class `root` that `pe` receives: their number and flits.
+    #[inline]
+    fn get(&self, root: u32, pe: u32) -> (u32, u64) {
+        self.at.get(&Self::key(root, pe)).copied().unwrap_or((0, 0))
+    }
+
+    /// Moves the members of root `from` to root `to`.
+    fn merge(&mut self, to: u32, from: u32) {
+        let mut j = std::mem::replace(&mut self.head[from as usize], NONE);
+        while j != NONE {
+            let (pe, next) = self.nodes[j as usize];
+            if let Some((cnt, flits)) = self.at.remove(&Self::key(from, pe)) {
+                self.add(to, pe, cnt, flits);
+            }
+            j = next;
+        }
+    }
 }
 
 /// Union of the scratch classes of `a` and `b`, the smaller root becoming the parent.
