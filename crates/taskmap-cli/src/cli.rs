@@ -100,7 +100,8 @@ struct MapArgs {
     /// or one line per task with its PE or -1; task ids 0-based (drb and multilevel).
     #[arg(long, value_name = "FILE")]
     fixed: Option<PathBuf>,
-    /// Print the effective configuration as JSON and exit.
+    /// Print the effective configuration as JSON and exit (after reading and checking the
+    /// graph, the target and the constraints, as a run would).
     #[arg(long)]
     dump_config: bool,
     /// Never show a progress display (it appears on a terminal after one second).
@@ -524,6 +525,18 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
         algorithm = alg_text.parse()?;
     }
     let spec = arch_spec(a.arch.as_ref(), &a.input)?;
+    // Everything the run would refuse is refused before the configuration is printed too.
+    let (mut problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
+    let k = problem.arch.pe_count();
+    if let Some(path) = &a.fixed {
+        problem.fixed = Some(taskmap::problem::read_fixed(
+            path,
+            problem.graph.num_tasks(),
+            k,
+        )?);
+        problem.check_with_fixed()?;
+    }
+    let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
     if a.dump_config {
         let graph = a
             .input
@@ -550,16 +563,6 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
         print_json(&cfg)?;
         return Ok(0);
     }
-    let (mut problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
-    let k = problem.arch.pe_count();
-    if let Some(path) = &a.fixed {
-        problem.fixed = Some(taskmap::problem::read_fixed(
-            path,
-            problem.graph.num_tasks(),
-            k,
-        )?);
-        problem.check_with_fixed()?;
-    }
     if let Some(c) = &problem.capacities {
         for con in 0..problem.graph.ncon() {
             let total = problem.graph.vertex_weight_sum(con);
@@ -572,7 +575,6 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             }
         }
     }
-    let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
     let phase = std::sync::Arc::new(std::sync::Mutex::new(String::from("start")));
     ctx.progress = Some(phase.clone());
     let mapper = algorithm.build();

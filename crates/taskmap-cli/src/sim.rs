@@ -41,6 +41,10 @@ pub struct SimArgs {
     /// Seed for --algorithm.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Allowed imbalance for --algorithm: load(p) <= ceil((1+eps) * share of p) (default
+    /// 0.03; the mappers that do not balance, greedy-perego among them, ignore it).
+    #[arg(long, value_name = "EPS")]
+    pub epsilon: Option<f64>,
     /// Simulate on the ideal machine (every task on its own PE, no contention, distance 1).
     #[arg(long)]
     pub ideal: bool,
@@ -182,6 +186,15 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
     if a.flit_cycles == 0 {
         bail!("--flit-cycles must be at least 1");
     }
+    if !(0.0..=1.0).contains(&a.overlap_fraction) {
+        bail!(
+            "--overlap-fraction must be in 0..=1, got {}",
+            a.overlap_fraction
+        );
+    }
+    if a.epsilon.is_some() && a.algorithm.is_none() {
+        bail!("--epsilon applies to --algorithm only");
+    }
     let program = match (&a.program, &a.gen) {
         (Some(p), None) => read_program(p)?,
         (None, Some(spec)) => generate_program(spec)?,
@@ -229,8 +242,11 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
                 };
                 greedy_map_program(&program, arch.as_ref(), &g)?
             } else {
-                let problem =
+                let mut problem =
                     Problem::new(program.to_task_graph(), taskmap::parse_arch(arch_spec)?);
+                if let Some(eps) = a.epsilon {
+                    problem.epsilon = eps;
+                }
                 let mut ctx = RunContext::new(a.seed);
                 alg_spec
                     .build()

@@ -384,6 +384,50 @@ fn oversized_or_bad_requests_exit_2_without_panicking() {
     // Each with its own message.
     for (args, msg) in [
         (vec!["map", "--threads", "0"], "0 threads"),
+        // --dump-config refuses what a run would refuse.
+        (vec!["map", "--dump-config", "--threads", "0"], "0 threads"),
+        (
+            vec!["map", "--dump-config", "--epsilon", "-1"],
+            "epsilon must be a non-negative number",
+        ),
+        (vec!["map", "--dump-config", "-a", "torus:0x4"], "torus"),
+        (
+            vec!["map", "--dump-config", "--capacity", "x"],
+            "--capacity",
+        ),
+        // A count of runs or tries is at least 1.
+        (
+            vec!["map", "-A", "multilevel,tries=0"],
+            "tries must be at least 1",
+        ),
+        (
+            vec!["map", "-A", "multilevel,runs=0"],
+            "runs must be at least 1",
+        ),
+        (vec!["map", "-A", "drb,tries=0"], "tries must be at least 1"),
+        (
+            vec![
+                "sim",
+                "--gen",
+                "ring:4",
+                "--ideal",
+                "--overlap-fraction",
+                "2",
+            ],
+            "--overlap-fraction must be in 0..=1",
+        ),
+        (
+            vec![
+                "sim",
+                "--gen",
+                "ring:4",
+                "--arch",
+                "torus:2x2",
+                "--epsilon",
+                "0.5",
+            ],
+            "--epsilon applies to --algorithm only",
+        ),
         (
             vec!["map", "--epsilon", "-1"],
             "epsilon must be a non-negative number",
@@ -422,6 +466,26 @@ fn oversized_or_bad_requests_exit_2_without_panicking() {
     assert!(!Path::new(&out).exists());
     // --preset works with the algorithm's alias too.
     let o = taskmap(&["map", "-A", "ml", "--preset", "fast", "--dump-config"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// `sim --algorithm` takes the mappers' balance bound: GTWP cannot pack a random program
+/// within the default 3 %, and can with `--epsilon 0.5`.
+#[test]
+fn sim_passes_epsilon_to_the_mapper() {
+    let args = [
+        "sim",
+        "--gen",
+        "random:64",
+        "--arch",
+        "torus:4x4",
+        "--algorithm",
+        "gtwp",
+    ];
+    let o = taskmap(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("give more room"), "{}", stderr(&o));
+    let o = taskmap(&[&args[..], &["--epsilon", "0.5"]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 

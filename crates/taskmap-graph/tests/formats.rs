@@ -190,6 +190,19 @@ fn metis_lexical_rules() {
     let g = r("% c\n  % c\r\n3 1\r\n 2 \r\n  % c\n1\r\n\r\n\n  \n% end").unwrap();
     assert_eq!((g.num_tasks(), g.num_edges()), (3, 1));
     assert_eq!(g.degree(2), 0);
+    // A UTF-8 byte-order mark before the header is skipped, in every text format.
+    for (text, name) in [
+        ("3 2\n2\n1 3\n2\n", "t.graph"),
+        ("0\n3 4\n0 000\n1 1\n2 0 2\n1 1\n", "t.grf"),
+        ("1 2\n2 3\n", "t.edges"),
+    ] {
+        let plain = read_graph_from_bytes(text.as_bytes(), name, None).unwrap();
+        let bom = [&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat();
+        let with_bom = read_graph_from_bytes(&bom, name, None).unwrap();
+        assert_eq!(with_bom, plain, "{name}");
+    }
+    // Elsewhere it is an error.
+    assert!(r("3 2\n\u{FEFF}2\n1 3\n2\n").is_err());
     // Vertex sizes are read and ignored; ncon = 2 vertex weights, zero allowed.
     let g = r("2 1 111 2\n9 0 5 2 3\n9 1 1 1 3\n").unwrap();
     assert_eq!(g.ncon(), 2);

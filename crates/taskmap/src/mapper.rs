@@ -180,7 +180,7 @@ impl AlgorithmSpec {
         ),
         (
             "pnp",
-            "partition and place: GRASP partitioning into capacity-feasible parts, simulated-annealing QAP placement; params runs=10, rcl=3, moves=2000k, stages=100, cooling=0.93, accept=0.5",
+            "partition and place: GRASP partitioning into capacity-feasible parts, simulated-annealing QAP placement; params runs=10, rcl=3, moves=0 (0 = 2000 per PE), stages=100, cooling=0.93, accept=0.5",
         ),
     ];
 

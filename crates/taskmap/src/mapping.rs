@@ -399,13 +399,22 @@ impl<'a> DataLines<'a> {
                                 }
                         });
                     if !ok {
+                        let digits = !tok.is_empty() && tok.iter().all(u8::is_ascii_digit);
                         return Err(err(
                             self.line,
                             col,
-                            format!(
-                                "expected a number (a non-negative integer), found \"{}\"",
-                                String::from_utf8_lossy(tok)
-                            ),
+                            if digits {
+                                format!(
+                                    "number {} is too large (at most {})",
+                                    String::from_utf8_lossy(tok),
+                                    u64::MAX
+                                )
+                            } else {
+                                format!(
+                                    "expected a number (a non-negative integer), found \"{}\"",
+                                    String::from_utf8_lossy(tok)
+                                )
+                            },
                         ));
                     }
                     row.vals[row.count] = v;
@@ -448,6 +457,11 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "a.pes:3:1: expected a number (a non-negative integer), found \"x\""
+        );
+        let e = Mapping::parse(b"0\n18446744073709551616\n", Path::new("a.pes")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "a.pes:2:1: number 18446744073709551616 is too large (at most 18446744073709551615)"
         );
         let e = Mapping::parse(b"2\n0 1\n0 2\n", Path::new("a.map")).unwrap_err();
         assert_eq!(e.to_string(), "a.map:3:1: task 0 is mapped twice");

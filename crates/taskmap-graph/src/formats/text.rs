@@ -72,10 +72,16 @@ pub(crate) struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor at the start of `b`, after a UTF-8 byte-order mark if there is one (editors
+    /// on Windows write it; it is no part of any format read here).
     pub fn new(b: &'a [u8], path: &'a Path) -> Self {
         Self {
             b,
-            pos: 0,
+            pos: if b.starts_with(&[0xEF, 0xBB, 0xBF]) {
+                3
+            } else {
+                0
+            },
             path,
             comma: false,
         }

@@ -88,9 +88,15 @@ impl Loads {
                     .unwrap_or(0)
             })
             .collect();
+        // With several resources the largest rooms may lie on different PEs.
+        let room = if self.ncon > 1 {
+            format!("largest remaining capacity per resource {best:?}, each the most over all PEs, not necessarily on one PE")
+        } else {
+            format!("largest remaining capacity {best:?}")
+        };
         Error::Mismatch(format!(
-            "{}: stuck after placing {} of {} tasks: task {} (weights {:?}) fits on no PE (largest remaining capacity per resource {:?}); the greedy cannot pack these capacities, give more room",
-            alg, placed, n, task, w, best
+            "{}: stuck after placing {} of {} tasks: task {} (weights {:?}) fits on no PE ({}); the greedy cannot pack these capacities, give more room",
+            alg, placed, n, task, w, room
         ))
     }
 }
@@ -318,6 +324,26 @@ pub fn weighted_degree(g: &TaskGraph, u: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// With one resource the message gives the largest room; with several it says that
+    /// the largest rooms per resource may lie on different PEs.
+    #[test]
+    fn stuck_names_the_largest_rooms() {
+        for ncon in [1usize, 2] {
+            let mut b = taskmap_graph::GraphBuilder::new(3, ncon);
+            b.add_edge(0, 1, 1);
+            let g = b.build();
+            let arch = taskmap_arch::parse_arch("complete:2").unwrap();
+            let mut p = Problem::new(g, arch);
+            p.capacities = Some(crate::problem::Capacities::uniform(2, &vec![3; ncon]));
+            let mut loads = Loads::new(&p, "gtwp").unwrap();
+            loads.add(0, &vec![2; ncon]);
+            let msg = loads.stuck("gtwp", 2, &vec![2; ncon], 1, 3).to_string();
+            let rooms = if ncon == 1 { "[3]" } else { "[3, 3]" };
+            assert!(msg.contains(rooms), "{msg}");
+            assert_eq!(msg.contains("not necessarily on one PE"), ncon > 1, "{msg}");
+        }
+    }
 
     /// The branch-free traversal equals a textbook breadth-first search with a queue,
     /// restarted from the lowest unvisited task, on graphs with several components.

@@ -34,7 +34,7 @@ use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
-use crate::mappers::multilevel::{parse_at_most, parse_usize, MAX_TRIES};
+use crate::mappers::multilevel::{parse_count, parse_usize, MAX_TRIES};
 use crate::mapping::Mapping;
 use crate::multilevel::bipart::{BipartScratch, Bipartitioner, SubProblem, FREE_SIDE};
 use crate::multilevel::refine::{rebalance, KwayRefiner, KwayState};
@@ -109,7 +109,7 @@ impl DrbSpec {
             return Ok(());
         };
         match key {
-            "tries" => self.tries = Some(parse_at_most("drb", key, value, MAX_TRIES)?),
+            "tries" => self.tries = Some(parse_count("drb", key, value, MAX_TRIES)?),
             "fm" => self.fm = Some(parse_usize("drb", key, value)?),
             "coarsen_to" | "coarsen-to" => self.coarsen_to = Some(parse_usize("drb", key, value)?),
             "refine" => {

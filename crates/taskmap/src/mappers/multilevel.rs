@@ -687,6 +687,17 @@ pub(crate) fn parse_at_most(alg: &str, key: &str, value: &str, max: usize) -> Re
     Ok(v)
 }
 
+/// A count of runs or tries, 1 to `max`.
+pub(crate) fn parse_count(alg: &str, key: &str, value: &str, max: usize) -> Result<usize, Error> {
+    let v = parse_at_most(alg, key, value, max)?;
+    if v == 0 {
+        return Err(Error::Config(format!(
+            "{alg}: {key} must be at least 1, got 0"
+        )));
+    }
+    Ok(v)
+}
+
 /// The most bipartitioning tries (`tries`, `coarse_tries`) a spec may ask for.
 pub const MAX_TRIES: usize = 1024;
 
@@ -729,17 +740,17 @@ impl MultilevelSpec {
                 };
                 *slot = Some(value.to_string());
             }
-            "runs" => self.runs = Some(parse_at_most("multilevel", key, value, MAX_RUNS)?),
+            "runs" => self.runs = Some(parse_count("multilevel", key, value, MAX_RUNS)?),
             "top_per_pe" | "top-per-pe" => {
                 self.top_per_pe = Some(parse_usize("multilevel", key, value)?)
             }
             "top_runs" | "top-runs" => {
-                self.top_runs = Some(parse_at_most("multilevel", key, value, MAX_RUNS)?)
+                self.top_runs = Some(parse_count("multilevel", key, value, MAX_RUNS)?)
             }
             "top_coarse_tries" | "top-coarse-tries" => {
                 self.top_coarse_tries = Some(parse_at_most("multilevel", key, value, MAX_TRIES)?)
             }
-            "tries" => self.tries = Some(parse_at_most("multilevel", key, value, MAX_TRIES)?),
+            "tries" => self.tries = Some(parse_count("multilevel", key, value, MAX_TRIES)?),
             "flow" => self.flow = Some(parse_usize("multilevel", key, value)?),
             "pair_flow" | "pair-flow" => {
                 self.pair_flow = Some(parse_usize("multilevel", key, value)?)
