@@ -601,6 +601,32 @@ fn hard_capacities_replace_the_default_epsilon() {
         "json",
     ]);
     assert_eq!(json(&o)["evaluation"]["epsilon"], 0.03);
+    // A capacity that never binds and an explicit ε: the mappers keep the ε bound (66).
+    for alg in ["multilevel", "drb"] {
+        let o = taskmap(&[
+            "map",
+            "-A",
+            alg,
+            "--capacity",
+            "1000",
+            "-e",
+            "0.03",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{alg}: {}", stderr(&o));
+        let max = json(&o)["evaluation"]["loads"][0]["max"].as_u64().unwrap();
+        assert!(max <= 66, "{alg}: {max}");
+    }
+    // Capacities beyond the total weight (1,024) map as the total itself, even where their
+    // sum passes 2^64.
+    let cost = |cap: &str| {
+        let o = taskmap(&["map", "--capacity", cap, "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0), "{cap}: {}", stderr(&o));
+        json(&o)["evaluation"]["comm_cost"].clone()
+    };
+    assert_eq!(cost("18446744073709551615"), cost("1024"));
+    assert_eq!(cost("5089654412038363649"), cost("1024"));
 }
 
 #[test]

@@ -44,10 +44,10 @@ impl Error {
     }
 }
 
-/// `bytes` as UTF-8 text, or a parse error at the line and column of the first byte that
-/// is not UTF-8 (`path` names the input).
+/// `bytes` as UTF-8 text without a leading byte-order mark, or a parse error at the line
+/// and column of the first byte that is not UTF-8 (`path` names the input).
 pub(crate) fn utf8_text<'b>(bytes: &'b [u8], path: &std::path::Path) -> Result<&'b str, Error> {
-    std::str::from_utf8(bytes).map_err(|e| {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
         let good = &bytes[..e.valid_up_to()];
         let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         Error::Parse {
@@ -56,7 +56,8 @@ pub(crate) fn utf8_text<'b>(bytes: &'b [u8], path: &std::path::Path) -> Result<&
             column: good.len() - line_start + 1,
             message: format!("invalid UTF-8 (byte 0x{:02x})", bytes[e.valid_up_to()]),
         }
-    })
+    })?;
+    Ok(text.strip_prefix('\u{FEFF}').unwrap_or(text))
 }
 
 /// Writes `bytes` to `path` so that a reader never sees a half-written file (see

@@ -206,7 +206,8 @@ impl Problem {
     }
 
     /// The largest load every PE may carry for constraint `c`: with hard capacities, the
-    /// capacity; otherwise the balance bound `⌈(1+ε)·cap_share(p)⌉` where
+    /// capacity, at most the total weight of constraint `c` (more could never be used, and
+    /// sums of capacities then fit in 64 bits); otherwise the balance bound `⌈(1+ε)·cap_share(p)⌉` where
     /// `cap_share(p) = w_T(p)/Σ w_T · Σ_v w_S(v)`.
     pub fn max_loads(&self, c: usize) -> Vec<u64> {
         max_loads(
@@ -310,7 +311,9 @@ pub fn max_loads(
 ) -> Vec<u64> {
     let k = arch.pe_count();
     if let Some(cap) = caps {
-        return (0..k).map(|p| cap.get(PeId(p), c)).collect();
+        // At least 1, so that capacities stay positive on weightless graphs.
+        let total = graph.total_vertex_weight(c).max(1);
+        return (0..k).map(|p| cap.get(PeId(p), c).min(total)).collect();
     }
     let total = graph.total_vertex_weight(c) as f64;
     let cap_sum: u64 = (0..k).map(|p| arch.pe_capacity(PeId(p))).sum();
@@ -511,5 +514,24 @@ mod tests {
         assert_eq!(e.to_string(), "f.txt:2:1: invalid UTF-8 (byte 0xc3)");
         let c = Capacities::parse(b"5\n7\n8\n", Path::new("c.txt"), 3, 1).unwrap();
         assert_eq!((c.get(PeId(2), 0), c.pe_count()), (8, 3));
+        // A leading UTF-8 byte-order mark is skipped.
+        let c = Capacities::parse(b"\xef\xbb\xbf5\n7\n8\n", Path::new("c.txt"), 3, 1).unwrap();
+        assert_eq!(c.get(PeId(0), 0), 5);
+        assert_eq!(
+            parse_fixed(b"\xef\xbb\xbf-1\n3\n", Path::new("f.txt"), 2, 4).unwrap(),
+            parse_fixed(b"-1\n3\n", Path::new("f.txt"), 2, 4).unwrap()
+        );
+    }
+
+    /// A hard capacity counts at most the total weight of its constraint.
+    #[test]
+    fn capacities_count_at_most_the_total_weight() {
+        let g = taskmap_graph::gen::grid(&[4, 4], false);
+        let arch = taskmap_arch::parse_arch("torus:2x2").unwrap();
+        let mut p = Problem::new(g, arch);
+        p.capacities = Some(Capacities::uniform(4, &[u64::MAX]));
+        assert_eq!(p.max_loads(0), vec![16; 4]);
+        p.capacities = Some(Capacities::uniform(4, &[5]));
+        assert_eq!(p.max_loads(0), vec![5; 4]);
     }
 }
