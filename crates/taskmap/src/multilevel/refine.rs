@@ -57,6 +57,9 @@ pub struct KwayState<'a> {
     unit_edges: bool,
     conn: Vec<u64>,
     touched: Vec<u32>,
+    /// `(PE, conn)` of the touched PEs, contiguous, for [`KwayState::best_move`] on tasks
+    /// with many neighbouring PEs.
+    touched_conn: Vec<(u32, u64)>,
     /// PE of every task, [`crate::problem::FREE`] for a task that may move; empty when no
     /// task is fixed. Fixed tasks never move.
     fixed: &'a [u32],
@@ -90,6 +93,7 @@ impl<'a> KwayState<'a> {
             unit_edges: !graph.has_edge_weights(),
             conn: vec![0; k],
             touched: Vec::new(),
+            touched_conn: Vec::new(),
             fixed: &[],
         }
     }
@@ -209,14 +213,37 @@ impl<'a> KwayState<'a> {
         }
         self.gather(v);
         let p = self.part[v as usize];
-        let here = self.cost_at(p) as i64;
+        // Every candidate costs a pass over the touched PEs (O(t²) in all): with many of
+        // them (dense graphs), the pass reads contiguous (PE, conn) pairs and one row of
+        // the distance table instead of the sparse `conn` and a lookup per pair.
+        let dense = self.touched.len() > 8 && self.dist.row(0).is_some();
+        if dense {
+            self.touched_conn.clear();
+            for &r in &self.touched {
+                self.touched_conn.push((r, self.conn[r as usize]));
+            }
+        }
+        let cost = |s: &Self, q: u32| -> u64 {
+            if !dense {
+                return s.cost_at(q);
+            }
+            match s.dist.row(q) {
+                Some(row) => s
+                    .touched_conn
+                    .iter()
+                    .map(|&(r, w)| w * u64::from(row[r as usize]))
+                    .sum(),
+                None => s.cost_at(q),
+            }
+        };
+        let here = cost(self, p) as i64;
         let mut best: Option<(u32, i64)> = None;
         for i in 0..self.touched.len() {
             let q = self.touched[i];
             if q == p || (feasible_only && !self.fits(v, q)) {
                 continue;
             }
-            let g = here - self.cost_at(q) as i64;
+            let g = here - cost(self, q) as i64;
             let better = match best {
                 None => true,
                 Some((bq, bg)) => {
