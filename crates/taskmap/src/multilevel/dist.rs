@@ -15,6 +15,127 @@ pub struct DistTable<'a> {
     arch: &'a dyn Architecture,
 }
 
+/// Distances that split by dimension, `d(p, q) = Σ_i f_i(p_i, q_i)` with `p_i` the mixed-radix
+/// digits of the PE id (dimension 0 fastest): meshes and tori (the sum of the distances along
+/// each axis) and hypercubes (a digit per bit). Built from a [`DistTable`] and checked on
+/// three of its rows.
+#[derive(Debug)]
+pub struct Separable {
+    sides: Vec<u32>,
+    /// `coords[p * dims + i]`: digit `i` of PE `p`.
+    coords: Vec<u32>,
+    /// `f_i` as a `side_i × side_i` table at `f_start[i]`.
+    f: Vec<u32>,
+    f_start: Vec<usize>,
+    /// `Σ_{j<i} side_j`: where dimension `i`'s digits start in a slot array of
+    /// [`Separable::digit_slots`] entries.
+    digit_start: Vec<usize>,
+}
+
+impl Separable {
+    /// The split of `dist`'s distances, for meshes, tori and hypercubes with a table;
+    /// `None` for other targets or when the split does not give the table's distances.
+    pub fn of(dist: &DistTable<'_>) -> Option<Self> {
+        let arch = dist.arch();
+        let k = dist.k();
+        dist.row(0)?;
+        let sides: Vec<u32> = match arch.grid_dims() {
+            Some(d) => d.to_vec(),
+            None if arch.name() == "hypercube" && k.is_power_of_two() => {
+                vec![2; k.trailing_zeros() as usize]
+            }
+            None => return None,
+        };
+        if sides.is_empty() || sides.iter().map(|&s| u64::from(s)).product::<u64>() != u64::from(k)
+        {
+            return None;
+        }
+        let dims = sides.len();
+        let mut coords = Vec::with_capacity(k as usize * dims);
+        for p in 0..k {
+            let mut x = p;
+            for &side in &sides {
+                coords.push(x % side);
+                x /= side;
+            }
+        }
+        let mut f = Vec::new();
+        let mut f_start = Vec::with_capacity(dims);
+        let mut stride = 1u32;
+        for &side in &sides {
+            f_start.push(f.len());
+            for a in 0..side {
+                for b in 0..side {
+                    f.push(dist.get(a * stride, b * stride) as u32);
+                }
+            }
+            stride *= side;
+        }
+        let digit_start = sides
+            .iter()
+            .scan(0usize, |acc, &s| {
+                let start = *acc;
+                *acc += s as usize;
+                Some(start)
+            })
+            .collect();
+        let sep = Self {
+            sides,
+            coords,
+            f,
+            f_start,
+            digit_start,
+        };
+        let check = |p: u32| {
+            dist.row(p)
+                .is_some_and(|row| (0..k).all(|q| u64::from(row[q as usize]) == sep.distance(p, q)))
+        };
+        (check(0) && check(k / 2) && check(k - 1)).then_some(sep)
+    }
+
+    /// Number of dimensions.
+    #[inline]
+    pub fn dims(&self) -> usize {
+        self.sides.len()
+    }
+
+    /// The size of dimension `i`.
+    #[inline]
+    pub fn side(&self, i: usize) -> u32 {
+        self.sides[i]
+    }
+
+    /// Where dimension `i`'s digits start among the [`Separable::digit_slots`].
+    #[inline]
+    pub fn digit_start(&self, i: usize) -> usize {
+        self.digit_start[i]
+    }
+
+    /// `Σ_i side_i`: one slot per digit of every dimension.
+    pub fn digit_slots(&self) -> usize {
+        self.sides.iter().map(|&s| s as usize).sum()
+    }
+
+    /// Digit `i` of PE `p`.
+    #[inline]
+    pub fn coord(&self, p: u32, i: usize) -> u32 {
+        self.coords[p as usize * self.sides.len() + i]
+    }
+
+    /// `f_i(a, b)`: the distance along dimension `i` between digits `a` and `b`.
+    #[inline]
+    pub fn along(&self, i: usize, a: u32, b: u32) -> u64 {
+        u64::from(self.f[self.f_start[i] + (a * self.sides[i] + b) as usize])
+    }
+
+    /// `Σ_i f_i(p_i, q_i)`.
+    pub fn distance(&self, p: u32, q: u32) -> u64 {
+        (0..self.dims())
+            .map(|i| self.along(i, self.coord(p, i), self.coord(q, i)))
+            .sum()
+    }
+}
+
 impl<'a> DistTable<'a> {
     /// Builds the table (k rows of [`Architecture::distances_from`]) when
     /// `k <= MAX_TABLE_PES`.

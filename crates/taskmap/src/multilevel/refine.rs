@@ -32,7 +32,7 @@ use rand::Rng;
 use taskmap_graph::TaskGraph;
 
 use super::coarsen::{local_random_order, local_shuffle};
-use super::dist::DistTable;
+use super::dist::{DistTable, Separable};
 use super::pairs::{pair_pass, PairPass, PairScratch};
 use super::pq::{clamp_gain, key_gain, lifo_key, IndexedHeap};
 
@@ -60,6 +60,11 @@ pub struct KwayState<'a> {
     /// `(PE, conn)` of the touched PEs, contiguous, for [`KwayState::best_move`] on tasks
     /// with many neighbouring PEs.
     touched_conn: Vec<(u32, u64)>,
+    /// The target's distances split by dimension, built by the first gain that can use it
+    /// (inner `None`: they do not split).
+    separable: Option<Option<Separable>>,
+    /// Scratch of [`separable_costs`].
+    sep: SepScratch,
     /// PE of every task, [`crate::problem::FREE`] for a task that may move; empty when no
     /// task is fixed. Fixed tasks never move.
     fixed: &'a [u32],
@@ -94,6 +99,8 @@ impl<'a> KwayState<'a> {
             conn: vec![0; k],
             touched: Vec::new(),
             touched_conn: Vec::new(),
+            separable: None,
+            sep: SepScratch::default(),
             fixed: &[],
         }
     }
@@ -223,6 +230,18 @@ impl<'a> KwayState<'a> {
                 self.touched_conn.push((r, self.conn[r as usize]));
             }
         }
+        // On meshes, tori and hypercubes the costs of all candidates come from per-digit
+        // sums instead: O(t·dims + Σ_i digits_i²).
+        let mut split = false;
+        if dense {
+            if self.separable.is_none() {
+                self.separable = Some(Separable::of(self.dist));
+            }
+            if let Some(Some(sep)) = &self.separable {
+                separable_costs(sep, &self.touched_conn, p, &mut self.sep);
+                split = true;
+            }
+        }
         let cost = |s: &Self, q: u32| -> u64 {
             if !dense {
                 return s.cost_at(q);
@@ -236,14 +255,19 @@ impl<'a> KwayState<'a> {
                 None => s.cost_at(q),
             }
         };
-        let here = cost(self, p) as i64;
+        let here = if split { self.sep.here } else { cost(self, p) } as i64;
         let mut best: Option<(u32, i64)> = None;
         for i in 0..self.touched.len() {
             let q = self.touched[i];
             if q == p || (feasible_only && !self.fits(v, q)) {
                 continue;
             }
-            let g = here - cost(self, q) as i64;
+            let c = if split {
+                self.sep.cost[i]
+            } else {
+                cost(self, q)
+            };
+            let g = here - c as i64;
             let better = match best {
                 None => true,
                 Some((bq, bg)) => {
@@ -267,6 +291,70 @@ impl<'a> KwayState<'a> {
             .neighbors(v)
             .iter()
             .any(|&u| self.part[u as usize] != p)
+    }
+}
+
+/// Scratch of [`separable_costs`].
+#[derive(Debug, Default)]
+struct SepScratch {
+    /// Per digit slot: the weight of the touched PEs with that digit.
+    agg: Vec<u64>,
+    /// Per digit slot: `Σ_c agg[c] · f_i(digit, c)`.
+    digit_cost: Vec<u64>,
+    /// Per dimension, the digits met.
+    digits: Vec<Vec<u32>>,
+    /// The cost at each touched PE, in `touched` order.
+    cost: Vec<u64>,
+    /// The cost at the task's own PE.
+    here: u64,
+}
+
+/// `Σ_{(r, w) ∈ touched} w · d(q, r)` for every touched PE `q` (into `s.cost`) and for `p`
+/// (`s.here`), with distances that split by dimension: the weights are summed per digit of
+/// every dimension, and a PE's cost is the sum over dimensions of its digit's cost. The
+/// same integers as the direct sums.
+fn separable_costs(sep: &Separable, touched: &[(u32, u64)], p: u32, s: &mut SepScratch) {
+    let dims = sep.dims();
+    s.agg.resize(sep.digit_slots(), 0);
+    s.digit_cost.resize(sep.digit_slots(), 0);
+    s.digits.resize_with(dims, Vec::new);
+    for &(r, w) in touched {
+        for i in 0..dims {
+            let c = sep.coord(r, i);
+            let slot = sep.digit_start(i) + c as usize;
+            if s.agg[slot] == 0 {
+                s.digits[i].push(c);
+            }
+            s.agg[slot] += w;
+        }
+    }
+    let mut here = 0u64;
+    for i in 0..dims {
+        let start = sep.digit_start(i);
+        let pi = sep.coord(p, i);
+        for &a in &s.digits[i] {
+            let mut sum = 0u64;
+            for &c in &s.digits[i] {
+                sum += s.agg[start + c as usize] * sep.along(i, a, c);
+            }
+            s.digit_cost[start + a as usize] = sum;
+            here += s.agg[start + a as usize] * sep.along(i, pi, a);
+        }
+    }
+    s.here = here;
+    s.cost.clear();
+    for &(q, _) in touched {
+        let c = (0..dims)
+            .map(|i| s.digit_cost[sep.digit_start(i) + sep.coord(q, i) as usize])
+            .sum();
+        s.cost.push(c);
+    }
+    for i in 0..dims {
+        let start = sep.digit_start(i);
+        for &c in &s.digits[i] {
+            s.agg[start + c as usize] = 0;
+        }
+        s.digits[i].clear();
     }
 }
 
@@ -799,6 +887,96 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// `best_move` on dense graphs (more than 8 neighbouring PEs, so the contiguous and the
+    /// per-digit cost paths run) equals a naive selection: the gains of `move_gain` over
+    /// the neighbours' PEs in order of first appearance, ties to the lower load, then the
+    /// first; on targets whose distances split by dimension and on others.
+    #[test]
+    fn best_move_on_dense_graphs_equals_a_naive_selection() {
+        use rand::Rng;
+        for (spec, seed) in [
+            ("hypercube:6", 1u64),
+            ("torus:8x8", 2),
+            ("mesh:4x4x4", 3),
+            ("torus:5x3", 4),
+            ("tree:4:4:4/1:10:100", 5),
+        ] {
+            let arch = taskmap_arch::parse_arch(spec).unwrap();
+            let dist = DistTable::new(arch.as_ref());
+            let k = dist.k();
+            // Edge weights 1-5 on a random graph of mean degree 60.
+            let g0 = taskmap_graph::gen::random_graph(300, 60.0, seed);
+            let mut b = taskmap_graph::GraphBuilder::new(300, 1);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            for u in 0..300u32 {
+                for &w in g0.neighbors(u) {
+                    if u < w {
+                        b.add_edge(u, w, rng.gen_range(1..=5));
+                    }
+                }
+            }
+            let g = b.build();
+            let part: Vec<u32> = (0..300).map(|_| rng.gen_range(0..k)).collect();
+            let bound = vec![u64::MAX; k as usize];
+            let mut st = KwayState::new(&g, &dist, &bound, part.clone());
+            let mut dense = 0;
+            for v in 0..300u32 {
+                let p = part[v as usize];
+                let mut pes: Vec<u32> = Vec::new();
+                for &u in g.neighbors(v) {
+                    let r = part[u as usize];
+                    if !pes.contains(&r) {
+                        pes.push(r);
+                    }
+                }
+                dense += usize::from(pes.len() > 8);
+                let mut naive: Option<(u32, i64)> = None;
+                for &q in pes.iter().filter(|&&q| q != p) {
+                    let gq = st.move_gain(v, q);
+                    let better = naive.is_none_or(|(bq, bg)| {
+                        gq > bg || (gq == bg && st.loads[q as usize] < st.loads[bq as usize])
+                    });
+                    if better {
+                        naive = Some((q, gq));
+                    }
+                }
+                assert_eq!(st.best_move(v, false), naive, "{spec}: task {v}");
+            }
+            assert!(dense > 250, "{spec}: {dense} dense tasks");
+            let split = matches!(st.separable, Some(Some(_)));
+            assert_eq!(split, !spec.starts_with("tree"), "{spec}");
+        }
+    }
+
+    /// The per-dimension split of meshes, tori and hypercubes gives the table's distances
+    /// on every pair; trees and complete graphs have none.
+    #[test]
+    fn separable_distances_equal_the_table() {
+        for spec in [
+            "torus:6x4",
+            "mesh:3x5x2",
+            "hypercube:5",
+            "torus:8x8x8",
+            "mesh:7",
+        ] {
+            let arch = taskmap_arch::parse_arch(spec).unwrap();
+            let dist = DistTable::new(arch.as_ref());
+            let sep = Separable::of(&dist).unwrap_or_else(|| panic!("{spec}"));
+            for p in 0..dist.k() {
+                for q in 0..dist.k() {
+                    assert_eq!(sep.distance(p, q), dist.get(p, q), "{spec}: {p} {q}");
+                }
+            }
+        }
+        for spec in ["tree:4:4/1:10", "complete:8", "wcomplete:1,2,3"] {
+            let arch = taskmap_arch::parse_arch(spec).unwrap();
+            assert!(
+                Separable::of(&DistTable::new(arch.as_ref())).is_none(),
+                "{spec}"
+            );
+        }
+    }
 
     /// The reference search (the one [`rebalance`] made before [`NearPes`]): for every
     /// task, all PEs sorted by distance.
