@@ -230,7 +230,7 @@ impl<'a> KwayState<'a> {
                 self.touched_conn.push((r, self.conn[r as usize]));
             }
         }
-        // On meshes, tori and hypercubes the costs of all candidates come from per-digit
+        // On meshes, tori and hypercubes the costs of all candidates can come from per-digit
         // sums instead: O(t·dims + Σ_i digits_i²).
         let mut split = false;
         if dense {
@@ -238,8 +238,16 @@ impl<'a> KwayState<'a> {
                 self.separable = Some(Separable::of(self.dist));
             }
             if let Some(Some(sep)) = &self.separable {
-                separable_costs(sep, &self.touched_conn, p, &mut self.sep);
-                split = true;
+                // Only when it costs less than the t² direct sums: the digit sums take
+                // about 2·t·dims + Σ_i min(t, side_i)² steps.
+                let t = self.touched.len();
+                let digits: usize = (0..sep.dims())
+                    .map(|i| t.min(sep.side(i) as usize).pow(2))
+                    .sum();
+                if 2 * t * sep.dims() + digits < t * t {
+                    separable_costs(sep, &self.touched_conn, p, &mut self.sep);
+                    split = true;
+                }
             }
         }
         let cost = |s: &Self, q: u32| -> u64 {
