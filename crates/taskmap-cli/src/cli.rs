@@ -342,7 +342,7 @@ fn arch_spec(arch: Option<&String>, input: &GraphInput) -> Result<String> {
 
 /// What a mapping run is checked against: the hard capacities when given (they replace the
 /// balance bound, as in the mappers; ε is then checked only when given explicitly, and
-/// the mappers then get the tighter bound, see `load_problem`),
+/// the mappers then get the tighter bound, `Problem::epsilon_with_capacities`),
 /// otherwise ε (default 0.03).
 fn eval_options(problem: &Problem, constraints: &Constraints) -> EvalOptions {
     match &problem.capacities {
@@ -367,22 +367,7 @@ fn load_problem(
     let arch = load_arch(spec)?;
     // Before anything sized by the target (a uniform capacity is one value per PE).
     taskmap::problem::check_pe_count(arch.as_ref())?;
-    let mut capacities = load_capacities(constraints, arch.pe_count(), graph.ncon())?;
-    // Capacities and an explicit ε both bound the loads: the mappers get the tighter of
-    // the two on every PE, as evaluation checks both.
-    if let (Some(c), Some(eps)) = (&capacities, constraints.epsilon) {
-        taskmap::problem::check_epsilon(eps)?;
-        let k = arch.pe_count();
-        let ncon = graph.ncon();
-        let bounds: Vec<Vec<u64>> = (0..ncon)
-            .map(|r| taskmap::problem::max_loads(&graph, arch.as_ref(), eps, None, r))
-            .collect();
-        let caps = (0..k as usize)
-            .flat_map(|p| (0..ncon).map(move |r| (p, r)))
-            .map(|(p, r)| c.get(PeId(p as u32), r).min(bounds[r][p]))
-            .collect();
-        capacities = Some(Capacities::from_vec(caps, ncon));
-    }
+    let capacities = load_capacities(constraints, arch.pe_count(), graph.ncon())?;
     // Weight totals are a property of the graph file: name it.
     taskmap::problem::check_weights(&graph, arch.as_ref())
         .map_err(|e| anyhow!("{}: {}", graph_name, e))?;
@@ -390,6 +375,9 @@ fn load_problem(
     if let Some(eps) = constraints.epsilon {
         problem.epsilon = eps;
     }
+    // Capacities and an explicit ε both bound the loads: the mappers get the tighter of
+    // the two on every PE, as evaluation checks both.
+    problem.epsilon_with_capacities = constraints.epsilon.is_some();
     problem.capacities = capacities;
     problem.check()?;
     Ok((problem, graph_name))

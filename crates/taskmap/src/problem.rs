@@ -127,6 +127,9 @@ pub struct Problem {
     pub epsilon: f64,
     /// Hard capacities (no PE above them), if any.
     pub capacities: Option<Capacities>,
+    /// With hard capacities, whether the ε bound holds too (the CLI sets it when `--epsilon`
+    /// is given explicitly): [`Problem::max_loads`] is then the smaller of the two.
+    pub epsilon_with_capacities: bool,
     /// Fixed tasks: the PE of every task, [`FREE`] for a task the mapper places
     /// (Scotch's `-f`). Only `drb` and `multilevel` accept them.
     pub fixed: Option<Vec<u32>>,
@@ -143,6 +146,7 @@ impl Problem {
             arch,
             epsilon: 0.03,
             capacities: None,
+            epsilon_with_capacities: false,
             fixed: None,
         }
     }
@@ -207,16 +211,21 @@ impl Problem {
 
     /// The largest load every PE may carry for constraint `c`: with hard capacities, the
     /// capacity, at most the total weight of constraint `c` (more could never be used, and
-    /// sums of capacities then fit in 64 bits); otherwise the balance bound `⌈(1+ε)·cap_share(p)⌉` where
-    /// `cap_share(p) = w_T(p)/Σ w_T · Σ_v w_S(v)`.
+    /// sums of capacities then fit in 64 bits), and with
+    /// [`Problem::epsilon_with_capacities`] at most the balance bound too; otherwise the
+    /// balance bound `⌈(1+ε)·cap_share(p)⌉` where `cap_share(p) = w_T(p)/Σ w_T · Σ_v w_S(v)`.
     pub fn max_loads(&self, c: usize) -> Vec<u64> {
-        max_loads(
-            &self.graph,
-            self.arch.as_ref(),
-            self.epsilon,
-            self.capacities.as_ref(),
-            c,
-        )
+        let (g, a) = (&self.graph, self.arch.as_ref());
+        let mut bounds = max_loads(g, a, self.epsilon, self.capacities.as_ref(), c);
+        if self.capacities.is_some() && self.epsilon_with_capacities {
+            for (b, e) in bounds
+                .iter_mut()
+                .zip(max_loads(g, a, self.epsilon, None, c))
+            {
+                *b = (*b).min(e);
+            }
+        }
+        bounds
     }
 }
 
