@@ -13,6 +13,9 @@ pub struct DistTable<'a> {
     k: u32,
     table: Vec<u32>,
     arch: &'a dyn Architecture,
+    /// The split of the distances by dimension, built on first use (inner `None`: they do
+    /// not split).
+    separable: std::sync::OnceLock<Option<Separable>>,
 }
 
 /// Distances that split by dimension, `d(p, q) = Σ_i f_i(p_i, q_i)` with `p_i` the mixed-radix
@@ -154,13 +157,23 @@ impl<'a> DistTable<'a> {
                 table.extend(row.iter().map(|&d| d as u32));
             }
         }
-        Self { k, table, arch }
+        Self {
+            k,
+            table,
+            arch,
+            separable: std::sync::OnceLock::new(),
+        }
     }
 
     /// Number of PEs.
     #[inline]
     pub fn k(&self) -> u32 {
         self.k
+    }
+
+    /// The distances split by dimension ([`Separable::of`]), built once per table.
+    pub fn separable(&self) -> Option<&Separable> {
+        self.separable.get_or_init(|| Separable::of(self)).as_ref()
     }
 
     /// The architecture behind the table.

@@ -60,9 +60,6 @@ pub struct KwayState<'a> {
     /// `(PE, conn)` of the touched PEs, contiguous, for [`KwayState::best_move`] on tasks
     /// with many neighbouring PEs.
     touched_conn: Vec<(u32, u64)>,
-    /// The target's distances split by dimension, built by the first gain that can use it
-    /// (inner `None`: they do not split).
-    separable: Option<Option<Separable>>,
     /// Scratch of [`separable_costs`].
     sep: SepScratch,
     /// PE of every task, [`crate::problem::FREE`] for a task that may move; empty when no
@@ -99,7 +96,6 @@ impl<'a> KwayState<'a> {
             conn: vec![0; k],
             touched: Vec::new(),
             touched_conn: Vec::new(),
-            separable: None,
             sep: SepScratch::default(),
             fixed: &[],
         }
@@ -234,10 +230,7 @@ impl<'a> KwayState<'a> {
         // sums instead: O(t·dims + Σ_i digits_i²).
         let mut split = false;
         if dense {
-            if self.separable.is_none() {
-                self.separable = Some(Separable::of(self.dist));
-            }
-            if let Some(Some(sep)) = &self.separable {
+            if let Some(sep) = self.dist.separable() {
                 // Only when it costs less than the t² direct sums: the digit sums take
                 // about 2·t·dims + Σ_i min(t, side_i)² steps.
                 let t = self.touched.len();
@@ -952,7 +945,7 @@ mod tests {
                 assert_eq!(st.best_move(v, false), naive, "{spec}: task {v}");
             }
             assert!(dense > 250, "{spec}: {dense} dense tasks");
-            let split = matches!(st.separable, Some(Some(_)));
+            let split = st.dist.separable().is_some();
             assert_eq!(split, !spec.starts_with("tree"), "{spec}");
         }
     }
