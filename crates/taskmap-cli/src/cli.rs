@@ -61,7 +61,8 @@ enum OutputFormat {
 #[derive(Args)]
 struct GraphInput {
     /// Task graph file (METIS/Chaco .graph, Scotch .grf, Matrix Market .mtx, edge list
-    /// .edges/.el/.txt, ISCAS .bench; optionally .gz).
+    /// .edges/.el/.txt, ISCAS .bench, mpiP communication volumes *graphStats.txt; optionally
+    /// .gz).
     #[arg(short, long)]
     graph: Option<PathBuf>,
     /// Graph file format, when the extension does not tell.

@@ -15,6 +15,7 @@
 //! | Matrix Market | `.mtx` | 1-based | pattern 1, integer `abs`, real `max(1, round(abs))`; `a_ij + a_ji` | 1 | [`read_matrix_market`] | [`write_matrix_market`] |
 //! | edge list | `.edges` `.el` `.txt` | 0-based, n = max id + 1 | optional 3rd column, `>= 1` | 1 | [`read_edge_list`] | [`write_edge_list`] |
 //! | ISCAS-89 netlist | `.bench` | one task per gate / flip-flop, file order | number of arcs between the two | 1 | [`read_bench`] | — |
+//! | mpiP communication volumes | `graphStats.txt` (name's end) | 0-based ranks, n = max rank + 1 | `max(1, round(volume))`, repeats summed | 1 | [`read_mpip`] | — |
 //!
 //! [`write_graph_file`] writes any writable format atomically (temporary file + rename),
 //! gzip-compressed when the path ends in `.gz`.
@@ -35,9 +36,9 @@ pub use builder::{DuplicateEdges, EdgeConflict, GraphBuilder};
 pub use error::GraphError;
 pub use formats::{
     read_bench, read_bench_with_names, read_edge_list, read_graph, read_graph_from_bytes,
-    read_matrix_market, read_metis, read_scotch, remove_temporary_files, write_atomically_with,
-    write_edge_list, write_graph, write_graph_file, write_matrix_market, write_metis, write_scotch,
-    GraphFormat,
+    read_matrix_market, read_metis, read_mpip, read_scotch, remove_temporary_files,
+    write_atomically_with, write_edge_list, write_graph, write_graph_file, write_matrix_market,
+    write_metis, write_scotch, GraphFormat,
 };
 pub use gen::{
     binary_tree, butterfly, grid, hypercube_pattern, random_geometric, random_graph, ring,

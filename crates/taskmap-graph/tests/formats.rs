@@ -164,6 +164,14 @@ const BAD: &[(&str, &str)] = &[
     ("edges_same_direction_twice.edges", "3:1: edge 0-1 is listed again (first on line 1); list a pair once, or once in each direction"),
     ("edges_self_loop.edges", "3:3: self-loop 2-2"),
     ("edges_zero_weight.edges", "1:5: edge weight must be at least 1, found 0"),
+    ("mpip_no_section.graphStats.txt", "1:1: no `--- Graph Information ---` line: not a graphStats file of mpiP communication volumes"),
+    ("mpip_unclosed.graphStats.txt", "2:1: the `Graph Information` section is never closed by a `--- Graph info end ---` line (is the file truncated?)"),
+    ("mpip_bad_separator.graphStats.txt", "3:3: expected `,` after the first rank (an edge line is `u , v = volume`), found `;`"),
+    ("mpip_negative_volume.graphStats.txt", "2:9: volume must not be negative, found -5.0"),
+    ("mpip_trailing_text.graphStats.txt", "2:13: unexpected `MB` after `u , v = volume`"),
+    ("mpip_nan_volume.graphStats.txt", "2:9: value NaN is not finite"),
+    ("mpip_empty_section.graphStats.txt", "1:1: the `Graph Information` section holds no edge, so the number of ranks is unknown"),
+    ("mpip_sum_overflow.graphStats.txt", "3:9: the volumes add up to 2^64 or more (weights are rounded volumes, summed per pair)"),
     ("bench_redefined_signal.bench", "3:1: signal `x` is defined again (already defined at 2:1)"),
     ("bench_syntax.bench", "2:9: expected `(`, found `a`"),
     ("bench_undefined_signal.bench", "3:12: signal `y` is never defined (no INPUT and no gate drives it)"),
@@ -448,6 +456,66 @@ fn bench_rules() {
     assert_eq!(sorted(&g, 1), vec![(0, 2), (2, 2)]); // y: x twice, q -> y and y -> q
     assert_eq!(sorted(&g, 4), vec![(0, 1), (2, 1)]);
     assert_eq!(g.degree(3), 0); // r = DFF(r): self-arc dropped
+}
+
+// ---------------------------------------------------------------- mpiP graphStats
+
+#[test]
+fn mpip_rules() {
+    let g = read("small.graphStats.txt");
+    g.validate().unwrap();
+    // Rank 4 counts although its only listed volume to 3 is 0.
+    assert_eq!((g.num_tasks(), g.num_edges()), (6, 6));
+    // 0.3 -> 1 (a volume is at least 1); 3-1 and 1-3 summed; 12.5 rounds away from zero.
+    assert_eq!(sorted(&g, 0), vec![(1, 1000), (2, 1), (5, 40)]);
+    assert_eq!(sorted(&g, 1), vec![(0, 1000), (2, 250), (3, 1500)]);
+    assert_eq!(sorted(&g, 2), vec![(0, 1), (1, 250)]); // 2 , 2 dropped
+    assert_eq!(sorted(&g, 4), vec![(5, 13)]);
+    assert_eq!(g.total_edge_weight(), 2804);
+    // Chosen by the name's end, with or without .gz; by name otherwise.
+    let f = |p: &str| GraphFormat::from_path(Path::new(p));
+    assert_eq!(f("AMG_64ranks.graphStats.txt.gz"), Some(GraphFormat::MpiP));
+    assert_eq!(f("graphstats.TXT"), Some(GraphFormat::MpiP));
+    assert_eq!(f("stats.txt"), Some(GraphFormat::EdgeList));
+    let bytes = std::fs::read(fixture("small.graphStats.txt")).unwrap();
+    let h = read_graph_from_bytes(&bytes, "x.txt", Some(GraphFormat::MpiP)).unwrap();
+    assert_eq!(h, g);
+    // Compact separators and CRLF line ends read the same.
+    let crlf = String::from_utf8(bytes)
+        .unwrap()
+        .replace(" , ", ",")
+        .replace(" = ", "=");
+    let h = read_graph_from_bytes(
+        crlf.replace('\n', "\r\n").as_bytes(),
+        "a.graphStats.txt",
+        None,
+    )
+    .unwrap();
+    assert_eq!(h, g);
+    // The fixture copy of a real run: 64 ranks of NPB CG.
+    let g = read("NPB-cg_64ranks.graphStats.txt.gz");
+    assert_eq!((g.num_tasks(), g.num_edges()), (64, 184));
+    assert_eq!(g.total_edge_weight(), 73_513_504_500);
+    assert_eq!(
+        sorted(&g, 57).iter().find(|&&(v, _)| v == 61),
+        Some(&(61, 592_865_664))
+    );
+}
+
+#[test]
+fn shared_mpi_comm_graphs() {
+    for (f, n, m, total) in [
+        ("AMG2013_64ranks", 64, 1899, 10_038_944_317u64),
+        ("miniFE_1024ranks", 1024, 11636, 143_282_383_200),
+    ] {
+        let Some(p) = shared(&format!("mpi_comm_graphs/graphs/{f}.graphStats.txt.gz")) else {
+            continue;
+        };
+        let g = read_graph(&p, None).unwrap_or_else(|e| panic!("{e}"));
+        g.validate().unwrap();
+        assert_eq!((g.num_tasks(), g.num_edges()), (n, m), "{f}");
+        assert_eq!(g.total_edge_weight(), total, "{f}");
+    }
 }
 
 // ---------------------------------------------------------------- selection, files

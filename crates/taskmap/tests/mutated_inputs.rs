@@ -161,6 +161,7 @@ fn graph_readers_refuse_mutations_at_a_line() {
         "small_general_real.mtx",
         "small.edges",
         "small.bench",
+        "small.graphStats.txt",
         "mtkahypar/graph_with_node_and_edge_weights.graph",
     ]
     .iter()

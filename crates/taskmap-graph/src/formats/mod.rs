@@ -3,6 +3,7 @@
 mod bench;
 mod edgelist;
 mod metis;
+mod mpip;
 mod mtx;
 mod scotch;
 mod text;
@@ -16,6 +17,7 @@ use std::str::FromStr;
 pub use bench::{read_bench, read_bench_with_names};
 pub use edgelist::{read_edge_list, write_edge_list};
 pub use metis::{read_metis, write_metis};
+pub use mpip::read_mpip;
 pub use mtx::{read_matrix_market, write_matrix_market};
 pub use scotch::{read_scotch, write_scotch};
 
@@ -35,16 +37,19 @@ pub enum GraphFormat {
     EdgeList,
     /// ISCAS-89 netlist (`.bench`); read only.
     Bench,
+    /// MPI communication volumes from mpiP (`*graphStats.txt`); read only.
+    MpiP,
 }
 
 impl GraphFormat {
     /// Every format, in the order of the documentation table.
-    pub const ALL: [GraphFormat; 5] = [
+    pub const ALL: [GraphFormat; 6] = [
         GraphFormat::Metis,
         GraphFormat::Scotch,
         GraphFormat::MatrixMarket,
         GraphFormat::EdgeList,
         GraphFormat::Bench,
+        GraphFormat::MpiP,
     ];
 
     /// The canonical name, as accepted by `--format`.
@@ -55,6 +60,7 @@ impl GraphFormat {
             GraphFormat::MatrixMarket => "mtx",
             GraphFormat::EdgeList => "edges",
             GraphFormat::Bench => "bench",
+            GraphFormat::MpiP => "mpip",
         }
     }
 
@@ -66,6 +72,7 @@ impl GraphFormat {
             GraphFormat::MatrixMarket => &["matrix-market", "matrixmarket", "mm"],
             GraphFormat::EdgeList => &["edge-list", "edgelist", "el", "txt"],
             GraphFormat::Bench => &["iscas", "iscas89"],
+            GraphFormat::MpiP => &["graphstats", "mpi"],
         }
     }
 
@@ -77,6 +84,8 @@ impl GraphFormat {
             GraphFormat::MatrixMarket => &["mtx"],
             GraphFormat::EdgeList => &["edges", "el", "txt"],
             GraphFormat::Bench => &["bench"],
+            // Recognised by the name's end, `graphStats.txt` (see `from_path`).
+            GraphFormat::MpiP => &[],
         }
     }
 
@@ -88,12 +97,15 @@ impl GraphFormat {
             GraphFormat::MatrixMarket => "Matrix Market coordinate matrix (.mtx)",
             GraphFormat::EdgeList => "edge list `u v [w]`, 0-based (.edges .el .txt)",
             GraphFormat::Bench => "ISCAS-89 netlist, one task per gate and flip-flop (.bench)",
+            GraphFormat::MpiP => {
+                "MPI communication volumes `u , v = w` from mpiP (*graphStats.txt)"
+            }
         }
     }
 
     /// Whether [`write_graph`] can write this format.
     pub fn can_write(self) -> bool {
-        self != GraphFormat::Bench
+        !matches!(self, GraphFormat::Bench | GraphFormat::MpiP)
     }
 
     /// Guesses the format from the extension of `path`, ignoring a trailing `.gz`
@@ -102,6 +114,9 @@ impl GraphFormat {
         // The extension is ASCII; other bytes of the name (not UTF-8) do not matter.
         let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
         let name = name.strip_suffix(".gz").unwrap_or(&name);
+        if name.ends_with("graphstats.txt") {
+            return Some(GraphFormat::MpiP);
+        }
         let ext = Path::new(name).extension()?.to_str()?;
         GraphFormat::ALL
             .into_iter()
@@ -116,6 +131,7 @@ impl GraphFormat {
             GraphFormat::MatrixMarket => read_matrix_market(bytes, name),
             GraphFormat::EdgeList => read_edge_list(bytes, name),
             GraphFormat::Bench => read_bench(bytes, name),
+            GraphFormat::MpiP => read_mpip(bytes, name),
         }
     }
 }
@@ -170,10 +186,11 @@ fn resolve(path: &Path, format: Option<GraphFormat>) -> Result<GraphFormat, Grap
     match format.or_else(|| GraphFormat::from_path(path)) {
         Some(f) => Ok(f),
         None => {
-            let exts: Vec<String> = GraphFormat::ALL
+            let mut exts: Vec<String> = GraphFormat::ALL
                 .iter()
                 .flat_map(|f| f.extensions().iter().map(|e| format!(".{e}")))
                 .collect();
+            exts.push("graphStats.txt".to_string());
             Err(GraphError::Invalid {
                 path: Some(path.to_path_buf()),
                 message: format!(
@@ -196,9 +213,9 @@ pub fn write_graph(
         GraphFormat::Scotch => write_scotch(g, out),
         GraphFormat::MatrixMarket => write_matrix_market(g, out),
         GraphFormat::EdgeList => write_edge_list(g, out),
-        GraphFormat::Bench => Err(std::io::Error::new(
+        GraphFormat::Bench | GraphFormat::MpiP => Err(std::io::Error::new(
             std::io::ErrorKind::Unsupported,
-            "the .bench format can be read but not written",
+            format!("the {format} format can be read but not written"),
         )),
     }
 }

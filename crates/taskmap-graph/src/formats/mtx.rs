@@ -191,34 +191,7 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
                 }
                 c.uint("integer value")?
             }
-            Field::Real => {
-                let p = c.pos;
-                let end = c.token_end(p);
-                let tok = std::str::from_utf8(&b[p..end]).ok();
-                let x: f64 = match tok.and_then(|t| t.parse().ok()) {
-                    Some(x) => x,
-                    None if p == end => {
-                        return Err(c.err(p, "expected a real value, found end of line"))
-                    }
-                    None => {
-                        return Err(c.err(
-                            p,
-                            format!("expected a real value, found `{}`", c.token_text(p)),
-                        ))
-                    }
-                };
-                if !x.is_finite() {
-                    return Err(c.err(p, format!("value {x} is not finite")));
-                }
-                c.pos = end;
-                if x == 0.0 {
-                    0
-                } else if x.abs().round() >= 18_446_744_073_709_551_616.0 {
-                    return Err(c.err(p, format!("value {x} does not fit in 64 bits")));
-                } else {
-                    (x.abs().round() as u64).max(1)
-                }
-            }
+            Field::Real => c.real_weight("a real value")?,
         };
         c.skip_ws();
         if !c.at_eol() {

@@ -234,6 +234,38 @@ impl<'a> Cursor<'a> {
         self.err(start, msg)
     }
 
+    /// Reads a real number (`what` names it in errors) as an edge weight: 0 for zero, else
+    /// `max(1, round(|x|))`. NaN, infinities and values that round to 2^64 or more are
+    /// errors.
+    pub fn real_weight(&mut self, what: &str) -> Result<u64, GraphError> {
+        let p = self.pos;
+        let end = self.token_end(p);
+        let tok = std::str::from_utf8(&self.b[p..end]).ok();
+        let x: f64 = match tok.and_then(|t| t.parse().ok()) {
+            Some(x) => x,
+            None if p == end => {
+                return Err(self.err(p, format!("expected {what}, found end of line")))
+            }
+            None => {
+                return Err(self.err(
+                    p,
+                    format!("expected {what}, found `{}`", self.token_text(p)),
+                ))
+            }
+        };
+        if !x.is_finite() {
+            return Err(self.err(p, format!("value {x} is not finite")));
+        }
+        self.pos = end;
+        if x == 0.0 {
+            Ok(0)
+        } else if x.abs().round() >= 18_446_744_073_709_551_616.0 {
+            Err(self.err(p, format!("value {x} does not fit in 64 bits")))
+        } else {
+            Ok((x.abs().round() as u64).max(1))
+        }
+    }
+
     /// Byte offset of the `idx`-th token (0-based) at or after `from`, crossing line ends.
     /// Used to place errors after parsing.
     pub fn nth_token(&self, from: usize, idx: usize) -> usize {

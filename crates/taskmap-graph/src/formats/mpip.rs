@@ -1,0 +1,195 @@
+//! Communication graphs of MPI runs as written by the `comm-patterns-clustering` scripts
+//! from mpiP reports (`*graphStats.txt`).
+
+use std::path::Path;
+
+use super::text::{decompress, Cursor};
+use crate::builder::{DuplicateEdges, GraphBuilder};
+use crate::error::GraphError;
+use crate::graph::TaskGraph;
+
+/// The line that opens the edge section (its text between the dashes).
+const START: &[u8] = b"Graph Information";
+/// The line that closes it.
+const END: &[u8] = b"Graph info end";
+
+/// Whether the line `l` is a marker line holding `text`: dashes, then `text`.
+fn is_marker(l: &[u8], text: &[u8]) -> bool {
+    let t = l.trim_ascii();
+    t.starts_with(b"-") && t.windows(text.len()).any(|w| w.eq_ignore_ascii_case(text))
+}
+
+/// Reads an mpiP communication graph (gzip-compressed or plain).
+///
+/// Rules:
+/// * The edges are the lines between `--------------- Graph Information----------------`
+///   and `----------------Graph info end -------------------` (the dashes may vary, the
+///   words are case-insensitive); every other line (the statistics that follow) is
+///   ignored. A file without the opening line, or whose section is never closed (a
+///   truncated file), is an error.
+/// * One edge per line, `u , v = w`: ranks `u` and `v` 0-based, `w` the volume they
+///   exchange (a decimal number, `38976.0` or `1e9`). Blank lines are skipped.
+/// * Weight `max(1, round(w))`; a volume of 0 adds no edge; a negative, NaN or infinite
+///   volume is an error, and so are weights that add up to 2^64 or more.
+/// * A pair listed more than once (in either direction) gets the sum of its volumes.
+///   A rank's volume to itself (`u , u = w`) does not depend on the mapping and is
+///   dropped.
+/// * The number of tasks is the largest rank plus one, at most `2·m + 2^24` for `m` edge
+///   lines (as in edge lists); ranks above the largest that appears cannot be expressed.
+/// * All vertex weights are 1.
+pub fn read_mpip(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> {
+    let data = decompress(bytes, name)?;
+    parse(&data, name)
+}
+
+fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
+    let mut c = Cursor::new(b, path);
+    let line_at = |pos: usize| {
+        let end = b[pos..]
+            .iter()
+            .position(|&x| x == b'\n')
+            .map_or(b.len(), |e| pos + e);
+        &b[pos..end]
+    };
+    // Find the opening marker.
+    loop {
+        if is_marker(line_at(c.pos), START) {
+            break;
+        }
+        if !c.next_line() {
+            return Err(c.err(
+                0,
+                "no `--- Graph Information ---` line: not a graphStats file of mpiP communication volumes",
+            ));
+        }
+    }
+    let start_pos = c.pos;
+    let mut tail: Vec<u32> = Vec::new();
+    let mut head: Vec<u32> = Vec::new();
+    let mut weight: Vec<u64> = Vec::new();
+    let mut total = 0u64;
+    let mut max_id: Option<u32> = None;
+    let mut max_id_pos = 0usize;
+    let mut lines = 0usize;
+    loop {
+        if !c.next_line() {
+            return Err(c.err(
+                start_pos,
+                "the `Graph Information` section is never closed by a `--- Graph info end ---` line (is the file truncated?)",
+            ));
+        }
+        if is_marker(line_at(c.pos), END) {
+            break;
+        }
+        c.skip_ws();
+        if c.at_eol() {
+            continue;
+        }
+        let mut rank = |c: &mut Cursor<'_>, what: &str| -> Result<u32, GraphError> {
+            // Digits up to any other character: `3,4=5` reads as well as `3 , 4 = 5`.
+            let p = c.pos;
+            let mut v: u64 = 0;
+            while let Some(d) = c.peek().filter(u8::is_ascii_digit) {
+                v = v * 10 + u64::from(d - b'0');
+                if v >= u64::from(u32::MAX) {
+                    return Err(c.err(
+                        p,
+                        format!("{what} {} does not fit in 32 bits", c.token_text(p)),
+                    ));
+                }
+                c.pos += 1;
+            }
+            if c.pos == p {
+                let found = if c.at_eol() {
+                    "end of line".to_string()
+                } else {
+                    format!("`{}`", c.token_text(p))
+                };
+                return Err(c.err(p, format!("expected {what} (an integer), found {found}")));
+            }
+            let v = v as u32;
+            if max_id.is_none_or(|m| v > m) {
+                max_id = Some(v);
+                max_id_pos = p;
+            }
+            c.skip_ws();
+            Ok(v)
+        };
+        let expect = |c: &mut Cursor<'_>, sym: u8, after: &str| -> Result<(), GraphError> {
+            if c.peek() != Some(sym) {
+                let found = if c.at_eol() {
+                    "end of line".to_string()
+                } else {
+                    format!("`{}`", c.token_text(c.pos))
+                };
+                return Err(c.err(
+                    c.pos,
+                    format!(
+                        "expected `{}` after {after} (an edge line is `u , v = volume`), found {found}",
+                        sym as char
+                    ),
+                ));
+            }
+            c.pos += 1;
+            c.skip_ws();
+            Ok(())
+        };
+        let u = rank(&mut c, "rank")?;
+        expect(&mut c, b',', "the first rank")?;
+        let v = rank(&mut c, "second rank")?;
+        expect(&mut c, b'=', "the second rank")?;
+        let w_pos = c.pos;
+        if c.peek() == Some(b'-') {
+            return Err(c.err(
+                w_pos,
+                format!("volume must not be negative, found {}", c.token_text(w_pos)),
+            ));
+        }
+        let w = c.real_weight("a volume (a number)")?;
+        c.skip_ws();
+        if !c.at_eol() {
+            return Err(c.err(
+                c.pos,
+                format!(
+                    "unexpected `{}` after `u , v = volume`",
+                    c.token_text(c.pos)
+                ),
+            ));
+        }
+        lines += 1;
+        if w == 0 || u == v {
+            continue;
+        }
+        total = total.checked_add(w).ok_or_else(|| {
+            c.err(
+                w_pos,
+                "the volumes add up to 2^64 or more (weights are rounded volumes, summed per pair)",
+            )
+        })?;
+        tail.push(u);
+        head.push(v);
+        weight.push(w);
+    }
+    let Some(max_id) = max_id else {
+        return Err(c.err(
+            start_pos,
+            "the `Graph Information` section holds no edge, so the number of ranks is unknown",
+        ));
+    };
+    let n = max_id as usize + 1;
+    let limit = 2 * lines as u64 + (1 << 24);
+    if n as u64 > limit {
+        return Err(c.err(
+            max_id_pos,
+            format!(
+                "rank {max_id} implies {n} tasks but the section has only {lines} edge line(s) (at most 2·edges + 2^24 = {limit} tasks)"
+            ),
+        ));
+    }
+    let mut g = GraphBuilder::new(n, 1).with_duplicates(DuplicateEdges::Sum);
+    g.reserve_edges(tail.len());
+    for i in 0..tail.len() {
+        g.add_edge(tail[i], head[i], weight[i]);
+    }
+    Ok(g.build())
+}
