@@ -151,7 +151,7 @@ fn refiner_never_increases_cost_and_keeps_balance() {
             lp_gained += usize::from(g1 > 0);
             assert!(st.is_balanced(), "{spec}: LP broke balance");
             let mut heap = IndexedHeap::new(problem.graph.num_tasks());
-            let g2 = fm_pass(&mut st, 50, &mut heap, &mut rng);
+            let g2 = fm_pass(&mut st, 50, &mut heap, None, &mut rng);
             let c2 = st.comm_cost() as i64;
             assert_eq!(c1 - c2, g2, "{spec}: FM gain");
             assert!(g2 >= 0);
@@ -206,7 +206,7 @@ fn fm_ends_with_gains_beyond_the_key_range() {
     random_balanced_start(&mut st, &mut rng);
     let c0 = st.comm_cost() as i64;
     let mut heap = IndexedHeap::new(n);
-    let g = fm_pass(&mut st, 50, &mut heap, &mut rng);
+    let g = fm_pass(&mut st, 50, &mut heap, None, &mut rng);
     assert_eq!(c0 - st.comm_cost() as i64, g);
     assert!(g > 0, "FM found no gain from a random start");
     let m = "multilevel"

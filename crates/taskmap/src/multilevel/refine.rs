@@ -208,6 +208,58 @@ impl<'a> KwayState<'a> {
         self.dist.comm_cost(self.graph, &self.part)
     }
 
+    /// After [`Self::gather`] of a task on `p`: prepares the costs of its candidates.
+    /// Every candidate costs a pass over the touched PEs (O(t²) in all): with many of them
+    /// (dense graphs), the pass reads contiguous (PE, conn) pairs and one row of the
+    /// distance table instead of the sparse `conn` and a lookup per pair (`dense`), and on
+    /// meshes, tori and hypercubes the costs of all candidates may come from per-digit sums
+    /// instead, O(t·dims + Σ_i digits_i²), when that is cheaper (`split`: `sep` holds them).
+    fn prepare_costs(&mut self, p: u32) -> (bool, bool) {
+        let dense = self.touched.len() > 8 && self.dist.row(0).is_some();
+        if !dense {
+            return (false, false);
+        }
+        self.touched_conn.clear();
+        for &r in &self.touched {
+            self.touched_conn.push((r, self.conn[r as usize]));
+        }
+        if let Some(sep) = self.dist.separable() {
+            // The digit sums take about 2·t·dims + Σ_i min(t, side_i)² steps.
+            let t = self.touched.len();
+            let digits: usize = (0..sep.dims())
+                .map(|i| t.min(sep.side(i) as usize).pow(2))
+                .sum();
+            if 2 * t * sep.dims() + digits < t * t {
+                separable_costs(sep, &self.touched_conn, p, &mut self.sep);
+                return (true, true);
+            }
+        }
+        (true, false)
+    }
+
+    /// The cost of the gathered edges at PE `q` (see [`Self::prepare_costs`]).
+    #[inline]
+    fn cost_for(&self, q: u32, dense: bool) -> u64 {
+        match self.dist.row(q).filter(|_| dense) {
+            Some(row) => self
+                .touched_conn
+                .iter()
+                .map(|&(r, w)| w * u64::from(row[r as usize]))
+                .sum(),
+            None => self.cost_at(q),
+        }
+    }
+
+    /// The cost of the gathered edges at the `i`-th touched PE `q`.
+    #[inline]
+    fn candidate_cost(&self, i: usize, q: u32, dense: bool, split: bool) -> u64 {
+        if split {
+            self.sep.cost[i]
+        } else {
+            self.cost_for(q, dense)
+        }
+    }
+
     /// The best move of `v` among its neighbours' PEs: `(q, gain)`. With `feasible_only`,
     /// only PEs that can take `v`. Ties go to the PE with the lower load (constraint 0).
     fn best_move(&mut self, v: u32, feasible_only: bool) -> Option<(u32, i64)> {
@@ -216,59 +268,20 @@ impl<'a> KwayState<'a> {
         }
         self.gather(v);
         let p = self.part[v as usize];
-        // Every candidate costs a pass over the touched PEs (O(t²) in all): with many of
-        // them (dense graphs), the pass reads contiguous (PE, conn) pairs and one row of
-        // the distance table instead of the sparse `conn` and a lookup per pair.
-        let dense = self.touched.len() > 8 && self.dist.row(0).is_some();
-        if dense {
-            self.touched_conn.clear();
-            for &r in &self.touched {
-                self.touched_conn.push((r, self.conn[r as usize]));
-            }
-        }
-        // On meshes, tori and hypercubes the costs of all candidates can come from per-digit
-        // sums instead: O(t·dims + Σ_i digits_i²).
-        let mut split = false;
-        if dense {
-            if let Some(sep) = self.dist.separable() {
-                // Only when it costs less than the t² direct sums: the digit sums take
-                // about 2·t·dims + Σ_i min(t, side_i)² steps.
-                let t = self.touched.len();
-                let digits: usize = (0..sep.dims())
-                    .map(|i| t.min(sep.side(i) as usize).pow(2))
-                    .sum();
-                if 2 * t * sep.dims() + digits < t * t {
-                    separable_costs(sep, &self.touched_conn, p, &mut self.sep);
-                    split = true;
-                }
-            }
-        }
-        let cost = |s: &Self, q: u32| -> u64 {
-            if !dense {
-                return s.cost_at(q);
-            }
-            match s.dist.row(q) {
-                Some(row) => s
-                    .touched_conn
-                    .iter()
-                    .map(|&(r, w)| w * u64::from(row[r as usize]))
-                    .sum(),
-                None => s.cost_at(q),
-            }
-        };
-        let here = if split { self.sep.here } else { cost(self, p) } as i64;
+        let (dense, split) = self.prepare_costs(p);
+        let cost = |s: &Self, i: usize, q: u32| s.candidate_cost(i, q, dense, split);
+        let here = if split {
+            self.sep.here
+        } else {
+            self.cost_for(p, dense)
+        } as i64;
         let mut best: Option<(u32, i64)> = None;
         for i in 0..self.touched.len() {
             let q = self.touched[i];
             if q == p || (feasible_only && !self.fits(v, q)) {
                 continue;
             }
-            let c = if split {
-                self.sep.cost[i]
-            } else {
-                cost(self, q)
-            };
-            let g = here - c as i64;
+            let g = here - cost(self, i, q) as i64;
             let better = match best {
                 None => true,
                 Some((bq, bg)) => {
@@ -294,6 +307,210 @@ impl<'a> KwayState<'a> {
             .any(|&u| self.part[u as usize] != p)
     }
 }
+
+/// A PE next to a task in the [`GainCache`]: the weight of the task's edges to it and the
+/// cost of all the task's edges if the task sat on it.
+#[derive(Clone, Copy, Debug, Default)]
+struct CachedPe {
+    pe: u32,
+    conn: u64,
+    cost: u64,
+}
+
+/// The candidate costs of tasks, kept up to date as their neighbours move, for FM on dense
+/// graphs: a gain then costs O(t) (t = the task's neighbouring PEs) instead of a gather
+/// over its edges and O(t²) (or per-digit sums) for the costs of all its candidates. A
+/// move of a task updates, for each neighbour whose entry is built, the costs of that
+/// neighbour's PEs in O(t) (two rows of the distance table). Entries are built on a
+/// task's first query, in slots laid out like the CSR (at most `deg(v)` PEs per task, as
+/// a PE is listed while the task has an edge to it), so nothing is allocated per edge.
+/// Needs the distance table ([`DistTable::row`]). Memory: 24 bytes per adjacency entry.
+#[derive(Debug)]
+pub struct GainCache {
+    /// Number of PEs listed per task; `UNBUILT` until its first query.
+    len: Vec<u32>,
+    /// Cost of the task's edges at its own PE.
+    here: Vec<u64>,
+    /// Per task, `deg(v)` slots at the task's CSR offset.
+    slot: Vec<CachedPe>,
+    /// Tasks whose entries are built, to reset them.
+    built: Vec<u32>,
+}
+
+const UNBUILT: u32 = u32::MAX;
+
+impl GainCache {
+    /// Whether FM on `state` should keep a cache: the distance table is built and the
+    /// graph has at least [`GAIN_CACHE_MIN_DEGREE`] adjacency entries per task on average.
+    pub fn pays(state: &KwayState<'_>) -> bool {
+        let g = state.graph;
+        state.dist.row(0).is_some()
+            && g.num_tasks() > 0
+            && g.csr().0[g.num_tasks()] >= GAIN_CACHE_MIN_DEGREE * g.num_tasks()
+    }
+
+    /// An empty cache for `state`'s graph.
+    pub fn new(state: &KwayState<'_>) -> Self {
+        let n = state.graph.num_tasks();
+        Self {
+            len: vec![UNBUILT; n],
+            here: vec![0; n],
+            slot: vec![CachedPe::default(); state.graph.csr().0[n]],
+            built: Vec::new(),
+        }
+    }
+
+    /// Forgets every entry (O(entries built)).
+    pub fn reset(&mut self) {
+        for &v in &self.built {
+            self.len[v as usize] = UNBUILT;
+        }
+        self.built.clear();
+    }
+
+    /// Builds the entry of `v` from `state`.
+    fn build(&mut self, state: &mut KwayState<'_>, v: u32) {
+        state.gather(v);
+        let p = state.part[v as usize];
+        let (dense, split) = state.prepare_costs(p);
+        let o = state.graph.csr().0[v as usize];
+        for (i, &q) in state.touched.iter().enumerate() {
+            self.slot[o + i] = CachedPe {
+                pe: q,
+                conn: state.conn[q as usize],
+                cost: state.candidate_cost(i, q, dense, split),
+            };
+        }
+        self.here[v as usize] = if split {
+            state.sep.here
+        } else {
+            state.cost_for(p, dense)
+        };
+        self.len[v as usize] = state.touched.len() as u32;
+        self.built.push(v);
+        state.clear();
+    }
+
+    /// [`KwayState::best_move`] from the cache (ties between equal gains and loads may go
+    /// to another PE: the candidates are in another order).
+    pub fn best_move(
+        &mut self,
+        state: &mut KwayState<'_>,
+        v: u32,
+        feasible_only: bool,
+    ) -> Option<(u32, i64)> {
+        if !state.movable(v) {
+            return None;
+        }
+        if self.len[v as usize] == UNBUILT {
+            self.build(state, v);
+        }
+        let p = state.part[v as usize];
+        let o = state.graph.csr().0[v as usize];
+        let here = self.here[v as usize] as i64;
+        let ncon = state.ncon;
+        // One constraint (the common case): the bound check without the general loop.
+        let w0 = state.graph.vertex_weight(v, 0);
+        let fits = |q: u32| {
+            if ncon == 1 {
+                state.loads[q as usize] + w0 <= state.bound[q as usize]
+            } else {
+                state.fits(v, q)
+            }
+        };
+        let mut best: Option<(u32, i64)> = None;
+        for e in &self.slot[o..o + self.len[v as usize] as usize] {
+            let q = e.pe;
+            if q == p {
+                continue;
+            }
+            let g = here - e.cost as i64;
+            let better = match best {
+                None => true,
+                Some((bq, bg)) => {
+                    g > bg
+                        || (g == bg
+                            && state.loads[q as usize * ncon] < state.loads[bq as usize * ncon])
+                }
+            };
+            if better && (!feasible_only || fits(q)) {
+                best = Some((q, g));
+            }
+        }
+        best
+    }
+
+    /// Task `u` has moved from PE `a` to PE `b` (`state` already shows it on `b`): updates
+    /// the entries of its neighbours.
+    pub fn moved(&mut self, state: &KwayState<'_>, u: u32, a: u32, b: u32) {
+        let (Some(ra), Some(rb)) = (state.dist.row(a), state.dist.row(b)) else {
+            unreachable!("a gain cache needs the distance table");
+        };
+        let g = state.graph;
+        let xadj = g.csr().0;
+        let ui = u as usize;
+        if self.len[ui] != UNBUILT {
+            // `b` is a candidate of `u`: its cost is `u`'s new cost where it sits.
+            let o = xadj[ui];
+            let entries = &self.slot[o..o + self.len[ui] as usize];
+            self.here[ui] = match entries.iter().find(|e| e.pe == b) {
+                Some(e) => e.cost,
+                None => entries
+                    .iter()
+                    .map(|e| e.conn * u64::from(rb[e.pe as usize]))
+                    .sum(),
+            };
+        }
+        for (&v, &w) in g.neighbors(u).iter().zip(g.edge_weights(u)) {
+            let vi = v as usize;
+            let len = self.len[vi];
+            if len == UNBUILT || w == 0 {
+                continue;
+            }
+            let pv = state.part[vi] as usize;
+            self.here[vi] = self.here[vi] + w * u64::from(rb[pv]) - w * u64::from(ra[pv]);
+            let o = xadj[vi];
+            let mut len = len as usize;
+            let entries = &mut self.slot[o..o + len];
+            let (mut ia, mut ib) = (usize::MAX, usize::MAX);
+            for (i, e) in entries.iter_mut().enumerate() {
+                let r = e.pe as usize;
+                e.cost = e.cost + w * u64::from(rb[r]) - w * u64::from(ra[r]);
+                if e.pe == a {
+                    ia = i;
+                } else if e.pe == b {
+                    ib = i;
+                }
+            }
+            debug_assert!(ia != usize::MAX, "a neighbour's old PE is listed");
+            entries[ia].conn -= w;
+            if ib != usize::MAX {
+                entries[ib].conn += w;
+            } else {
+                // A PE new to `v`: its cost from scratch, with the updated weights.
+                let cost = entries
+                    .iter()
+                    .map(|e| e.conn * u64::from(rb[e.pe as usize]))
+                    .sum();
+                debug_assert!(o + len < xadj[vi + 1], "more PEs than edges");
+                self.slot[o + len] = CachedPe {
+                    pe: b,
+                    conn: w,
+                    cost,
+                };
+                len += 1;
+            }
+            if self.slot[o + ia].conn == 0 {
+                len -= 1;
+                self.slot.swap(o + ia, o + len);
+            }
+            self.len[vi] = len as u32;
+        }
+    }
+}
+
+/// [`GainCache::pays`] from this many adjacency entries per task on average.
+pub const GAIN_CACHE_MIN_DEGREE: usize = 32;
 
 /// Scratch of [`separable_costs`].
 #[derive(Debug, Default)]
@@ -410,8 +627,9 @@ impl KwayRefiner {
         } else {
             0
         };
+        let mut cache = (fm_passes > 0 && GainCache::pays(state)).then(|| GainCache::new(state));
         for _ in 0..fm_passes {
-            let g = fm_pass(state, self.fm_stall, &mut heap, rng);
+            let g = fm_pass(state, self.fm_stall, &mut heap, cache.as_mut(), rng);
             total += g;
             let before = cost;
             cost -= g;
@@ -492,8 +710,20 @@ pub fn fm_pass(
     state: &mut KwayState<'_>,
     stall: usize,
     heap: &mut IndexedHeap,
+    cache: Option<&mut GainCache>,
     rng: &mut impl Rng,
 ) -> i64 {
+    let mut cache = cache;
+    if let Some(c) = cache.as_deref_mut() {
+        c.reset();
+    }
+    let best_move =
+        |state: &mut KwayState<'_>, cache: &mut Option<&mut GainCache>, v: u32| match cache
+            .as_deref_mut()
+        {
+            Some(c) => c.best_move(state, v, true),
+            None => state.best_move(v, true),
+        };
     let n = state.graph.num_tasks();
     heap.reset(n);
     let mut boundary: Vec<u32> = local_random_order(n, rng);
@@ -507,7 +737,7 @@ pub fn fm_pass(
     let mut stamp = 0i64;
     let mut initial: Vec<(u32, i64)> = Vec::with_capacity(boundary.len());
     for &v in &boundary {
-        if let Some((_, g)) = state.best_move(v, true) {
+        if let Some((_, g)) = best_move(state, &mut cache, v) {
             initial.push((v, lifo_key(g, &mut stamp)));
         }
     }
@@ -515,7 +745,7 @@ pub fn fm_pass(
     let mut log: Vec<(u32, u32)> = Vec::new();
     let (mut cum, mut best, mut best_len, mut since) = (0i64, 0i64, 0usize, 0usize);
     while let Some((v, key)) = heap.pop() {
-        let Some((q, g)) = state.best_move(v, true) else {
+        let Some((q, g)) = best_move(state, &mut cache, v) else {
             continue;
         };
         if clamp_gain(g) < key_gain(key) {
@@ -527,6 +757,9 @@ pub fn fm_pass(
         let p = state.part[v as usize];
         let (was_p, was_q) = (state.overloaded(p), state.overloaded(q));
         state.apply(v, q);
+        if let Some(c) = cache.as_deref_mut() {
+            c.moved(state, v, p, q);
+        }
         over = over + state.overloaded(p) as usize + state.overloaded(q) as usize
             - was_p as usize
             - was_q as usize;
@@ -548,7 +781,7 @@ pub fn fm_pass(
             if locked[u as usize] {
                 continue;
             }
-            match state.best_move(u, true) {
+            match best_move(state, &mut cache, u) {
                 Some((_, gu)) => {
                     heap.set(u, lifo_key(gu, &mut stamp));
                 }
@@ -947,6 +1180,103 @@ mod tests {
             assert!(dense > 250, "{spec}: {dense} dense tasks");
             let split = st.dist.separable().is_some();
             assert_eq!(split, !spec.starts_with("tree"), "{spec}");
+        }
+    }
+
+    /// The gain cache follows arbitrary moves (to PEs new to a task, and away from a
+    /// task's last neighbour on a PE): after every few moves, each task's cached best move
+    /// has the largest gain `move_gain` gives over the feasible neighbouring PEs, and that
+    /// PE's gain; FM with the cache returns the exact `f_C` decrease.
+    #[test]
+    fn gain_cache_follows_moves() {
+        use rand::Rng;
+        for (spec, seed) in [
+            ("torus:4x4", 7u64),
+            ("tree:4:4/1:10", 8),
+            ("hypercube:5", 9),
+        ] {
+            let arch = taskmap_arch::parse_arch(spec).unwrap();
+            let dist = DistTable::new(arch.as_ref());
+            let k = dist.k();
+            let n = 200u32;
+            let g0 = taskmap_graph::gen::random_graph(n, 40.0, seed);
+            let mut b = taskmap_graph::GraphBuilder::new(n as usize, 1);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            for u in 0..n {
+                for &w in g0.neighbors(u) {
+                    if u < w {
+                        b.add_edge(u, w, rng.gen_range(1..=5));
+                    }
+                }
+            }
+            let g = b.build();
+            let part: Vec<u32> = (0..n).map(|_| rng.gen_range(0..k)).collect();
+            // Bounds that some PEs reach, so feasibility matters.
+            let bound = vec![u64::from(n / k + 2); k as usize];
+            let mut st = KwayState::new(&g, &dist, &bound, part);
+            assert!(GainCache::pays(&st));
+            let mut cache = GainCache::new(&st);
+            for v in 0..n {
+                cache.best_move(&mut st, v, true);
+            }
+            for round in 0..15 {
+                for _ in 0..20 {
+                    let v = rng.gen_range(0..n);
+                    let p = st.part[v as usize];
+                    let q = rng.gen_range(0..k);
+                    if q != p {
+                        st.apply(v, q);
+                        cache.moved(&st, v, p, q);
+                    }
+                }
+                for v in 0..n {
+                    let p = st.part[v as usize];
+                    let mut best: Option<i64> = None;
+                    for &u in g.neighbors(v) {
+                        let q = st.part[u as usize];
+                        if q != p && st.fits(v, q) {
+                            let gq = st.move_gain(v, q);
+                            best = Some(best.map_or(gq, |b| b.max(gq)));
+                        }
+                    }
+                    let got = cache.best_move(&mut st, v, true);
+                    assert_eq!(got.map(|x| x.1), best, "{spec} round {round} task {v}");
+                    // The entries are the neighbouring PEs with their weights and costs.
+                    let mut conn: Vec<(u32, u64)> = Vec::new();
+                    for (&u, &w) in g.neighbors(v).iter().zip(g.edge_weights(v)) {
+                        let r = st.part[u as usize];
+                        match conn.iter_mut().find(|x| x.0 == r) {
+                            Some(x) => x.1 += w,
+                            None => conn.push((r, w)),
+                        }
+                    }
+                    let cost_at =
+                        |q: u32| -> u64 { conn.iter().map(|&(r, w)| w * dist.get(q, r)).sum() };
+                    let o = g.csr().0[v as usize];
+                    let mut listed: Vec<(u32, u64, u64)> = cache.slot
+                        [o..o + cache.len[v as usize] as usize]
+                        .iter()
+                        .map(|e| (e.pe, e.conn, e.cost))
+                        .collect();
+                    listed.sort_unstable();
+                    let mut want: Vec<(u32, u64, u64)> =
+                        conn.iter().map(|&(r, w)| (r, w, cost_at(r))).collect();
+                    want.sort_unstable();
+                    assert_eq!(listed, want, "{spec} round {round} task {v}");
+                    assert_eq!(cache.here[v as usize], cost_at(p), "{spec} task {v}");
+                    if let Some((q, gq)) = got {
+                        assert!(st.fits(v, q));
+                        assert_eq!(st.move_gain(v, q), gq, "{spec} task {v}");
+                    }
+                }
+            }
+            for _ in 0..3 {
+                let before = st.comm_cost() as i64;
+                let mut heap = IndexedHeap::new(n as usize);
+                let d = fm_pass(&mut st, 50, &mut heap, Some(&mut cache), &mut rng);
+                assert!(d >= 0);
+                assert_eq!(before - st.comm_cost() as i64, d, "{spec}");
+            }
         }
     }
 
