@@ -331,10 +331,15 @@ struct DataLines<'a> {
 }
 
 impl<'a> DataLines<'a> {
+    /// Lines of `bytes`, after a UTF-8 byte-order mark if there is one.
     fn new(bytes: &'a [u8]) -> Self {
         Self {
             bytes,
-            pos: 0,
+            pos: if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+                3
+            } else {
+                0
+            },
             line: 0,
         }
     }
@@ -449,6 +454,20 @@ mod tests {
         let text = "3\n3 1\n1 0\n2 5\n";
         let m = Mapping::parse(text.as_bytes(), Path::new("m")).unwrap();
         assert_eq!(m.as_slice(), &[PeId(0), PeId(5), PeId(1)]);
+    }
+
+    /// A UTF-8 byte-order mark (as editors on Windows write) is skipped, in both formats.
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        let m = Mapping::parse(b"\xEF\xBB\xBF0\n2\n1\n", Path::new("a.pes")).unwrap();
+        assert_eq!(m.as_slice(), &[PeId(0), PeId(2), PeId(1)]);
+        let m = Mapping::parse(b"\xEF\xBB\xBF2\n1 3\n0 4\n", Path::new("a.map")).unwrap();
+        assert_eq!(m.as_slice(), &[PeId(4), PeId(3)]);
+        let e = Mapping::parse(b"\xEF\xBB\xBF0\nx\n", Path::new("a.pes")).unwrap_err();
+        assert!(
+            e.to_string().starts_with("a.pes:2:1: expected a number"),
+            "{e}"
+        );
     }
 
     #[test]

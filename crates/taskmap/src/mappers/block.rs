@@ -1,6 +1,7 @@
 //! Block mapping: tasks in id order fill the PEs in id order, each PE receiving a share of
-//! the total load (vertex weight 0) proportional to its capacity. With as many unit tasks
-//! as PEs of equal capacity this is the identity. O(n log k).
+//! the total load (vertex weight 0) proportional to its capacity: its hard capacity of
+//! constraint 0 when the problem has some, else the target's PE capacity. With as many
+//! unit tasks as PEs of equal capacity this is the identity. O(n log k).
 
 use taskmap_arch::PeId;
 
@@ -32,10 +33,20 @@ pub(crate) fn block_in_order(problem: &Problem, order: &[u32]) -> Mapping {
     let g = &problem.graph;
     let arch = problem.arch.as_ref();
     let k = arch.pe_count();
+    // The shares: the hard capacities of constraint 0 when there are some (a PE of
+    // capacity 0 gets nothing, unless all are 0), else the target's PE capacities.
+    let hard = problem
+        .capacities
+        .as_ref()
+        .filter(|c| (0..k).any(|p| c.get(PeId(p), 0) > 0));
+    let share = |p: u32| match hard {
+        Some(c) => c.get(PeId(p), 0),
+        None => arch.pe_capacity(PeId(p)).max(1),
+    };
     let mut cum_cap = Vec::with_capacity(k as usize);
     let mut acc = 0u64;
     for p in 0..k {
-        acc += arch.pe_capacity(PeId(p)).max(1);
+        acc = acc.saturating_add(share(p));
         cum_cap.push(acc);
     }
     let cap_sum = acc as f64;
@@ -52,4 +63,28 @@ pub(crate) fn block_in_order(problem: &Problem, order: &[u32]) -> Mapping {
         before += w;
     }
     Mapping::new(pes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::Capacities;
+
+    /// With hard capacities the shares follow them: a PE of capacity 0 gets no task and
+    /// no PE gets more than its capacity when the tasks fill them exactly.
+    #[test]
+    fn shares_follow_hard_capacities() {
+        let g = taskmap_graph::gen::ring(8);
+        let arch = taskmap_arch::parse_arch("complete:4").unwrap();
+        let mut problem = Problem::new(g, arch);
+        problem.capacities = Some(Capacities::from_vec(vec![1, 3, 0, 4], 1));
+        let m = block_in_order(&problem, &(0..8).collect::<Vec<u32>>());
+        let pes: Vec<u32> = m.as_slice().iter().map(|p| p.0).collect();
+        assert_eq!(pes, vec![0, 1, 1, 1, 3, 3, 3, 3]);
+        // Without them, equal shares.
+        problem.capacities = None;
+        let m = block_in_order(&problem, &(0..8).collect::<Vec<u32>>());
+        let pes: Vec<u32> = m.as_slice().iter().map(|p| p.0).collect();
+        assert_eq!(pes, vec![0, 0, 1, 1, 2, 2, 3, 3]);
+    }
 }

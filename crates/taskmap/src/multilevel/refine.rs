@@ -26,6 +26,11 @@
 //!   re-split by the bipartitioner's FM and flow, kept when cheaper and within the
 //!   bounds (pairs with a PE over a bound are skipped).
 //!
+//! On dense graphs (at least [`GAIN_CACHE_MIN_DEGREE`] adjacency entries per task on
+//! average) FM keeps a [`GainCache`]: each task's neighbouring PEs with their weights and
+//! candidate costs, updated in O(t) when a neighbour moves, so the `deg` gains recomputed
+//! after a move cost O(t) each instead of O(deg + t²).
+//!
 //! [`rebalance`] moves tasks out of overloaded PEs at the smallest `f_C` increase.
 
 use rand::Rng;
@@ -340,13 +345,16 @@ pub struct GainCache {
 const UNBUILT: u32 = u32::MAX;
 
 impl GainCache {
-    /// Whether FM on `state` should keep a cache: the distance table is built and the
-    /// graph has at least [`GAIN_CACHE_MIN_DEGREE`] adjacency entries per task on average.
+    /// Whether FM on `state` should keep a cache: the distance table is built, the graph
+    /// has at least [`GAIN_CACHE_MIN_DEGREE`] adjacency entries per task on average, and at
+    /// most [`GAIN_CACHE_MAX_ENTRIES`] in all.
     pub fn pays(state: &KwayState<'_>) -> bool {
         let g = state.graph;
+        let entries = g.csr().0[g.num_tasks()];
         state.dist.row(0).is_some()
             && g.num_tasks() > 0
-            && g.csr().0[g.num_tasks()] >= GAIN_CACHE_MIN_DEGREE * g.num_tasks()
+            && entries >= GAIN_CACHE_MIN_DEGREE * g.num_tasks()
+            && entries <= GAIN_CACHE_MAX_ENTRIES
     }
 
     /// An empty cache for `state`'s graph.
@@ -511,6 +519,9 @@ impl GainCache {
 
 /// [`GainCache::pays`] from this many adjacency entries per task on average.
 pub const GAIN_CACHE_MIN_DEGREE: usize = 32;
+
+/// [`GainCache::pays`] up to this many adjacency entries (24 bytes each: 768 MiB).
+pub const GAIN_CACHE_MAX_ENTRIES: usize = 1 << 25;
 
 /// Scratch of [`separable_costs`].
 #[derive(Debug, Default)]
