@@ -156,7 +156,7 @@ fn refiner_never_increases_cost_and_keeps_balance() {
             assert_eq!(c1 - c2, g2, "{spec}: FM gain");
             assert!(g2 >= 0);
             assert!(st.is_balanced(), "{spec}: FM broke balance");
-            let g3 = swap_pass(&mut st, &mut rng);
+            let g3 = swap_pass(&mut st, None, &mut rng);
             let c3 = st.comm_cost() as i64;
             assert_eq!(c2 - c3, g3, "{spec}: swap gain");
             assert!(g3 >= 0, "{spec}: swaps raised f_C by {}", -g3);

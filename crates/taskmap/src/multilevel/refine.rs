@@ -448,6 +448,38 @@ impl GainCache {
         best
     }
 
+    /// The gain of moving `v` to each neighbouring PE other than its own, into `out`.
+    fn gains(&mut self, state: &mut KwayState<'_>, v: u32, out: &mut Vec<(u32, i64)>) {
+        if self.len[v as usize] == UNBUILT {
+            self.build(state, v);
+        }
+        let p = state.part[v as usize];
+        let o = state.graph.csr().0[v as usize];
+        let here = self.here[v as usize] as i64;
+        for e in &self.slot[o..o + self.len[v as usize] as usize] {
+            if e.pe != p {
+                out.push((e.pe, here - e.cost as i64));
+            }
+        }
+    }
+
+    /// [`KwayState::move_gain`] of moving `v` to `q`, from the cache.
+    fn gain(&mut self, state: &mut KwayState<'_>, v: u32, q: u32) -> i64 {
+        if self.len[v as usize] == UNBUILT {
+            self.build(state, v);
+        }
+        let o = state.graph.csr().0[v as usize];
+        let entries = &self.slot[o..o + self.len[v as usize] as usize];
+        let cost = match entries.iter().find(|e| e.pe == q) {
+            Some(e) => e.cost,
+            None => entries
+                .iter()
+                .map(|e| e.conn * state.dist.get(q, e.pe))
+                .sum(),
+        };
+        self.here[v as usize] as i64 - cost as i64
+    }
+
     /// Task `u` has moved from PE `a` to PE `b` (`state` already shows it on `b`): updates
     /// the entries of its neighbours.
     pub fn moved(&mut self, state: &KwayState<'_>, u: u32, a: u32, b: u32) {
@@ -638,7 +670,8 @@ impl KwayRefiner {
         } else {
             0
         };
-        let mut cache = (fm_passes > 0 && GainCache::pays(state)).then(|| GainCache::new(state));
+        let mut cache = ((fm_passes > 0 || self.swap_rounds > 0) && GainCache::pays(state))
+            .then(|| GainCache::new(state));
         for _ in 0..fm_passes {
             let g = fm_pass(state, self.fm_stall, &mut heap, cache.as_mut(), rng);
             total += g;
@@ -661,7 +694,7 @@ impl KwayRefiner {
             }
         }
         for _ in 0..self.swap_rounds {
-            let g = swap_pass(state, rng);
+            let g = swap_pass(state, cache.as_mut(), rng);
             total += g;
             if g == 0 {
                 break;
@@ -809,7 +842,15 @@ pub fn fm_pass(
 }
 
 /// One round of swaps of adjacent tasks on different PEs; returns the `f_C` decrease.
-pub fn swap_pass(state: &mut KwayState<'_>, rng: &mut impl Rng) -> i64 {
+pub fn swap_pass(
+    state: &mut KwayState<'_>,
+    cache: Option<&mut GainCache>,
+    rng: &mut impl Rng,
+) -> i64 {
+    let mut cache = cache;
+    if let Some(c) = cache.as_deref_mut() {
+        c.reset();
+    }
     let n = state.graph.num_tasks();
     let mut order: Vec<u32> = local_random_order(n, rng);
     order.retain(|&v| state.is_boundary(v));
@@ -821,16 +862,21 @@ pub fn swap_pass(state: &mut KwayState<'_>, rng: &mut impl Rng) -> i64 {
             continue;
         }
         let p = state.part[v as usize];
-        state.gather(v);
-        let here = state.cost_at(p) as i64;
         gv.clear();
-        for i in 0..state.touched.len() {
-            let q = state.touched[i];
-            if q != p {
-                gv.push((q, here - state.cost_at(q) as i64));
+        match cache.as_deref_mut() {
+            Some(c) => c.gains(state, v, &mut gv),
+            None => {
+                state.gather(v);
+                let here = state.cost_at(p) as i64;
+                for i in 0..state.touched.len() {
+                    let q = state.touched[i];
+                    if q != p {
+                        gv.push((q, here - state.cost_at(q) as i64));
+                    }
+                }
+                state.clear();
             }
         }
-        state.clear();
         let mut best: Option<(u32, i64)> = None;
         for i in 0..state.graph.degree(v) {
             let u = state.graph.neighbors(v)[i];
@@ -840,7 +886,10 @@ pub fn swap_pass(state: &mut KwayState<'_>, rng: &mut impl Rng) -> i64 {
                 continue;
             }
             let g_v = gv.iter().find(|e| e.0 == q).map_or(0, |e| e.1);
-            let g_u = state.move_gain(u, p);
+            let g_u = match cache.as_deref_mut() {
+                Some(c) => c.gain(state, u, p),
+                None => state.move_gain(u, p),
+            };
             let g = g_v + g_u - 2 * (w * state.dist.get(p, q)) as i64;
             if g > best.map_or(0, |b| b.1) {
                 // Both PEs must stay within bounds (or not grow).
@@ -861,8 +910,15 @@ pub fn swap_pass(state: &mut KwayState<'_>, rng: &mut impl Rng) -> i64 {
         }
         if let Some((u, g)) = best {
             let q = state.part[u as usize];
+            // One move at a time, so that the cache sees consistent states.
             state.apply(v, q);
+            if let Some(c) = cache.as_deref_mut() {
+                c.moved(state, v, p, q);
+            }
             state.apply(u, p);
+            if let Some(c) = cache.as_deref_mut() {
+                c.moved(state, u, q, p);
+            }
             total += g;
         }
     }
@@ -1280,6 +1336,29 @@ mod tests {
                         assert_eq!(st.move_gain(v, q), gq, "{spec} task {v}");
                     }
                 }
+            }
+            // Swaps with the cache make the same swaps as without (the same exact gains,
+            // the same order).
+            for round in 0..2 {
+                let mut plain = KwayState::new(&g, &dist, &bound, st.part.clone());
+                let before = st.comm_cost() as i64;
+                let d = swap_pass(
+                    &mut st,
+                    Some(&mut cache),
+                    &mut Xoshiro256PlusPlus::seed_from_u64(round),
+                );
+                let d2 = swap_pass(
+                    &mut plain,
+                    None,
+                    &mut Xoshiro256PlusPlus::seed_from_u64(round),
+                );
+                assert_eq!(
+                    (d, &st.part),
+                    (d2, &plain.part),
+                    "{spec} swap round {round}"
+                );
+                assert_eq!(before - st.comm_cost() as i64, d, "{spec}");
+                assert!(d > 0 || round > 0, "{spec}: no swap");
             }
             for _ in 0..3 {
                 let before = st.comm_cost() as i64;
