@@ -36,7 +36,8 @@ enum Command {
     Map(MapArgs),
     /// Score a mapping on a target (the target may differ from the one it was made for).
     Eval(EvalArgs),
-    /// Run several algorithms on one problem and tabulate their results.
+    /// Run several algorithms on one problem and tabulate their results (exit 1 when none
+    /// of them gives a mapping within the constraints).
     Compare(CompareArgs),
     /// Simulate a timed program under a mapping on a wormhole-routed k-ary n-cube.
     Sim(crate::sim::SimArgs),
@@ -731,7 +732,11 @@ fn cmd_compare(a: CompareArgs) -> Result<u8> {
             }
         }
     }
-    Ok(0)
+    // Like `map`: exit 1 when the run finished but no algorithm gave a mapping within the
+    // constraints.
+    Ok(u8::from(
+        !rows.iter().any(|r| r.error.is_none() && r.feasible),
+    ))
 }
 
 fn cmd_eval(a: EvalArgs) -> Result<u8> {

@@ -350,6 +350,13 @@ fn compare_runs_every_algorithm_and_scores_it_like_eval() {
         .find(|r| r["algorithm"] == "multilevel")
         .unwrap();
     assert!(ml["comm_cost"].as_u64().unwrap() * 2 < random["comm_cost"].as_u64().unwrap());
+    // Exit 1, like `map`, when no algorithm keeps the constraints (greedy-perego leaves the
+    // loads of a static graph unbalanced), 0 when one does.
+    let o = taskmap(&["compare", "-A", "greedy-perego", "--format", "json"]);
+    assert_eq!(json(&o)[0]["feasible"], false, "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = taskmap(&["compare", "-A", "greedy-perego", "-A", "block"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 #[test]
