@@ -172,6 +172,11 @@ const BAD: &[(&str, &str)] = &[
     ("mpip_nan_volume.graphStats.txt", "2:9: value NaN is not finite"),
     ("mpip_empty_section.graphStats.txt", "1:1: the `Graph Information` section holds no edge, so the number of ranks is unknown"),
     ("mpip_sum_overflow.graphStats.txt", "3:9: the volumes add up to 2^64 or more (weights are rounded volumes, summed per pair)"),
+    ("mpip_second_section.graphStats.txt", "4:1: a second `Graph Information` section (are two files joined?); a file holds one graph"),
+    ("mpip_cr_only.graphStats.txt", "1:1: the lines end in CR alone (classic Mac OS); taskmap reads LF or CRLF line ends"),
+    ("mpip_rank_too_large.graphStats.txt", "2:5: second rank 4294967295 is too large (at most 4294967294)"),
+    ("mpip_volume_overflow.graphStats.txt", "2:9: value 1e400 does not fit in 64 bits"),
+    ("mpip_control_byte.graphStats.txt", "2:9: expected a volume (a number), found `5\\u{1b}[31m`"),
     ("bench_redefined_signal.bench", "3:1: signal `x` is defined again (already defined at 2:1)"),
     ("bench_syntax.bench", "2:9: expected `(`, found `a`"),
     ("bench_undefined_signal.bench", "3:12: signal `y` is never defined (no INPUT and no gate drives it)"),
@@ -492,6 +497,23 @@ fn mpip_rules() {
     )
     .unwrap();
     assert_eq!(h, g);
+    // Zero as written: `-0` adds no edge, `1e-400` (0 as a float) weighs 1.
+    let h = read_graph_from_bytes(
+        b"--- Graph Information ---\n0 , 1 = -0\n1 , 2 = 1e-400\n2 , 3 = 7\n--- Graph info end ---\n",
+        "z.graphStats.txt",
+        None,
+    )
+    .unwrap();
+    assert_eq!((h.num_tasks(), h.num_edges()), (4, 2));
+    assert_eq!(sorted(&h, 1), vec![(2, 1)]);
+    // mpiP content under an edge list's name: a hint, not a number error.
+    let e = read_graph_from_bytes(b"--- Graph Information ---\n0 , 1 = 5\n", "z.txt", None)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("z.txt:1:1: this is an mpiP graphStats file"),
+        "{e}"
+    );
     // The fixture copy of a real run: 64 ranks of NPB CG.
     let g = read("NPB-cg_64ranks.graphStats.txt.gz");
     assert_eq!((g.num_tasks(), g.num_edges()), (64, 184));

@@ -53,7 +53,10 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             let p = c.pos;
             let v = c.uint(what)?;
             if v >= u32::MAX as u64 {
-                return Err(c.err(p, format!("{what} {v} does not fit in 32 bits")));
+                return Err(c.err(
+                    p,
+                    format!("{what} {v} is too large (at most {})", u32::MAX - 1),
+                ));
             }
             c.skip_ws();
             let v = v as u32;
@@ -63,6 +66,12 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             }
             Ok(v)
         };
+        if looks_like_mpip(&c) {
+            return Err(c.err(
+                c.pos,
+                "this is an mpiP graphStats file, not an edge list: name it *graphStats.txt or give --graph-format mpip",
+            ));
+        }
         let u = id(&mut c, "task id")?;
         let v_pos = c.pos;
         let v = id(&mut c, "second task id")?;
@@ -127,6 +136,17 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
         };
         src.err(line_off[j], msg)
     })
+}
+
+/// Whether the cursor stands at the opening line of an mpiP graph section (dashes, then
+/// `Graph Information`).
+fn looks_like_mpip(c: &Cursor<'_>) -> bool {
+    let rest = &c.b[c.pos..];
+    let line = &rest[..rest.iter().position(|&x| x == b'\n').unwrap_or(rest.len())];
+    line.starts_with(b"-")
+        && line
+            .windows(17)
+            .any(|w| w.eq_ignore_ascii_case(b"Graph Information"))
 }
 
 /// The largest number of tasks an edge list of `m` edges may imply: `2·m + 2^24`.

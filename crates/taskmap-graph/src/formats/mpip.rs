@@ -25,12 +25,14 @@ fn is_marker(l: &[u8], text: &[u8]) -> bool {
 /// * The edges are the lines between `--------------- Graph Information----------------`
 ///   and `----------------Graph info end -------------------` (the dashes may vary, the
 ///   words are case-insensitive); every other line (the statistics that follow) is
-///   ignored. A file without the opening line, or whose section is never closed (a
-///   truncated file), is an error.
+///   ignored. A file without the opening line, whose section is never closed (a
+///   truncated file), or with a second section (two files joined) is an error, and so is
+///   a file whose lines end in CR alone.
 /// * One edge per line, `u , v = w`: ranks `u` and `v` 0-based, `w` the volume they
 ///   exchange (a decimal number, `38976.0` or `1e9`). Blank lines are skipped.
-/// * Weight `max(1, round(w))`; a volume of 0 adds no edge; a negative, NaN or infinite
-///   volume is an error, and so are weights that add up to 2^64 or more.
+/// * Weight `max(1, round(w))`; a volume of 0 (as written: `-0` is, `1e-400` is not)
+///   adds no edge; a negative, NaN or infinite volume is an error, and so are weights
+///   that add up to 2^64 or more.
 /// * A pair listed more than once (in either direction) gets the sum of its volumes.
 ///   A rank's volume to itself (`u , u = w`) does not depend on the mapping and is
 ///   dropped.
@@ -44,6 +46,12 @@ pub fn read_mpip(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> {
 
 fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
     let mut c = Cursor::new(b, path);
+    if !b.contains(&b'\n') && b.contains(&b'\r') {
+        return Err(c.err(
+            0,
+            "the lines end in CR alone (classic Mac OS); taskmap reads LF or CRLF line ends",
+        ));
+    }
     let line_at = |pos: usize| {
         let end = b[pos..]
             .iter()
@@ -81,6 +89,12 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
         if is_marker(line_at(c.pos), END) {
             break;
         }
+        if is_marker(line_at(c.pos), START) {
+            return Err(c.err(
+                c.pos,
+                "a `Graph Information` line inside the section (the one before is not closed)",
+            ));
+        }
         c.skip_ws();
         if c.at_eol() {
             continue;
@@ -92,9 +106,14 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             while let Some(d) = c.peek().filter(u8::is_ascii_digit) {
                 v = v * 10 + u64::from(d - b'0');
                 if v >= u64::from(u32::MAX) {
+                    let digits = c.b[p..].iter().take_while(|x| x.is_ascii_digit()).count();
                     return Err(c.err(
                         p,
-                        format!("{what} {} does not fit in 32 bits", c.token_text(p)),
+                        format!(
+                            "{what} {} is too large (at most {})",
+                            String::from_utf8_lossy(&c.b[p..p + digits]),
+                            u32::MAX - 1
+                        ),
                     ));
                 }
                 c.pos += 1;
@@ -139,13 +158,14 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
         let v = rank(&mut c, "second rank")?;
         expect(&mut c, b'=', "the second rank")?;
         let w_pos = c.pos;
-        if c.peek() == Some(b'-') {
+        let negative = c.peek() == Some(b'-');
+        let w = c.real_weight("a volume (a number)")?;
+        if negative && w != 0 {
             return Err(c.err(
                 w_pos,
                 format!("volume must not be negative, found {}", c.token_text(w_pos)),
             ));
         }
-        let w = c.real_weight("a volume (a number)")?;
         c.skip_ws();
         if !c.at_eol() {
             return Err(c.err(
@@ -169,6 +189,16 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
         tail.push(u);
         head.push(v);
         weight.push(w);
+    }
+    // The statistics after the section are ignored, but a second section (two files
+    // joined, as `cat a.gz b.gz` makes them) is not.
+    while c.next_line() {
+        if is_marker(line_at(c.pos), START) {
+            return Err(c.err(
+                c.pos,
+                "a second `Graph Information` section (are two files joined?); a file holds one graph",
+            ));
+        }
     }
     let Some(max_id) = max_id else {
         return Err(c.err(

@@ -166,10 +166,20 @@ impl<'a> Cursor<'a> {
         i
     }
 
-    /// The token starting at `from`, for messages.
+    /// The token starting at `from`, for messages (control characters escaped, so that a
+    /// stray byte neither hides nor reaches the terminal raw).
     pub fn token_text(&self, from: usize) -> String {
         let end = self.token_end(from).min(from + 40);
-        String::from_utf8_lossy(&self.b[from.min(end)..end]).into_owned()
+        String::from_utf8_lossy(&self.b[from.min(end)..end])
+            .chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
     }
 
     /// Reads a non-negative integer at the cursor. `what` names it in errors.
@@ -234,9 +244,9 @@ impl<'a> Cursor<'a> {
         self.err(start, msg)
     }
 
-    /// Reads a real number (`what` names it in errors) as an edge weight: 0 for zero, else
-    /// `max(1, round(|x|))`. NaN, infinities and values that round to 2^64 or more are
-    /// errors.
+    /// Reads a real number (`what` names it in errors) as an edge weight: 0 for zero (as
+    /// written: `1e-400` is not zero), else `max(1, round(|x|))`. NaN, infinities and
+    /// values that round to 2^64 or more are errors.
     pub fn real_weight(&mut self, what: &str) -> Result<u64, GraphError> {
         let p = self.pos;
         let end = self.token_end(p);
@@ -253,11 +263,21 @@ impl<'a> Cursor<'a> {
                 ))
             }
         };
+        let text = tok.unwrap_or_default();
         if !x.is_finite() {
-            return Err(self.err(p, format!("value {x} is not finite")));
+            let literal = text.to_ascii_lowercase();
+            return Err(if literal.contains("inf") || literal.contains("nan") {
+                self.err(p, format!("value {x} is not finite"))
+            } else {
+                // A number too large for a float, such as 1e400.
+                self.err(p, format!("value {text} does not fit in 64 bits"))
+            });
         }
         self.pos = end;
-        if x == 0.0 {
+        // Zero as written: a positive value too small for a float (1e-400) is no zero.
+        let mantissa = text.split(['e', 'E']).next().unwrap_or_default();
+        let written_zero = !mantissa.bytes().any(|c| (b'1'..=b'9').contains(&c));
+        if x == 0.0 && written_zero {
             Ok(0)
         } else if x.abs().round() >= 18_446_744_073_709_551_616.0 {
             Err(self.err(p, format!("value {x} does not fit in 64 bits")))
