@@ -524,25 +524,34 @@ impl GainCache {
             }
             debug_assert!(ia != usize::MAX, "a neighbour's old PE is listed");
             entries[ia].conn -= w;
+            let a_gone = entries[ia].conn == 0;
             if ib != usize::MAX {
                 entries[ib].conn += w;
+                if a_gone {
+                    len -= 1;
+                    entries.swap(ia, len);
+                }
             } else {
-                // A PE new to `v`: its cost from scratch, with the updated weights.
+                // A PE new to `v`: its cost from scratch, with the updated weights. It
+                // takes `a`'s slot when `a` has no edge left (with every neighbour on a PE
+                // of its own the slots are full), else the next one (`v` then has fewer
+                // PEs than edges).
                 let cost = entries
                     .iter()
                     .map(|e| e.conn * u64::from(rb[e.pe as usize]))
                     .sum();
-                debug_assert!(o + len < xadj[vi + 1], "more PEs than edges");
-                self.slot[o + len] = CachedPe {
+                let entry = CachedPe {
                     pe: b,
                     conn: w,
                     cost,
                 };
-                len += 1;
-            }
-            if self.slot[o + ia].conn == 0 {
-                len -= 1;
-                self.slot.swap(o + ia, o + len);
+                if a_gone {
+                    entries[ia] = entry;
+                } else {
+                    assert!(o + len < xadj[vi + 1], "more PEs than edges");
+                    self.slot[o + len] = entry;
+                    len += 1;
+                }
             }
             self.len[vi] = len as u32;
         }
@@ -1257,16 +1266,21 @@ mod tests {
     #[test]
     fn gain_cache_follows_moves() {
         use rand::Rng;
-        for (spec, seed) in [
-            ("torus:4x4", 7u64),
-            ("tree:4:4/1:10", 8),
-            ("hypercube:5", 9),
+        // Dense graphs on few PEs, and sparse ones on many, where a task's neighbours often
+        // sit on as many PEs as it has edges (its slots full) when one moves to a PE new
+        // to it.
+        for (spec, seed, degree) in [
+            ("torus:4x4", 7u64, 40.0),
+            ("tree:4:4/1:10", 8, 40.0),
+            ("hypercube:5", 9, 40.0),
+            ("torus:16x16", 10, 3.0),
+            ("hypercube:8", 11, 6.0),
         ] {
             let arch = taskmap_arch::parse_arch(spec).unwrap();
             let dist = DistTable::new(arch.as_ref());
             let k = dist.k();
             let n = 200u32;
-            let g0 = taskmap_graph::gen::random_graph(n, 40.0, seed);
+            let g0 = taskmap_graph::gen::random_graph(n, degree, seed);
             let mut b = taskmap_graph::GraphBuilder::new(n as usize, 1);
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
             for u in 0..n {
@@ -1281,7 +1295,7 @@ mod tests {
             // Bounds that some PEs reach, so feasibility matters.
             let bound = vec![u64::from(n / k + 2); k as usize];
             let mut st = KwayState::new(&g, &dist, &bound, part);
-            assert!(GainCache::pays(&st));
+            assert_eq!(GainCache::pays(&st), degree >= 32.0, "{spec}");
             let mut cache = GainCache::new(&st);
             for v in 0..n {
                 cache.best_move(&mut st, v, true);
@@ -1358,7 +1372,7 @@ mod tests {
                     "{spec} swap round {round}"
                 );
                 assert_eq!(before - st.comm_cost() as i64, d, "{spec}");
-                assert!(d > 0 || round > 0, "{spec}: no swap");
+                assert!(d > 0 || round > 0 || degree < 32.0, "{spec}: no swap");
             }
             for _ in 0..3 {
                 let before = st.comm_cost() as i64;
