@@ -1198,6 +1198,23 @@ mod tests {
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
+    /// A random graph of `n` tasks and mean degree `degree` with edge weights 1-5, and the
+    /// generator that drew the weights (for what the test draws next).
+    fn random_weighted(n: u32, degree: f64, seed: u64) -> (TaskGraph, Xoshiro256PlusPlus) {
+        use rand::Rng;
+        let g0 = taskmap_graph::gen::random_graph(n, degree, seed);
+        let mut b = taskmap_graph::GraphBuilder::new(n as usize, 1);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        for u in 0..n {
+            for &w in g0.neighbors(u) {
+                if u < w {
+                    b.add_edge(u, w, rng.gen_range(1..=5));
+                }
+            }
+        }
+        (b.build(), rng)
+    }
+
     /// `best_move` on dense graphs (more than 8 neighbouring PEs, so the contiguous and the
     /// per-digit cost paths run) equals a naive selection: the gains of `move_gain` over
     /// the neighbours' PEs in order of first appearance, ties to the lower load, then the
@@ -1215,18 +1232,7 @@ mod tests {
             let arch = taskmap_arch::parse_arch(spec).unwrap();
             let dist = DistTable::new(arch.as_ref());
             let k = dist.k();
-            // Edge weights 1-5 on a random graph of mean degree 60.
-            let g0 = taskmap_graph::gen::random_graph(300, 60.0, seed);
-            let mut b = taskmap_graph::GraphBuilder::new(300, 1);
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            for u in 0..300u32 {
-                for &w in g0.neighbors(u) {
-                    if u < w {
-                        b.add_edge(u, w, rng.gen_range(1..=5));
-                    }
-                }
-            }
-            let g = b.build();
+            let (g, mut rng) = random_weighted(300, 60.0, seed);
             let part: Vec<u32> = (0..300).map(|_| rng.gen_range(0..k)).collect();
             let bound = vec![u64::MAX; k as usize];
             let mut st = KwayState::new(&g, &dist, &bound, part.clone());
@@ -1280,17 +1286,7 @@ mod tests {
             let dist = DistTable::new(arch.as_ref());
             let k = dist.k();
             let n = 200u32;
-            let g0 = taskmap_graph::gen::random_graph(n, degree, seed);
-            let mut b = taskmap_graph::GraphBuilder::new(n as usize, 1);
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            for u in 0..n {
-                for &w in g0.neighbors(u) {
-                    if u < w {
-                        b.add_edge(u, w, rng.gen_range(1..=5));
-                    }
-                }
-            }
-            let g = b.build();
+            let (g, mut rng) = random_weighted(n, degree, seed);
             let part: Vec<u32> = (0..n).map(|_| rng.gen_range(0..k)).collect();
             // Bounds that some PEs reach, so feasibility matters.
             let bound = vec![u64::from(n / k + 2); k as usize];
