@@ -40,6 +40,10 @@ def scale_grf(src, dst, diameter):
     onto torus:8x8x16, weights up to 8.9e7), and maps them once they are scaled down;
     its mapping is then scored on the original weights."""
     lines = open(src).read().split("\n")
+    if lines[2].split()[1][-2] != "1":
+        # No edge weights (all 1): nothing to scale.
+        shutil.copyfile(src, dst)
+        return 1
     rows = [l.split() for l in lines[3:] if l.strip()]
     wmax = max((int(t[1 + 2 * i]) for t in rows for i in range(int(t[0]))), default=1)
     s = max(1, -(-wmax * diameter // (1 << 27)))
@@ -64,9 +68,12 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     gmap = shutil.which("scotch_gmap") or shutil.which("gmap")
-    pattern = "*_64ranks.graphStats.txt.gz" if args.ranks == "64" else "*_1[01]*ranks.graphStats.txt.gz"
-    files = sorted(f for f in glob.glob(os.path.join(DATA, pattern))
-                   if not os.path.basename(f).startswith(STARS))
+    def ranks(f):
+        return int(re.search(r"_(\d+)ranks\.", os.path.basename(f)).group(1))
+
+    files = sorted(f for f in glob.glob(os.path.join(DATA, "*ranks.graphStats.txt.gz"))
+                   if not os.path.basename(f).startswith(STARS)
+                   and (ranks(f) == 64 if args.ranks == "64" else ranks(f) >= 1000))
     if not files:
         sys.exit("no graphs under " + DATA)
     print("taskmap %s, preset %s, seed %d, one thread; Scotch: %s" % (TM, args.preset, args.seed, gmap))
@@ -93,8 +100,14 @@ def main():
                 sgrf = os.path.join(work, "scaled.grf")
                 scale = scale_grf(grf, sgrf, json.loads(arch)["diameter"])
                 smap = os.path.join(work, "s.map")
+                if os.path.exists(smap):
+                    os.remove(smap)
                 try:
                     _, ts, _ = timed(["timeout", "120", gmap, "-b0.03", sgrf, tgt, smap])
+                    if not os.path.exists(smap) or os.path.getsize(smap) == 0:
+                        # `timed` lets exit 1 through (taskmap's "infeasible"); for Scotch
+                        # it is an error, after which it wrote no mapping.
+                        raise RuntimeError("scotch: no mapping written")
                 except RuntimeError as e:
                     # A crash or a hang (120 s) of Scotch.
                     print("%-24s %-16s %-8s %s" % (name, spec, "scotch", str(e).split(": ")[0][-40:]), flush=True)

@@ -37,7 +37,7 @@ enum Command {
     /// Score a mapping on a target (the target may differ from the one it was made for).
     Eval(EvalArgs),
     /// Run several algorithms on one problem and tabulate their results (exit 1 when none
-    /// of them gives a mapping within the constraints).
+    /// of them gives a mapping within the constraints, 2 when none could map).
     Compare(CompareArgs),
     /// Simulate a timed program under a mapping on a wormhole-routed k-ary n-cube.
     Sim(crate::sim::SimArgs),
@@ -732,11 +732,15 @@ fn cmd_compare(a: CompareArgs) -> Result<u8> {
             }
         }
     }
-    // Like `map`: exit 1 when the run finished but no algorithm gave a mapping within the
-    // constraints.
-    Ok(u8::from(
-        !rows.iter().any(|r| r.error.is_none() && r.feasible),
-    ))
+    // Like `map`: exit 2 when no algorithm could map at all, 1 when none gave a mapping
+    // within the constraints.
+    Ok(if rows.iter().all(|r| r.error.is_some()) {
+        2
+    } else if rows.iter().any(|r| r.error.is_none() && r.feasible) {
+        0
+    } else {
+        1
+    })
 }
 
 fn cmd_eval(a: EvalArgs) -> Result<u8> {

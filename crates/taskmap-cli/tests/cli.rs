@@ -357,6 +357,20 @@ fn compare_runs_every_algorithm_and_scores_it_like_eval() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let o = taskmap(&["compare", "-A", "greedy-perego", "-A", "block"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Exit 2 when no algorithm could map (greedy-perego needs routes), 1 when one could.
+    let o = taskmap(&["compare", "-A", "greedy-perego", "-a", "complete:16"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stdout(&o).contains("not applicable"), "{}", stdout(&o));
+    let o = taskmap(&[
+        "compare",
+        "-A",
+        "greedy-perego",
+        "-A",
+        "greedy-perego",
+        "-a",
+        "torus:4x4",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
 
 #[test]

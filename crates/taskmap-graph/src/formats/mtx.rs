@@ -33,9 +33,10 @@ enum Field {
 /// * Then exactly `nnz` entries `i j [value]`, one per line, ids in `1..=rows`; fewer or
 ///   more entries are errors.
 /// * Weight of an entry: `pattern` -> 1; `integer` -> `|value|`; `real` ->
-///   `max(1, round(|value|))`, an error from 2^64 on. Entries whose value is zero (integer or
-///   real) are dropped, and so are diagonal entries `(i, i)`. NaN and infinite values are
-///   errors.
+///   `max(1, round(|value|))`, an error from 2^64 on. Entries whose value is zero as
+///   written (integer or real; a real such as `1e-400` that is zero only as a float weighs 1)
+///   are dropped, and so are diagonal entries `(i, i)`. NaN and infinite values, and reals
+///   too large for a float (`1e400`), are errors.
 /// * The weight of the undirected edge `{i, j}` is the sum of the weights of all entries
 ///   `(i, j)` and `(j, i)`: for a general matrix `w(a_ij) + w(a_ji)`, for a symmetric one
 ///   the weight of the single stored entry; repeated entries are summed too. The weights of

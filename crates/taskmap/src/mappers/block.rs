@@ -33,21 +33,23 @@ pub(crate) fn block_in_order(problem: &Problem, order: &[u32]) -> Mapping {
     let g = &problem.graph;
     let arch = problem.arch.as_ref();
     let k = arch.pe_count();
-    // The shares: the hard capacities of constraint 0 when there are some (a PE of
+    // The shares: the hard capacities of constraint 0 when there are some, as the mappers
+    // bound loads with them (`Problem::max_loads`: at most the total weight each; a PE of
     // capacity 0 gets nothing, unless all are 0), else the target's PE capacities.
     let hard = problem
         .capacities
         .as_ref()
-        .filter(|c| (0..k).any(|p| c.get(PeId(p), 0) > 0));
-    let share = |p: u32| match hard {
-        Some(c) => c.get(PeId(p), 0),
+        .map(|_| problem.max_loads(0))
+        .filter(|m| m.iter().any(|&c| c > 0));
+    let share = |p: u32| match &hard {
+        Some(m) => m[p as usize],
         None => arch.pe_capacity(PeId(p)).max(1),
     };
     let mut cum_cap = Vec::with_capacity(k as usize);
-    let mut acc = 0u64;
+    let mut acc = 0u128;
     for p in 0..k {
-        acc = acc.saturating_add(share(p));
-        cum_cap.push(acc);
+        acc += u128::from(share(p));
+        cum_cap.push(acc as f64);
     }
     let cap_sum = acc as f64;
     // Zero-weight tasks count as weight 1 so that they spread too.
@@ -58,7 +60,7 @@ pub(crate) fn block_in_order(problem: &Problem, order: &[u32]) -> Mapping {
     for &t in order {
         let w = weight(t) as f64;
         let x = (before + w / 2.0) / total * cap_sum;
-        let p = cum_cap.partition_point(|&c| (c as f64) <= x);
+        let p = cum_cap.partition_point(|&c| c <= x);
         pes[t as usize] = PeId((p as u32).min(k - 1));
         before += w;
     }
@@ -81,6 +83,12 @@ mod tests {
         let m = block_in_order(&problem, &(0..8).collect::<Vec<u32>>());
         let pes: Vec<u32> = m.as_slice().iter().map(|p| p.0).collect();
         assert_eq!(pes, vec![0, 1, 1, 1, 3, 3, 3, 3]);
+        // Capacities far above the load count as the load (they once summed past 2^64
+        // and sent every task to PE 0).
+        problem.capacities = Some(Capacities::from_vec(vec![u64::MAX; 4], 1));
+        let m = block_in_order(&problem, &(0..8).collect::<Vec<u32>>());
+        let pes: Vec<u32> = m.as_slice().iter().map(|p| p.0).collect();
+        assert_eq!(pes, vec![0, 0, 1, 1, 2, 2, 3, 3]);
         // Without them, equal shares.
         problem.capacities = None;
         let m = block_in_order(&problem, &(0..8).collect::<Vec<u32>>());

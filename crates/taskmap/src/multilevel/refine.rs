@@ -357,8 +357,13 @@ impl GainCache {
             && entries <= GAIN_CACHE_MAX_ENTRIES
     }
 
-    /// An empty cache for `state`'s graph.
+    /// An empty cache for `state`'s graph. Panics without the distance table
+    /// ([`DistTable::row`]; [`Self::pays`] checks it).
     pub fn new(state: &KwayState<'_>) -> Self {
+        assert!(
+            state.dist.row(0).is_some() || state.dist.k() == 0,
+            "a gain cache needs the distance table"
+        );
         let n = state.graph.num_tasks();
         Self {
             len: vec![UNBUILT; n],
@@ -483,6 +488,9 @@ impl GainCache {
     /// Task `u` has moved from PE `a` to PE `b` (`state` already shows it on `b`): updates
     /// the entries of its neighbours.
     pub fn moved(&mut self, state: &KwayState<'_>, u: u32, a: u32, b: u32) {
+        if a == b {
+            return;
+        }
         let (Some(ra), Some(rb)) = (state.dist.row(a), state.dist.row(b)) else {
             unreachable!("a gain cache needs the distance table");
         };
