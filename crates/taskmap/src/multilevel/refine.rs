@@ -771,10 +771,10 @@ pub fn fm_pass(
     state: &mut KwayState<'_>,
     stall: usize,
     heap: &mut IndexedHeap,
-    cache: Option<&mut GainCache>,
+    mut cache: Option<&mut GainCache>,
     rng: &mut impl Rng,
 ) -> i64 {
-    let mut cache = cache;
+    // Entries from before the pass may be stale.
     if let Some(c) = cache.as_deref_mut() {
         c.reset();
     }
@@ -861,10 +861,9 @@ pub fn fm_pass(
 /// One round of swaps of adjacent tasks on different PEs; returns the `f_C` decrease.
 pub fn swap_pass(
     state: &mut KwayState<'_>,
-    cache: Option<&mut GainCache>,
+    mut cache: Option<&mut GainCache>,
     rng: &mut impl Rng,
 ) -> i64 {
-    let mut cache = cache;
     if let Some(c) = cache.as_deref_mut() {
         c.reset();
     }
