@@ -85,6 +85,57 @@ fn map_then_eval_agree() {
     }
 }
 
+/// MPI ranks from an mpiP communication graph, one per core: `map` reads the graphStats
+/// file directly, respects `--capacity 1`, and `eval` scores the written mapping alike; the
+/// multilevel mapper beats placing the ranks in order on this 64-rank CG run.
+#[test]
+fn mpip_graph_maps_one_rank_per_core() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = fixture("NPB-cg_64ranks.graphStats.txt.gz");
+    let mut f_c = Vec::new();
+    for alg in ["multilevel", "block"] {
+        let out = dir.path().join(format!("{alg}.pes")).display().to_string();
+        let o = taskmap(&[
+            "map",
+            "-g",
+            &g,
+            "-a",
+            "torus:4x4x4",
+            "-A",
+            alg,
+            "--capacity",
+            "1",
+            "-o",
+            &out,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let report = json(&o);
+        assert_eq!(report["evaluation"]["loads"][0]["max"], 1);
+        let o = taskmap(&[
+            "eval",
+            "-g",
+            &g,
+            "-a",
+            "torus:4x4x4",
+            "-m",
+            &out,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(report["evaluation"]["comm_cost"], json(&o)["comm_cost"]);
+        f_c.push(json(&o)["comm_cost"].as_u64().unwrap());
+    }
+    assert!(
+        f_c[0] < f_c[1],
+        "multilevel {} against block {}",
+        f_c[0],
+        f_c[1]
+    );
+}
+
 #[test]
 fn eval_exits_1_when_balance_or_capacity_is_violated() {
     let dir = tempfile::tempdir().unwrap();
