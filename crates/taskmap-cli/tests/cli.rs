@@ -30,6 +30,28 @@ fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{}: {}", e, stdout(o)))
 }
 
+/// `map -g graph -a arch -A alg [extra] -o out --format json`, then `eval` of `out` on the
+/// same target: both must exit 0; returns the two JSON reports.
+fn map_then_eval(
+    graph: &str,
+    arch: &str,
+    alg: &str,
+    extra: &[&str],
+    out: &str,
+) -> (serde_json::Value, serde_json::Value) {
+    let mut args = vec!["map", "-g", graph, "-a", arch, "-A", alg];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["-o", out, "--format", "json"]);
+    let o = taskmap(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report = json(&o);
+    let o = taskmap(&[
+        "eval", "-g", graph, "-a", arch, "-m", out, "--format", "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    (report, json(&o))
+}
+
 #[test]
 fn map_without_input_maps_the_embedded_example() {
     let o = taskmap(&["map"]);
@@ -45,34 +67,7 @@ fn map_then_eval_agree() {
     let g = fixture("delaunay_n10.graph");
     for (name, alg) in [("a.map", "random"), ("b.pes", "block")] {
         let out = dir.path().join(name).display().to_string();
-        let o = taskmap(&[
-            "map",
-            "-g",
-            &g,
-            "-a",
-            "torus:4x4",
-            "-A",
-            alg,
-            "-o",
-            &out,
-            "--format",
-            "json",
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let report = json(&o);
-        let o = taskmap(&[
-            "eval",
-            "-g",
-            &g,
-            "-a",
-            "torus:4x4",
-            "-m",
-            &out,
-            "--format",
-            "json",
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let e = json(&o);
+        let (report, e) = map_then_eval(&g, "torus:4x4", alg, &[], &out);
         assert_eq!(report["evaluation"]["comm_cost"], e["comm_cost"]);
         assert_eq!(report["evaluation"]["edge_cut"], e["edge_cut"]);
         assert_eq!(e["tasks"], 1024);
@@ -95,38 +90,10 @@ fn mpip_graph_maps_one_rank_per_core() {
     let mut f_c = Vec::new();
     for alg in ["multilevel", "block"] {
         let out = dir.path().join(format!("{alg}.pes")).display().to_string();
-        let o = taskmap(&[
-            "map",
-            "-g",
-            &g,
-            "-a",
-            "torus:4x4x4",
-            "-A",
-            alg,
-            "--capacity",
-            "1",
-            "-o",
-            &out,
-            "--format",
-            "json",
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let report = json(&o);
+        let (report, e) = map_then_eval(&g, "torus:4x4x4", alg, &["--capacity", "1"], &out);
         assert_eq!(report["evaluation"]["loads"][0]["max"], 1);
-        let o = taskmap(&[
-            "eval",
-            "-g",
-            &g,
-            "-a",
-            "torus:4x4x4",
-            "-m",
-            &out,
-            "--format",
-            "json",
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        assert_eq!(report["evaluation"]["comm_cost"], json(&o)["comm_cost"]);
-        f_c.push(json(&o)["comm_cost"].as_u64().unwrap());
+        assert_eq!(report["evaluation"]["comm_cost"], e["comm_cost"]);
+        f_c.push(e["comm_cost"].as_u64().unwrap());
     }
     assert!(
         f_c[0] < f_c[1],
