@@ -78,16 +78,9 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
         let w = if c.at_eol() {
             1
         } else {
-            let w = c.uint_min("edge weight", 1)?;
-            c.skip_ws();
-            w
+            c.uint_min("edge weight", 1)?
         };
-        if !c.at_eol() {
-            return Err(c.err(
-                c.pos,
-                format!("unexpected `{}` after `u v [w]`", c.token_text(c.pos)),
-            ));
-        }
+        c.end_line("`u v [w]`")?;
         if u == v {
             return Err(c.err(v_pos, format!("self-loop {u}-{u}")));
         }

@@ -97,16 +97,7 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
                 return Err(c.err(p, format!("ncon {v} is too large")));
             }
             ncon = v as usize;
-            c.skip_ws();
-            if !c.at_eol() {
-                return Err(c.err(
-                    c.pos,
-                    format!(
-                        "unexpected `{}` after the header `n m fmt ncon`",
-                        c.token_text(c.pos)
-                    ),
-                ));
-            }
+            c.end_line("the header `n m fmt ncon`")?;
         }
     }
     let mut more = c.next_line();

@@ -166,16 +166,7 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
                 format!("volume must not be negative, found {}", c.token_text(w_pos)),
             ));
         }
-        c.skip_ws();
-        if !c.at_eol() {
-            return Err(c.err(
-                c.pos,
-                format!(
-                    "unexpected `{}` after `u , v = volume`",
-                    c.token_text(c.pos)
-                ),
-            ));
-        }
+        c.end_line("`u , v = volume`")?;
         lines += 1;
         if w == 0 || u == v {
             continue;

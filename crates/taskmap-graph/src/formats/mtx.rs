@@ -194,13 +194,7 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             }
             Field::Real => c.real_weight("a real value")?,
         };
-        c.skip_ws();
-        if !c.at_eol() {
-            return Err(c.err(
-                c.pos,
-                format!("unexpected `{}` after the entry", c.token_text(c.pos)),
-            ));
-        }
+        c.end_line("the entry")?;
         if w != 0 && i != j {
             // Entries of one edge are summed: their total bounds every edge weight.
             total = total.checked_add(w).ok_or_else(|| {

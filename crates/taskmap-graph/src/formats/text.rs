@@ -138,6 +138,19 @@ impl<'a> Cursor<'a> {
         self.pos >= self.b.len() || self.b[self.pos] == b'\n'
     }
 
+    /// Skips separators and requires the end of the line: else an error at the first
+    /// extra token, "unexpected `token` after {after}".
+    pub fn end_line(&mut self, after: &str) -> Result<(), GraphError> {
+        self.skip_ws();
+        if self.at_eol() {
+            return Ok(());
+        }
+        Err(self.err(
+            self.pos,
+            format!("unexpected `{}` after {after}", self.token_text(self.pos)),
+        ))
+    }
+
     /// Moves past the next `\n`. Returns whether one was found, i.e. whether another line
     /// (possibly empty) follows.
     #[inline]

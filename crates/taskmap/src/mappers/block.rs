@@ -1,8 +1,8 @@
 //! Block mapping: tasks in id order fill the PEs in id order, each PE receiving a share of
 //! the total load (vertex weight 0) proportional to its capacity: its load bound of
 //! constraint 0 under hard capacities (`Problem::max_loads`), else the target's PE
-//! capacity. With as many
-//! unit tasks as PEs of equal capacity this is the identity. O(n log k).
+//! capacity. With as many unit tasks as PEs of equal capacity this is the identity.
+//! O(n log k).
 
 use taskmap_arch::PeId;
 

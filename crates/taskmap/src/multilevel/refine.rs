@@ -176,12 +176,28 @@ impl<'a> KwayState<'a> {
     /// Whether `q` can take `v` without exceeding a bound.
     #[inline]
     pub fn fits(&self, v: u32, q: u32) -> bool {
+        if self.ncon == 1 {
+            // The common case, without the general loop.
+            return self.loads[q as usize] + self.graph.vertex_weight(v, 0)
+                <= self.bound[q as usize];
+        }
         let base = q as usize * self.ncon;
         self.graph
             .vertex_weights(v)
             .iter()
             .enumerate()
             .all(|(c, &w)| self.loads[base + c] + w <= self.bound[base + c])
+    }
+
+    /// Whether moving to `q` with gain `g` beats `best`: a higher gain, or the same gain
+    /// and a lower load (constraint 0) on `q`.
+    #[inline]
+    fn beats(&self, q: u32, g: i64, best: Option<(u32, i64)>) -> bool {
+        best.is_none_or(|(bq, bg)| {
+            g > bg
+                || (g == bg
+                    && self.loads[q as usize * self.ncon] < self.loads[bq as usize * self.ncon])
+        })
     }
 
     /// Whether `p` exceeds a bound.
@@ -287,16 +303,7 @@ impl<'a> KwayState<'a> {
                 continue;
             }
             let g = here - cost(self, i, q) as i64;
-            let better = match best {
-                None => true,
-                Some((bq, bg)) => {
-                    g > bg
-                        || (g == bg
-                            && self.loads[q as usize * self.ncon]
-                                < self.loads[bq as usize * self.ncon])
-                }
-            };
-            if better {
+            if self.beats(q, g, best) {
                 best = Some((q, g));
             }
         }
@@ -415,14 +422,12 @@ impl GainCache {
         if !state.movable(v) {
             return None;
         }
-        if self.len[v as usize] == UNBUILT {
-            self.build(state, v);
-        }
+        self.build_if_needed(state, v);
         let p = state.part[v as usize];
-        let o = state.graph.csr().0[v as usize];
         let here = self.here[v as usize] as i64;
+        // `KwayState::beats` and `fits`, spelled out on locals: through the methods this
+        // loop made AMG2013 onto torus:8x8x16 take 3.74 s instead of 3.37 s.
         let ncon = state.ncon;
-        // One constraint (the common case): the bound check without the general loop.
         let w0 = state.graph.vertex_weight(v, 0);
         let fits = |q: u32| {
             if ncon == 1 {
@@ -432,7 +437,7 @@ impl GainCache {
             }
         };
         let mut best: Option<(u32, i64)> = None;
-        for e in &self.slot[o..o + self.len[v as usize] as usize] {
+        for e in &self.slot[self.entries(state, v)] {
             let q = e.pe;
             if q == p {
                 continue;
@@ -455,13 +460,10 @@ impl GainCache {
 
     /// The gain of moving `v` to each neighbouring PE other than its own, into `out`.
     fn gains(&mut self, state: &mut KwayState<'_>, v: u32, out: &mut Vec<(u32, i64)>) {
-        if self.len[v as usize] == UNBUILT {
-            self.build(state, v);
-        }
+        self.build_if_needed(state, v);
         let p = state.part[v as usize];
-        let o = state.graph.csr().0[v as usize];
         let here = self.here[v as usize] as i64;
-        for e in &self.slot[o..o + self.len[v as usize] as usize] {
+        for e in &self.slot[self.entries(state, v)] {
             if e.pe != p {
                 out.push((e.pe, here - e.cost as i64));
             }
@@ -470,19 +472,37 @@ impl GainCache {
 
     /// [`KwayState::move_gain`] of moving `v` to `q`, from the cache.
     fn gain(&mut self, state: &mut KwayState<'_>, v: u32, q: u32) -> i64 {
+        self.build_if_needed(state, v);
+        let cost = self.cost_of(state, v, q);
+        self.here[v as usize] as i64 - cost as i64
+    }
+
+    /// Builds the entry of `v` unless it is built.
+    #[inline]
+    fn build_if_needed(&mut self, state: &mut KwayState<'_>, v: u32) {
         if self.len[v as usize] == UNBUILT {
             self.build(state, v);
         }
+    }
+
+    /// Where the built entry of `v` lies in `slot`.
+    #[inline]
+    fn entries(&self, state: &KwayState<'_>, v: u32) -> std::ops::Range<usize> {
         let o = state.graph.csr().0[v as usize];
-        let entries = &self.slot[o..o + self.len[v as usize] as usize];
-        let cost = match entries.iter().find(|e| e.pe == q) {
+        o..o + self.len[v as usize] as usize
+    }
+
+    /// The cost of `v`'s edges if `v` sat on `q`, from its built entry: the stored cost
+    /// when `q` is listed, else summed over the listed PEs.
+    fn cost_of(&self, state: &KwayState<'_>, v: u32, q: u32) -> u64 {
+        let entries = &self.slot[self.entries(state, v)];
+        match entries.iter().find(|e| e.pe == q) {
             Some(e) => e.cost,
             None => entries
                 .iter()
                 .map(|e| e.conn * state.dist.get(q, e.pe))
                 .sum(),
-        };
-        self.here[v as usize] as i64 - cost as i64
+        }
     }
 
     /// Task `u` has moved from PE `a` to PE `b` (`state` already shows it on `b`): updates
@@ -498,16 +518,8 @@ impl GainCache {
         let xadj = g.csr().0;
         let ui = u as usize;
         if self.len[ui] != UNBUILT {
-            // `b` is a candidate of `u`: its cost is `u`'s new cost where it sits.
-            let o = xadj[ui];
-            let entries = &self.slot[o..o + self.len[ui] as usize];
-            self.here[ui] = match entries.iter().find(|e| e.pe == b) {
-                Some(e) => e.cost,
-                None => entries
-                    .iter()
-                    .map(|e| e.conn * u64::from(rb[e.pe as usize]))
-                    .sum(),
-            };
+            // `u`'s new cost where it sits (`b` is usually one of its candidates).
+            self.here[ui] = self.cost_of(state, u, b);
         }
         for (&v, &w) in g.neighbors(u).iter().zip(g.edge_weights(u)) {
             let vi = v as usize;
