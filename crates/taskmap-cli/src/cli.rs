@@ -41,6 +41,9 @@ enum Command {
     Compare(CompareArgs),
     /// Simulate a timed program under a mapping on a wormhole-routed k-ary n-cube.
     Sim(crate::sim::SimArgs),
+    /// Allocate a heterogeneous program's tasks to a multi-cluster with MATEHa (or read an
+    /// allocation), simulate it with SIMULHa, optionally against the exhaustive optimum.
+    Hetero(crate::hetero::HeteroArgs),
     /// Show a target architecture: PE count, diameter, mean distance, distances.
     Arch(ArchArgs),
     /// Generate a task graph.
@@ -264,6 +267,7 @@ pub fn run() -> Result<u8> {
         Command::Eval(a) => cmd_eval(a),
         Command::Compare(a) => cmd_compare(a),
         Command::Sim(a) => crate::sim::cmd_sim(a),
+        Command::Hetero(a) => crate::hetero::cmd_hetero(a),
         Command::Arch(a) => cmd_arch(a),
         Command::Gen(a) => cmd_gen(a),
         Command::Convert(a) => cmd_convert(a),

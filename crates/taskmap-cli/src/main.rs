@@ -30,6 +30,7 @@ macro_rules! err {
 }
 
 mod cli;
+mod hetero;
 mod sim;
 
 /// Writes to stdout; on a closed pipe exits with code 0, on another error with code 2.

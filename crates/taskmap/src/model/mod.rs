@@ -3,9 +3,13 @@
 //! * [`program`]: the timed communication language of De Petris & Perego (1994) —
 //!   `PROCESS`, `INT_OP`, `SEND`, `RECEIVE`, `STOP` — its reader, and its reduction to a
 //!   [`taskmap_graph::TaskGraph`]; [`program_gen`]: generators for the paper's patterns.
+//! * [`ttigha`]: heterogeneous multi-cluster programs and platforms (De Giusti et al.'s
+//!   TTIGHa model): tasks of sub-tasks with a time per processor type, typed
+//!   communication between processors, and their file format.
 
 pub mod program;
 pub mod program_gen;
+pub mod ttigha;
 
 pub use program::{parse_program, read_program, Channel, Message, Op, Program, ProgramBuilder};
 pub use program_gen::{generate_program, GenParams};

@@ -6,12 +6,15 @@
 //!   & Perego (1994).
 //! * [`perego_propagated`]: ours, `F_prop`, the model's delays replayed along the program
 //!   (an estimate of the completion time of a one-task-per-PE mapping).
+//! * [`simulha`]: SIMULHa (De Giusti et al.), the execution of a heterogeneous program's
+//!   sub-tasks under an allocation of its tasks.
 //! * [`perego_incremental`]: `F` of a growing partial mapping, updated incrementally (for
 //!   the greedy mapper).
 
 pub mod perego;
 pub mod perego_incremental;
 pub mod perego_propagated;
+pub mod simulha;
 pub mod wormhole;
 
 pub use perego::{FEstimate, SpmModel, SpmParams};

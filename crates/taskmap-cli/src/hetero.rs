@@ -1,0 +1,238 @@
+//! `taskmap hetero`: a heterogeneous program on a multi-cluster (De Giusti et al.'s TTIGHa
+//! model): allocates its tasks with MATEHa (or reads an allocation), simulates it with
+//! SIMULHa, and optionally finds the best allocation by exhaustive search.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use serde_json::json;
+use taskmap::mappers::mateha::{exhaustive, exhaustive_count, mateha};
+use taskmap::model::ttigha::{read_ttigha, Ttigha};
+use taskmap::sim::simulha::{Schedule, Simulator};
+use taskmap::{Mapping, MappingFormat, PeId};
+
+/// Arguments of `taskmap hetero`.
+#[derive(Args, Debug)]
+pub struct HeteroArgs {
+    /// Model file: PROCTYPE, COMM, LINK, TASK, SUBTASK and SEND lines (docs/formats.md).
+    pub model: PathBuf,
+    /// Allocation file (a processor per task, one per line, or Scotch .map) to simulate
+    /// instead of MATEHa's.
+    #[arg(long)]
+    pub mapping: Option<PathBuf>,
+    /// Also search every allocation (up to interchangeable processors) for the least final
+    /// time, and compare.
+    #[arg(long)]
+    pub optimal: bool,
+    /// Most allocations --optimal may simulate.
+    #[arg(long, default_value_t = 100_000_000)]
+    pub limit: u64,
+    /// Write the allocation (MATEHa's, or the given one) to this file, a processor per line.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Report format: human or json.
+    #[arg(short, long, default_value = "human")]
+    pub format: String,
+}
+
+/// Runs `taskmap hetero`.
+pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
+    let json = match a.format.as_str() {
+        "human" => false,
+        "json" => true,
+        other => bail!("unknown --format \"{other}\" (human, json)"),
+    };
+    let model = read_ttigha(&a.model)?;
+    let (pr, pl) = (&model.program, &model.platform);
+    let levels = taskmap::mappers::mateha::levels(pr);
+    let (alloc, source) = match &a.mapping {
+        Some(path) => {
+            let m = Mapping::read_for(path, pr.tasks(), pl.processors() as u32)?;
+            let v: Vec<u32> = m.as_slice().iter().map(|p| p.0).collect();
+            (v, "file")
+        }
+        None => (mateha(&model).alloc, "mateha"),
+    };
+    let schedule = Simulator::new(&model).schedule(&alloc, None)?;
+    let optimum = if a.optimal {
+        let count = exhaustive_count(&model);
+        if count > a.limit {
+            bail!(
+                "--optimal would simulate {} allocations, more than --limit {}",
+                if count == u64::MAX {
+                    "over 2^64".to_string()
+                } else {
+                    count.to_string()
+                },
+                a.limit
+            );
+        }
+        Some(exhaustive(&model, a.limit)?)
+    } else {
+        None
+    };
+    if let Some(out) = &a.output {
+        Mapping::new(alloc.iter().map(|&p| PeId(p)).collect())
+            .write(out, MappingFormat::from_path(out))?;
+    }
+    if json {
+        let mut v = report_json(&model, &levels, &alloc, &schedule);
+        v["model"] = json!(a.model.display().to_string());
+        v["allocation_source"] = json!(source);
+        if let Some(o) = &optimum {
+            v["optimal"] = json!({
+                "makespan": o.makespan,
+                "allocation": o.alloc,
+                "evaluated": o.evaluated,
+                "gap_percent": gap(schedule.makespan, o.makespan),
+            });
+        }
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print_human(
+            &model,
+            &a.model.display().to_string(),
+            source,
+            &levels,
+            &alloc,
+            &schedule,
+        );
+        if let Some(o) = &optimum {
+            outln!(
+                "optimal       {} ({} allocations simulated): {} is {:.2} % above it",
+                o.makespan,
+                o.evaluated,
+                if source == "file" {
+                    "the given allocation"
+                } else {
+                    "MATEHa"
+                },
+                gap(schedule.makespan, o.makespan)
+            );
+            let names: Vec<String> = o.alloc.iter().map(|p| p.to_string()).collect();
+            outln!("              allocation {}", names.join(" "));
+        }
+    }
+    Ok(0)
+}
+
+/// How far `t` lies above `best`, in per cent.
+fn gap(t: f64, best: f64) -> f64 {
+    if best > 0.0 {
+        100.0 * (t - best) / best
+    } else {
+        0.0
+    }
+}
+
+fn report_json(model: &Ttigha, levels: &[u32], alloc: &[u32], s: &Schedule) -> serde_json::Value {
+    let (pr, pl) = (&model.program, &model.platform);
+    let tasks: Vec<_> = (0..pr.tasks())
+        .map(|t| json!({"name": pr.task_names[t], "level": levels[t], "processor": alloc[t]}))
+        .collect();
+    let procs: Vec<_> = (0..pl.processors())
+        .map(|p| {
+            json!({
+                "id": p,
+                "type": pl.type_names[pl.proc_type[p] as usize],
+                "busy": s.busy(p),
+                "waiting": s.waiting(p),
+                "end": s.end(p),
+                "order": s.order[p].iter().map(|&x| &pr.subtask_names[x as usize]).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let subs: Vec<_> = (0..pr.subtasks())
+        .map(|x| {
+            json!({
+                "name": pr.subtask_names[x],
+                "task": pr.task_names[pr.subtask_task[x] as usize],
+                "processor": s.processor[x],
+                "start": s.start[x],
+                "finish": s.finish[x],
+            })
+        })
+        .collect();
+    json!({
+        "tasks": tasks,
+        "processors": procs,
+        "subtasks": subs,
+        "makespan": s.makespan,
+    })
+}
+
+fn print_human(
+    model: &Ttigha,
+    path: &str,
+    source: &str,
+    levels: &[u32],
+    alloc: &[u32],
+    s: &Schedule,
+) {
+    let (pr, pl) = (&model.program, &model.platform);
+    let mut count = vec![0usize; pl.types()];
+    for &t in &pl.proc_type {
+        count[t as usize] += 1;
+    }
+    let kinds: Vec<String> = pl
+        .type_names
+        .iter()
+        .zip(&count)
+        .map(|(n, c)| format!("{c} {n}"))
+        .collect();
+    outln!(
+        "model         {}: {} tasks, {} sub-tasks, {} messages; {} processors ({})",
+        path,
+        pr.tasks(),
+        pr.subtasks(),
+        pr.messages.len(),
+        pl.processors(),
+        kinds.join(", ")
+    );
+    outln!(
+        "allocation    {}",
+        if source == "file" {
+            "from the file"
+        } else {
+            "MATEHa"
+        }
+    );
+    let w = pr
+        .task_names
+        .iter()
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    outln!("  {:<w$}  level  processor", "task", w = w);
+    for t in 0..pr.tasks() {
+        let p = alloc[t] as usize;
+        outln!(
+            "  {:<w$}  {:>5}  {} ({})",
+            pr.task_names[t],
+            levels[t],
+            p,
+            pl.type_names[pl.proc_type[p] as usize],
+            w = w
+        );
+    }
+    outln!("simulation    SIMULHa");
+    outln!("  processor  type        busy     waiting         end  order");
+    for p in 0..pl.processors() {
+        let order: Vec<&str> = s.order[p]
+            .iter()
+            .map(|&x| pr.subtask_names[x as usize].as_str())
+            .collect();
+        outln!(
+            "  {:>9}  {:<8} {:>8} {:>11} {:>11}  {}",
+            p,
+            pl.type_names[pl.proc_type[p] as usize],
+            s.busy(p),
+            s.waiting(p),
+            s.end(p),
+            order.join(" ")
+        );
+    }
+    outln!("final time    {}", s.makespan);
+}

@@ -1,0 +1,92 @@
+//! MATEHa against the exhaustive optimum on 4-processor multi-clusters, the experiment of
+//! De Giusti et al.'s Table 1: configurations Conf1 (4 processors of cluster 1), Conf2
+//! (2 + 2), Conf3 (1 of cluster 1 + 3 of cluster 2) and Conf4 (3 + 1), random programs
+//! (`model::ttigha::random_ttigha` with its defaults but for the sizes below), final times
+//! by SIMULHa.
+//!
+//! `[TASKS=10] [SUBTASKS=3] [RUNS=25] [SLOW=1.2] cargo run --release -p taskmap --example mateha_gap`
+//! prints per configuration the mean and largest gap of MATEHa above the optimum, how
+//! often it is optimal, and the times of both. `WRITE=file.ttig SEED=s` writes one model
+//! (Conf2's platform) instead.
+
+use std::time::Instant;
+
+use taskmap::mappers::mateha::{exhaustive, mateha};
+use taskmap::model::ttigha::{random_ttigha, RandomTtigha};
+use taskmap::sim::simulha::Simulator;
+
+fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let (tasks, subtasks, runs) = (
+        env("TASKS", 10usize),
+        env("SUBTASKS", 3usize),
+        env("RUNS", 25u64),
+    );
+    let slow = env("SLOW", 1.2f64);
+    let params = |c1: usize, c2: usize| {
+        let mut p = RandomTtigha {
+            tasks,
+            max_subtasks: subtasks,
+            ..RandomTtigha::default()
+        };
+        p.types[0].1 = c1;
+        p.types[1].1 = c2;
+        p.types[1].2 = slow;
+        p.types.retain(|t| t.1 > 0);
+        p
+    };
+    if let Ok(path) = std::env::var("WRITE") {
+        let m = random_ttigha(&params(2, 2), env("SEED", 0u64));
+        std::fs::write(&path, m.to_text())?;
+        println!(
+            "wrote {path}: {} tasks, {} sub-tasks",
+            m.program.tasks(),
+            m.program.subtasks()
+        );
+        return Ok(());
+    }
+    println!(
+        "{tasks} tasks of 1-{subtasks} sub-tasks, {runs} programs per configuration, cluster 2 {slow}x slower"
+    );
+    println!("| configuration | mean gap | largest gap | optimal | mean allocations | MATEHa time | exhaustive time |");
+    println!("|---|---|---|---|---|---|---|");
+    for (name, c1, c2) in [
+        ("Conf1", 4, 0),
+        ("Conf2", 2, 2),
+        ("Conf3", 1, 3),
+        ("Conf4", 3, 1),
+    ] {
+        let (mut sum, mut worst, mut hits, mut evals) = (0.0f64, 0.0f64, 0u64, 0u64);
+        let (mut t_mateha, mut t_opt) = (0.0f64, 0.0f64);
+        for seed in 0..runs {
+            let m = random_ttigha(&params(c1, c2), seed);
+            let t0 = Instant::now();
+            let alloc = mateha(&m).alloc;
+            t_mateha += t0.elapsed().as_secs_f64();
+            let ms = Simulator::new(&m).makespan(&alloc);
+            let t0 = Instant::now();
+            let o = exhaustive(&m, u64::MAX)?;
+            t_opt += t0.elapsed().as_secs_f64();
+            let gap = 100.0 * (ms - o.makespan) / o.makespan;
+            sum += gap;
+            worst = worst.max(gap);
+            hits += u64::from(gap == 0.0);
+            evals += o.evaluated;
+        }
+        println!(
+            "| {name} ({c1} + {c2}) | {:.2} % | {:.2} % | {hits} of {runs} | {} | {:.3} ms | {:.2} s |",
+            sum / runs as f64,
+            worst,
+            evals / runs,
+            1e3 * t_mateha / runs as f64,
+            t_opt / runs as f64
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,485 @@
+//! MATEHa (De Giusti et al.): mapping the tasks of a heterogeneous program onto a
+//! multi-cluster by levels and gains, with the TTIGHa graph it reads; and the exhaustive
+//! search the paper compares it with.
+//!
+//! * [`TtigGraph`]: per task its time on every processor type `w_p(T)` (eq. 1); per pair
+//!   of adjacent tasks the messages and bytes each way (eq. 2, 3) and the concurrency
+//!   `TP_sd(Ti,Tj)`, the time both can run in parallel when simulated in isolation with
+//!   their mutual dependencies and no communication time, for every pair of processor
+//!   types; `p_sd(Ti,Tj) = TP_sd(Ti,Tj) / w_d(Tj)` (eq. 4).
+//! * [`mateha`]: levels `LN(T)` = fewest task-to-task arcs from an initial task (one whose
+//!   first sub-task receives nothing); then level by level, while tasks of the level are
+//!   unallocated: for each, `Cost(t,m) = w_m(t) + tAcum(m) + Σ_{j adjacent, on q ≠ m}
+//!   (w_q(j)·(1 − p_qm(j,t)) + C_qm(j,t) + C_mq(t,j))`, `gain = max_m Cost − min_m Cost`;
+//!   the task of largest gain goes to its cheapest processor (ties: lower task, lower
+//!   processor). `O(Σ_levels L² · M + E · M)` for levels of `L` tasks and `M` processors.
+//! * [`exhaustive`]: every allocation, up to interchangeable processors, simulated with
+//!   SIMULHa; the one of least final time (ties: the lexicographically first).
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use crate::error::Error;
+use crate::model::ttigha::{HeteroProgram, Ttigha};
+use crate::sim::simulha::Simulator;
+
+/// The TTIGHa graph of a program on a platform's processor types.
+#[derive(Clone, Debug)]
+pub struct TtigGraph {
+    types: usize,
+    /// `w[t * types + p]`: time of task `t` on type `p`.
+    pub w: Vec<f64>,
+    /// Adjacent tasks of `t`: `adj[adj_first[t]..adj_first[t + 1]]`, sorted.
+    pub adj_first: Vec<u32>,
+    pub adj: Vec<u32>,
+    /// Per adjacency entry `(t, j)`: messages and bytes from `t` to `j`.
+    pub out: Vec<(u64, u64)>,
+    /// Per adjacency entry `(t, j)`: messages and bytes from `j` to `t`.
+    pub inn: Vec<(u64, u64)>,
+    /// Per adjacency entry `(t, j)`: `tp[e * types² + a * types + b]` is the time `t` (on
+    /// type `a`) and `j` (on type `b`) run in parallel in isolation.
+    pub tp: Vec<f64>,
+}
+
+impl TtigGraph {
+    /// Builds the graph of `program` (`O(E · types² · subtasks per pair)`).
+    pub fn new(program: &HeteroProgram) -> Self {
+        let (nt, types) = (program.tasks(), program.types);
+        let w = (0..nt)
+            .flat_map(|t| (0..types).map(move |p| program.task_time(t, p)))
+            .collect();
+        let mut pairs: HashMap<(u32, u32), (u64, u64)> = HashMap::new();
+        for m in &program.messages {
+            let (a, b) = (
+                program.subtask_task[m.from as usize],
+                program.subtask_task[m.to as usize],
+            );
+            let e = pairs.entry((a, b)).or_default();
+            e.0 += 1;
+            e.1 = e.1.saturating_add(m.bytes);
+        }
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nt];
+        for &(a, b) in pairs.keys() {
+            lists[a as usize].push(b);
+            lists[b as usize].push(a);
+        }
+        let mut adj_first = vec![0u32];
+        let mut adj = Vec::new();
+        for l in &mut lists {
+            l.sort_unstable();
+            l.dedup();
+            adj.extend_from_slice(l);
+            adj_first.push(adj.len() as u32);
+        }
+        let get = |a: usize, b: u32| pairs.get(&(a as u32, b)).copied().unwrap_or((0, 0));
+        let mut out = Vec::with_capacity(adj.len());
+        let mut inn = Vec::with_capacity(adj.len());
+        let mut tp = vec![0.0; adj.len() * types * types];
+        let mut end = vec![0.0f64; program.subtasks()];
+        for t in 0..nt {
+            for e in adj_first[t] as usize..adj_first[t + 1] as usize {
+                let j = adj[e];
+                out.push(get(t, j));
+                inn.push(get(j as usize, t as u32));
+                for a in 0..types {
+                    for b in 0..types {
+                        tp[e * types * types + a * types + b] =
+                            isolated_overlap(program, t, a, j as usize, b, &mut end);
+                    }
+                }
+            }
+        }
+        TtigGraph {
+            types,
+            w,
+            adj_first,
+            adj,
+            out,
+            inn,
+            tp,
+        }
+    }
+
+    /// `w_p(t)`.
+    pub fn time(&self, t: usize, p: usize) -> f64 {
+        self.w[t * self.types + p]
+    }
+
+    /// `p_ab(t, j)`: the concurrency degree of `t` on a processor of type `a` and `j` on one
+    /// of type `b`, relative to `j`'s time (0 when `j` takes no time).
+    pub fn concurrency(&self, t: usize, a: usize, j: usize, b: usize) -> f64 {
+        let lo = self.adj_first[t] as usize;
+        let Ok(i) = self.adj[lo..self.adj_first[t + 1] as usize].binary_search(&(j as u32)) else {
+            return 0.0;
+        };
+        let wj = self.time(j, b);
+        if wj > 0.0 {
+            self.tp[(lo + i) * self.types * self.types + a * self.types + b] / wj
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Time tasks `a` (on a processor of type `ta`) and `b` (type `tb`, another processor) run
+/// in parallel when simulated alone: each task's sub-tasks in order, the messages between
+/// the two as dependencies taking no time, all other dependencies ignored.
+fn isolated_overlap(
+    program: &HeteroProgram,
+    a: usize,
+    ta: usize,
+    b: usize,
+    tb: usize,
+    end: &mut [f64],
+) -> f64 {
+    let mut subs: Vec<usize> = program
+        .subtasks_of(a)
+        .chain(program.subtasks_of(b))
+        .collect();
+    subs.sort_unstable_by_key(|&s| program.rank[s]);
+    let mut intervals: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
+    for s in subs {
+        let own = program.subtask_task[s] as usize;
+        let other = if own == a { b } else { a };
+        let ty = if own == a { ta } else { tb };
+        let mut start = program.previous(s).map_or(0.0, |p| end[p]);
+        for m in program.incoming(s) {
+            if program.subtask_task[m.from as usize] as usize == other {
+                start = start.max(end[m.from as usize]);
+            }
+        }
+        end[s] = start + program.time(s, ty);
+        intervals[usize::from(own != a)].push((start, end[s]));
+    }
+    // Both lists are sorted and disjoint: sweep them together.
+    let (x, y) = (&intervals[0], &intervals[1]);
+    let (mut i, mut k, mut total) = (0, 0, 0.0);
+    while i < x.len() && k < y.len() {
+        let lo = x[i].0.max(y[k].0);
+        let hi = x[i].1.min(y[k].1);
+        if hi > lo {
+            total += hi - lo;
+        }
+        if x[i].1 <= y[k].1 {
+            i += 1;
+        } else {
+            k += 1;
+        }
+    }
+    total
+}
+
+/// What MATEHa decided.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mateha {
+    /// Processor of each task.
+    pub alloc: Vec<u32>,
+    /// `LN(T)` of each task.
+    pub level: Vec<u32>,
+    /// Tasks in the order they were allocated.
+    pub sequence: Vec<u32>,
+}
+
+/// `LN(T)`: fewest task-to-task arcs from an initial task (one whose first sub-task
+/// receives no message).
+pub fn levels(program: &HeteroProgram) -> Vec<u32> {
+    let nt = program.tasks();
+    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); nt];
+    for m in &program.messages {
+        let (a, b) = (
+            program.subtask_task[m.from as usize],
+            program.subtask_task[m.to as usize],
+        );
+        succ[a as usize].push(b);
+    }
+    let mut level = vec![u32::MAX; nt];
+    let mut queue = std::collections::VecDeque::new();
+    for t in 0..nt {
+        let first = program.task_first[t] as usize;
+        if program.incoming(first).next().is_none() {
+            level[t] = 0;
+            queue.push_back(t);
+        }
+    }
+    while let Some(t) = queue.pop_front() {
+        for &j in &succ[t] {
+            if level[j as usize] == u32::MAX {
+                level[j as usize] = level[t] + 1;
+                queue.push_back(j as usize);
+            }
+        }
+    }
+    // Every task is reachable (a sub-task's dependencies lead back to the first sub-task of
+    // an initial task); keep any left over last all the same.
+    let max = level
+        .iter()
+        .filter(|&&l| l != u32::MAX)
+        .max()
+        .copied()
+        .unwrap_or(0);
+    for l in &mut level {
+        if *l == u32::MAX {
+            *l = max + 1;
+        }
+    }
+    level
+}
+
+/// Maps `model`'s tasks with MATEHa.
+pub fn mateha(model: &Ttigha) -> Mateha {
+    let graph = TtigGraph::new(&model.program);
+    mateha_with(model, &graph)
+}
+
+/// [`mateha`] with a prebuilt TTIGHa graph.
+pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
+    let (pr, pl) = (&model.program, &model.platform);
+    let (nt, mp, types) = (pr.tasks(), pl.processors(), pr.types);
+    let level = levels(pr);
+    let mut by_level: Vec<u32> = (0..nt as u32).collect();
+    by_level.sort_by_key(|&t| (level[t as usize], t));
+    let mut alloc = vec![u32::MAX; nt];
+    let mut acc = vec![0.0f64; nt * mp];
+    let mut t_acum = vec![0.0f64; mp];
+    let mut sequence = Vec::with_capacity(nt);
+    let mut cost = vec![0.0f64; mp];
+    let mut lo = 0;
+    while lo < nt {
+        let l = level[by_level[lo] as usize];
+        let hi = lo
+            + by_level[lo..]
+                .iter()
+                .take_while(|&&t| level[t as usize] == l)
+                .count();
+        let mut open: Vec<u32> = by_level[lo..hi].to_vec();
+        while !open.is_empty() {
+            // (gain, position in open, processor)
+            let mut best: Option<(f64, usize, usize)> = None;
+            for (i, &t) in open.iter().enumerate() {
+                let t = t as usize;
+                for m in 0..mp {
+                    cost[m] = g.time(t, pl.proc_type[m] as usize) + t_acum[m] + acc[t * mp + m];
+                }
+                let (mut cmin, mut pmin, mut cmax) = (f64::INFINITY, 0, f64::NEG_INFINITY);
+                for (m, &c) in cost.iter().enumerate() {
+                    if c < cmin {
+                        (cmin, pmin) = (c, m);
+                    }
+                    cmax = cmax.max(c);
+                }
+                let gain = cmax - cmin;
+                if best.is_none_or(|(bg, _, _)| gain > bg) {
+                    best = Some((gain, i, pmin));
+                }
+            }
+            let (_, i, q) = best.expect("open tasks remain");
+            let j = open.remove(i) as usize;
+            alloc[j] = q as u32;
+            sequence.push(j as u32);
+            let tq = pl.proc_type[q] as usize;
+            let wj = g.time(j, tq);
+            t_acum[q] += wj;
+            // Neighbours not yet allocated now pay for j on every processor but q.
+            for e in g.adj_first[j] as usize..g.adj_first[j + 1] as usize {
+                let t = g.adj[e] as usize;
+                if alloc[t] != u32::MAX {
+                    continue;
+                }
+                let (out, inn) = (g.out[e], g.inn[e]);
+                for m in (0..mp).filter(|&m| m != q) {
+                    let tm = pl.proc_type[m] as usize;
+                    let wt = g.time(t, tm);
+                    let tp = g.tp[e * types * types + tq * types + tm];
+                    let p = if wt > 0.0 { tp / wt } else { 0.0 };
+                    acc[t * mp + m] += wj * (1.0 - p)
+                        + pl.comm_time(q, m, out.0, out.1)
+                        + pl.comm_time(m, q, inn.0, inn.1);
+                }
+            }
+        }
+        lo = hi;
+    }
+    Mateha {
+        alloc,
+        level,
+        sequence,
+    }
+}
+
+/// The best allocation found by [`exhaustive`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Optimum {
+    /// Processor of each task.
+    pub alloc: Vec<u32>,
+    /// Its final time (SIMULHa, default order).
+    pub makespan: f64,
+    /// Allocations simulated.
+    pub evaluated: u64,
+}
+
+/// The allocations [`exhaustive`] would simulate (`u64::MAX` when more).
+pub fn exhaustive_count(model: &Ttigha) -> u64 {
+    let classes = class_lists(model);
+    let mut memo = HashMap::new();
+    count_from(
+        model.program.tasks(),
+        &classes,
+        &mut vec![0; classes.len()],
+        &mut memo,
+    )
+}
+
+fn count_from(
+    left: usize,
+    classes: &[Vec<u32>],
+    used: &mut Vec<usize>,
+    memo: &mut HashMap<(usize, Vec<usize>), u64>,
+) -> u64 {
+    if left == 0 {
+        return 1;
+    }
+    if let Some(&v) = memo.get(&(left, used.clone())) {
+        return v;
+    }
+    let mut total = 0u64;
+    for c in 0..classes.len() {
+        let u = used[c];
+        let sub_same = count_from(left - 1, classes, used, memo);
+        total = total.saturating_add((u as u64).saturating_mul(sub_same));
+        if u < classes[c].len() {
+            used[c] += 1;
+            total = total.saturating_add(count_from(left - 1, classes, used, memo));
+            used[c] -= 1;
+        }
+    }
+    memo.insert((left, used.clone()), total);
+    total
+}
+
+/// Processors of each class of interchangeable processors, ascending.
+fn class_lists(model: &Ttigha) -> Vec<Vec<u32>> {
+    let class = model.platform.symmetry_classes();
+    let n = class.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let mut lists = vec![Vec::new(); n];
+    for (p, &c) in class.iter().enumerate() {
+        lists[c as usize].push(p as u32);
+    }
+    lists
+}
+
+/// Simulates every allocation of the tasks to the processors, up to permutations of
+/// interchangeable processors, and returns the one of least final time. Errors when there
+/// are more than `limit` of them (see [`exhaustive_count`]). Runs on rayon's threads;
+/// the result does not depend on their number.
+pub fn exhaustive(model: &Ttigha, limit: u64) -> Result<Optimum, Error> {
+    let count = exhaustive_count(model);
+    if count > limit {
+        return Err(Error::Config(format!(
+            "the exhaustive search would simulate {} allocations ({} tasks, {} processors), more than the limit {limit}",
+            if count == u64::MAX { "over 2^64".to_string() } else { count.to_string() },
+            model.program.tasks(),
+            model.platform.processors()
+        )));
+    }
+    let classes = class_lists(model);
+    let nt = model.program.tasks();
+    // Prefixes of the first tasks, enough to share among the threads.
+    let mut prefixes: Vec<(Vec<u32>, Vec<usize>)> = vec![(Vec::new(), vec![0; classes.len()])];
+    while prefixes.len() < 256 && prefixes[0].0.len() < nt {
+        prefixes = prefixes
+            .into_iter()
+            .flat_map(|(alloc, used)| {
+                choices(&classes, &used)
+                    .map(|(p, c)| {
+                        let mut a = alloc.clone();
+                        a.push(p);
+                        let mut u = used.clone();
+                        u[c] = u[c]
+                            .max(classes[c].iter().position(|&x| x == p).expect("in class") + 1);
+                        (a, u)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    }
+    let best = prefixes
+        .par_iter()
+        .map_init(
+            || Simulator::new(model),
+            |sim, (prefix, used)| {
+                let mut alloc = prefix.clone();
+                alloc.resize(nt, 0);
+                let mut best = (f64::INFINITY, Vec::new(), 0u64);
+                search(
+                    sim,
+                    &classes,
+                    &mut alloc,
+                    prefix.len(),
+                    &mut used.clone(),
+                    &mut best,
+                );
+                best
+            },
+        )
+        .reduce(
+            || (f64::INFINITY, Vec::new(), 0u64),
+            |a, b| {
+                let n = a.2 + b.2;
+                let keep_a = b.1.is_empty()
+                    || (!a.1.is_empty() && (a.0 < b.0 || (a.0 == b.0 && a.1 <= b.1)));
+                if keep_a {
+                    (a.0, a.1, n)
+                } else {
+                    (b.0, b.1, n)
+                }
+            },
+        );
+    Ok(Optimum {
+        alloc: best.1,
+        makespan: best.0,
+        evaluated: best.2,
+    })
+}
+
+/// The processors the next task may take: every used processor of each class, and the
+/// first unused one (with its class).
+fn choices<'c>(
+    classes: &'c [Vec<u32>],
+    used: &'c [usize],
+) -> impl Iterator<Item = (u32, usize)> + 'c {
+    let mut v: Vec<(u32, usize)> = Vec::new();
+    for (c, list) in classes.iter().enumerate() {
+        let k = (used[c] + 1).min(list.len());
+        v.extend(list[..k].iter().map(|&p| (p, c)));
+    }
+    v.sort_unstable();
+    v.into_iter()
+}
+
+fn search(
+    sim: &mut Simulator,
+    classes: &[Vec<u32>],
+    alloc: &mut [u32],
+    t: usize,
+    used: &mut Vec<usize>,
+    best: &mut (f64, Vec<u32>, u64),
+) {
+    if t == alloc.len() {
+        let ms = sim.makespan(alloc);
+        best.2 += 1;
+        if ms < best.0 || (ms == best.0 && &*alloc < best.1.as_slice()) {
+            best.0 = ms;
+            best.1 = alloc.to_vec();
+        }
+        return;
+    }
+    for (p, c) in choices(classes, used).collect::<Vec<_>>() {
+        alloc[t] = p;
+        let before = used[c];
+        let pos = classes[c].iter().position(|&x| x == p).expect("in class") + 1;
+        used[c] = before.max(pos);
+        search(sim, classes, alloc, t + 1, used, best);
+        used[c] = before;
+    }
+}

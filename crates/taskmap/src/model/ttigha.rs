@@ -1,0 +1,839 @@
+//! Heterogeneous multi-cluster programs: the TTIGHa model of De Giusti et al. (Temporal
+//! Task Interaction Graph in Heterogeneous Architecture).
+//!
+//! A [`Platform`] has processors of several types (each type with its machine count) and
+//! communication types (a startup time and a time per byte), one for every pair of
+//! processors. A [`HeteroProgram`] has tasks made of sub-tasks (computation phases, run in
+//! their order on the task's processor), a time per processor type for every sub-task, and
+//! messages between sub-tasks of different tasks: the receiving sub-task starts once the
+//! sending one has finished and the data have arrived.
+//!
+//! # The file format
+//!
+//! ```text
+//! # platform                    ('#' starts a comment; keywords are case-insensitive)
+//! PROCTYPE p4 2                 # a processor type and its machine count: processors 0-1
+//! PROCTYPE celeron 2            # processors 2-3
+//! COMM lan 50 0.01              # a communication type: startup time, time per byte
+//! COMM switch 400 0.08
+//! LINK * * switch               # processor set, processor set, communication type
+//! LINK p4 p4 lan                # sets: *, a type name, a processor 3 or a range 2-3;
+//! LINK celeron celeron lan      # later lines override earlier ones
+//! # program
+//! TASK A
+//!   SUBTASK a1 100 150          # a time per processor type, in PROCTYPE order
+//!   SUBTASK a2 50 80
+//! TASK B
+//!   SUBTASK b1 70 90
+//! SEND a1 b1 2000               # a message of 2000 bytes from sub-task a1 to sub-task b1
+//! ```
+//!
+//! * Processors are numbered in `PROCTYPE` order. Every pair of distinct processors needs
+//!   a communication type; a message between sub-tasks on one processor costs nothing.
+//! * Names are unique within their kind (types, communication types, tasks, sub-tasks).
+//! * Times and per-byte times are finite reals `>= 0`; counts and bytes are integers.
+//! * A `SEND` joins sub-tasks of two different tasks (a task's own sub-tasks already run
+//!   in order). Several `SEND`s between the same pair are separate messages, each paying
+//!   the startup time. The sub-tasks and their messages must not form a cycle.
+//!
+//! Errors name `file:line:column` and what is wrong.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::error::Error;
+
+/// Most processors a platform may have (its link table has one entry per ordered pair).
+pub const MAX_PROCESSORS: usize = 4096;
+
+/// Marks "no communication type" on the diagonal of [`Platform::link`].
+const NO_LINK: u32 = u32::MAX;
+
+/// The machine: typed processors and a communication type per pair of processors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Platform {
+    /// Names of the processor types, in declaration order.
+    pub type_names: Vec<String>,
+    /// Type of each processor.
+    pub proc_type: Vec<u32>,
+    /// Names of the communication types.
+    pub comm_names: Vec<String>,
+    /// Startup time of each communication type.
+    pub startup: Vec<f64>,
+    /// Time per byte of each communication type.
+    pub per_byte: Vec<f64>,
+    /// Communication type of each ordered pair `s * processors + d` (none on the diagonal).
+    link: Vec<u32>,
+}
+
+impl Platform {
+    /// Builds a platform from its parts; `link(s, d)` gives the communication type of two
+    /// distinct processors (it must be symmetric and below `startup.len()`).
+    pub fn new(
+        type_names: Vec<String>,
+        proc_type: Vec<u32>,
+        comms: Vec<(String, f64, f64)>,
+        link: impl Fn(usize, usize) -> u32,
+    ) -> Self {
+        let m = proc_type.len();
+        let mut table = vec![NO_LINK; m * m];
+        for s in 0..m {
+            for d in 0..m {
+                if s != d {
+                    let c = link(s, d);
+                    assert!((c as usize) < comms.len(), "link type out of range");
+                    table[s * m + d] = c;
+                }
+            }
+        }
+        let (comm_names, rest): (Vec<String>, Vec<(f64, f64)>) =
+            comms.into_iter().map(|(n, a, b)| (n, (a, b))).unzip();
+        let (startup, per_byte) = rest.into_iter().unzip();
+        Platform {
+            type_names,
+            proc_type,
+            comm_names,
+            startup,
+            per_byte,
+            link: table,
+        }
+    }
+
+    /// Number of processors.
+    pub fn processors(&self) -> usize {
+        self.proc_type.len()
+    }
+
+    /// Number of processor types.
+    pub fn types(&self) -> usize {
+        self.type_names.len()
+    }
+
+    /// Communication type between two distinct processors (`None` when `s == d`).
+    pub fn link(&self, s: usize, d: usize) -> Option<u32> {
+        let c = self.link[s * self.processors() + d];
+        (c != NO_LINK).then_some(c)
+    }
+
+    /// Time of `messages` messages carrying `bytes` bytes in all from processor `s` to
+    /// processor `d`: `messages · startup(s,d) + bytes · com(s,d)` (eq. 3), zero when
+    /// `s == d`.
+    pub fn comm_time(&self, s: usize, d: usize, messages: u64, bytes: u64) -> f64 {
+        match self.link(s, d) {
+            None => 0.0,
+            Some(c) => {
+                let c = c as usize;
+                messages as f64 * self.startup[c] + bytes as f64 * self.per_byte[c]
+            }
+        }
+    }
+
+    /// Classes of interchangeable processors: the class id of each processor. Two
+    /// processors are interchangeable when they have the same type and the same
+    /// communication type to every other processor.
+    pub fn symmetry_classes(&self) -> Vec<u32> {
+        let m = self.processors();
+        let mut class = vec![u32::MAX; m];
+        let mut next = 0u32;
+        for i in 0..m {
+            if class[i] != u32::MAX {
+                continue;
+            }
+            class[i] = next;
+            let mut members = vec![i];
+            for j in i + 1..m {
+                if class[j] != u32::MAX || self.proc_type[j] != self.proc_type[i] {
+                    continue;
+                }
+                // j must be interchangeable with every member so far.
+                let ok = members.iter().all(|&a| {
+                    (0..m)
+                        .filter(|&r| r != a && r != j)
+                        .all(|r| self.link(a, r) == self.link(j, r))
+                });
+                if ok {
+                    class[j] = next;
+                    members.push(j);
+                }
+            }
+            next += 1;
+        }
+        class
+    }
+}
+
+/// A message from one sub-task to a sub-task of another task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubtaskMessage {
+    pub from: u32,
+    pub to: u32,
+    pub bytes: u64,
+}
+
+/// The application: tasks of sub-tasks, their times per processor type, their messages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeteroProgram {
+    /// Task names, in declaration order.
+    pub task_names: Vec<String>,
+    /// Sub-tasks of task `t` are `task_first[t]..task_first[t + 1]`, in execution order.
+    pub task_first: Vec<u32>,
+    /// Sub-task names.
+    pub subtask_names: Vec<String>,
+    /// Task of each sub-task.
+    pub subtask_task: Vec<u32>,
+    /// `times[s * types + p]`: time of sub-task `s` on a processor of type `p`.
+    pub times: Vec<f64>,
+    /// Number of processor types the times are given for.
+    pub types: usize,
+    /// The messages.
+    pub messages: Vec<SubtaskMessage>,
+    /// Messages out of sub-task `s`: `out_msgs[out_first[s]..out_first[s + 1]]`.
+    pub out_first: Vec<u32>,
+    pub out_msgs: Vec<u32>,
+    /// Messages into sub-task `s`: `in_msgs[in_first[s]..in_first[s + 1]]`.
+    pub in_first: Vec<u32>,
+    pub in_msgs: Vec<u32>,
+    /// Position of each sub-task in the priority order: a topological order of the
+    /// sub-tasks that keeps the declaration order wherever the dependencies allow.
+    pub rank: Vec<u32>,
+}
+
+/// The program would deadlock: a cycle through these sub-tasks (by message index).
+#[derive(Debug)]
+pub struct CycleError {
+    /// A message on the cycle.
+    pub message: u32,
+}
+
+impl HeteroProgram {
+    /// Builds a program: `tasks[t]` lists the sub-tasks of task `t` as (name, time per
+    /// type); `messages` join sub-tasks by their global index (tasks' sub-tasks numbered
+    /// in order). Errors with a message on a cycle if the dependencies are cyclic.
+    ///
+    /// # Panics
+    ///
+    /// If a message names a sub-task out of range or joins two sub-tasks of one task, or a
+    /// time vector's length differs from `types`, or a time is negative or not finite.
+    pub fn new(
+        types: usize,
+        tasks: Vec<(String, Vec<(String, Vec<f64>)>)>,
+        messages: Vec<SubtaskMessage>,
+    ) -> Result<Self, CycleError> {
+        let mut task_names = Vec::with_capacity(tasks.len());
+        let mut task_first = vec![0u32];
+        let mut subtask_names = Vec::new();
+        let mut subtask_task = Vec::new();
+        let mut times = Vec::new();
+        for (t, (name, subs)) in tasks.into_iter().enumerate() {
+            task_names.push(name);
+            for (sname, tv) in subs {
+                assert_eq!(tv.len(), types, "one time per processor type");
+                assert!(
+                    tv.iter().all(|x| x.is_finite() && *x >= 0.0),
+                    "times are finite and >= 0"
+                );
+                subtask_names.push(sname);
+                subtask_task.push(t as u32);
+                times.extend_from_slice(&tv);
+            }
+            task_first.push(subtask_names.len() as u32);
+        }
+        let n = subtask_names.len();
+        for m in &messages {
+            assert!(
+                (m.from as usize) < n && (m.to as usize) < n,
+                "sub-task out of range"
+            );
+            assert_ne!(
+                subtask_task[m.from as usize], subtask_task[m.to as usize],
+                "a message joins two tasks"
+            );
+        }
+        let csr = |key: &dyn Fn(&SubtaskMessage) -> u32| {
+            let mut first = vec![0u32; n + 1];
+            for m in &messages {
+                first[key(m) as usize + 1] += 1;
+            }
+            for i in 0..n {
+                first[i + 1] += first[i];
+            }
+            let mut fill = first.clone();
+            let mut list = vec![0u32; messages.len()];
+            for (i, m) in messages.iter().enumerate() {
+                let k = key(m) as usize;
+                list[fill[k] as usize] = i as u32;
+                fill[k] += 1;
+            }
+            (first, list)
+        };
+        let (out_first, out_msgs) = csr(&|m| m.from);
+        let (in_first, in_msgs) = csr(&|m| m.to);
+        let mut p = HeteroProgram {
+            task_names,
+            task_first,
+            subtask_names,
+            subtask_task,
+            times,
+            types,
+            messages,
+            out_first,
+            out_msgs,
+            in_first,
+            in_msgs,
+            rank: Vec::new(),
+        };
+        p.rank = p.priority_ranks()?;
+        Ok(p)
+    }
+
+    /// Number of tasks.
+    pub fn tasks(&self) -> usize {
+        self.task_names.len()
+    }
+
+    /// Number of sub-tasks.
+    pub fn subtasks(&self) -> usize {
+        self.subtask_names.len()
+    }
+
+    /// Sub-tasks of task `t`, in execution order.
+    pub fn subtasks_of(&self, t: usize) -> std::ops::Range<usize> {
+        self.task_first[t] as usize..self.task_first[t + 1] as usize
+    }
+
+    /// Time of sub-task `s` on a processor of type `p`.
+    pub fn time(&self, s: usize, p: usize) -> f64 {
+        self.times[s * self.types + p]
+    }
+
+    /// `w_p(T)`: the time of task `t` on a processor of type `p` (eq. 1).
+    pub fn task_time(&self, t: usize, p: usize) -> f64 {
+        self.subtasks_of(t).map(|s| self.time(s, p)).sum()
+    }
+
+    /// The sub-task before `s` in its task, if any.
+    pub fn previous(&self, s: usize) -> Option<usize> {
+        (s as u32 > self.task_first[self.subtask_task[s] as usize]).then(|| s - 1)
+    }
+
+    /// Messages out of sub-task `s`.
+    pub fn outgoing(&self, s: usize) -> impl Iterator<Item = &SubtaskMessage> {
+        self.out_msgs[self.out_first[s] as usize..self.out_first[s + 1] as usize]
+            .iter()
+            .map(|&i| &self.messages[i as usize])
+    }
+
+    /// Messages into sub-task `s`.
+    pub fn incoming(&self, s: usize) -> impl Iterator<Item = &SubtaskMessage> {
+        self.in_msgs[self.in_first[s] as usize..self.in_first[s + 1] as usize]
+            .iter()
+            .map(|&i| &self.messages[i as usize])
+    }
+
+    /// Kahn's algorithm over the sub-task dependencies (task order and messages), taking
+    /// the lowest ready sub-task first.
+    fn priority_ranks(&self) -> Result<Vec<u32>, CycleError> {
+        let n = self.subtasks();
+        let mut pending: Vec<u32> = (0..n)
+            .map(|s| {
+                (self.in_first[s + 1] - self.in_first[s]) + u32::from(self.previous(s).is_some())
+            })
+            .collect();
+        let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<u32>> = (0..n as u32)
+            .filter(|&s| pending[s as usize] == 0)
+            .map(std::cmp::Reverse)
+            .collect();
+        let mut rank = vec![u32::MAX; n];
+        let mut next = 0u32;
+        while let Some(std::cmp::Reverse(s)) = heap.pop() {
+            let s = s as usize;
+            rank[s] = next;
+            next += 1;
+            let chain_next =
+                (s + 1 < n && self.subtask_task[s + 1] == self.subtask_task[s]).then_some(s + 1);
+            for y in self.outgoing(s).map(|m| m.to as usize).chain(chain_next) {
+                pending[y] -= 1;
+                if pending[y] == 0 {
+                    heap.push(std::cmp::Reverse(y as u32));
+                }
+            }
+        }
+        if (next as usize) < n {
+            // Some message into an unranked sub-task from an unranked one lies on (or
+            // behind) a cycle; report one whose sender is unranked.
+            let message = self
+                .messages
+                .iter()
+                .position(|m| rank[m.from as usize] == u32::MAX && rank[m.to as usize] == u32::MAX)
+                .expect("a cycle has a message between unranked sub-tasks");
+            return Err(CycleError {
+                message: message as u32,
+            });
+        }
+        Ok(rank)
+    }
+}
+
+/// A platform and a program, as read from one file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ttigha {
+    pub platform: Platform,
+    pub program: HeteroProgram,
+}
+
+/// Reads a TTIGHa file (see the module documentation).
+pub fn read_ttigha(path: &Path) -> Result<Ttigha, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::error::utf8_text(&bytes, path)?;
+    parse_ttigha(text, path)
+}
+
+/// A token and its 1-based column.
+type Tok<'a> = (usize, &'a str);
+
+/// Parses TTIGHa text; `path` names the input in errors.
+pub fn parse_ttigha(text: &str, path: &Path) -> Result<Ttigha, Error> {
+    let err = |line: usize, column: usize, message: String| Error::Parse {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    };
+    let mut type_names: Vec<String> = Vec::new();
+    let mut type_line: Vec<usize> = Vec::new();
+    let mut proc_type: Vec<u32> = Vec::new();
+    let mut comms: Vec<(String, f64, f64)> = Vec::new();
+    let mut comm_index: HashMap<String, u32> = HashMap::new();
+    let mut links: Vec<(usize, Vec<Tok>)> = Vec::new();
+    let mut tasks: Vec<(String, Vec<(String, Vec<f64>)>)> = Vec::new();
+    let mut task_line: Vec<usize> = Vec::new();
+    let mut task_index: HashMap<String, usize> = HashMap::new();
+    let mut sub_index: HashMap<String, (u32, usize)> = HashMap::new();
+    let mut nsub = 0u32;
+    let mut sends: Vec<(usize, Vec<Tok>)> = Vec::new();
+    let mut last_line = 0usize;
+    for (li, raw) in text.lines().enumerate() {
+        let line = li + 1;
+        last_line = line;
+        if let Some(c) = raw.find('\r') {
+            return Err(err(
+                line,
+                c + 1,
+                "a carriage return not followed by a line feed".into(),
+            ));
+        }
+        let body = raw.split('#').next().unwrap_or("");
+        let toks: Vec<Tok> = body
+            .split_whitespace()
+            .map(|t| (t.as_ptr() as usize - body.as_ptr() as usize + 1, t))
+            .collect();
+        let Some(&(kcol, kw)) = toks.first() else {
+            continue;
+        };
+        let kw_up = kw.to_ascii_uppercase();
+        let nargs = match kw_up.as_str() {
+            "TASK" => 1,
+            "PROCTYPE" => 2,
+            "LINK" | "COMM" | "SEND" => 3,
+            "SUBTASK" if type_names.is_empty() => {
+                return Err(err(line, kcol, "SUBTASK before any PROCTYPE".into()))
+            }
+            "SUBTASK" => 1 + type_names.len(),
+            _ => {
+                return Err(err(
+                    line,
+                    kcol,
+                    format!(
+                        "unknown keyword \"{kw}\" (expected PROCTYPE, COMM, LINK, TASK, SUBTASK or SEND)"
+                    ),
+                ))
+            }
+        };
+        if toks.len() != nargs + 1 {
+            let (c, what) = if toks.len() > nargs + 1 {
+                (
+                    toks[nargs + 1].0,
+                    format!("unexpected \"{}\"", toks[nargs + 1].1),
+                )
+            } else {
+                (body.trim_end().len() + 1, "missing value".to_string())
+            };
+            let needs = if kw_up == "SUBTASK" {
+                format!(
+                    "a name and one time per processor type ({} type(s) declared)",
+                    type_names.len()
+                )
+            } else {
+                format!("{nargs} value(s)")
+            };
+            return Err(err(line, c, format!("{what}: {kw_up} takes {needs}")));
+        }
+        let name = |k: usize, what: &str| -> Result<String, Error> {
+            let (c, t) = toks[k];
+            if t == "*" || t.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-') {
+                return Err(err(
+                    line,
+                    c,
+                    format!("{what} \"{t}\" must not be \"*\" or start with a digit or '-'"),
+                ));
+            }
+            Ok(t.to_string())
+        };
+        let real = |k: usize, what: &str| -> Result<f64, Error> {
+            let (c, t) = toks[k];
+            match t.parse::<f64>() {
+                Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+                _ => Err(err(
+                    line,
+                    c,
+                    format!("expected {what} (a finite real >= 0), found \"{t}\""),
+                )),
+            }
+        };
+        match kw_up.as_str() {
+            "PROCTYPE" => {
+                if nsub > 0 {
+                    return Err(err(line, kcol, "PROCTYPE after the first SUBTASK (sub-tasks give one time per type, so the types come first)".into()));
+                }
+                let n = name(1, "a processor type name")?;
+                if let Some(i) = type_names.iter().position(|x| *x == n) {
+                    return Err(err(
+                        line,
+                        toks[1].0,
+                        format!(
+                            "processor type \"{n}\" is declared twice (first at line {})",
+                            type_line[i]
+                        ),
+                    ));
+                }
+                let (c, t) = toks[2];
+                let count = match t.parse::<usize>() {
+                    Ok(v) if v >= 1 && v <= MAX_PROCESSORS - proc_type.len() => v,
+                    _ => {
+                        return Err(err(line, c, format!(
+                            "expected a machine count from 1 to {} (at most {MAX_PROCESSORS} processors in all), found \"{t}\"",
+                            MAX_PROCESSORS - proc_type.len()
+                        )))
+                    }
+                };
+                proc_type.extend(std::iter::repeat_n(type_names.len() as u32, count));
+                type_names.push(n);
+                type_line.push(line);
+            }
+            "COMM" => {
+                let n = name(1, "a communication type name")?;
+                if comm_index.contains_key(&n) {
+                    return Err(err(
+                        line,
+                        toks[1].0,
+                        format!("communication type \"{n}\" is declared twice"),
+                    ));
+                }
+                let startup = real(2, "a startup time")?;
+                let per_byte = real(3, "a time per byte")?;
+                comm_index.insert(n.clone(), comms.len() as u32);
+                comms.push((n, startup, per_byte));
+            }
+            "LINK" => links.push((line, toks[1..].to_vec())),
+            "SEND" => sends.push((line, toks[1..].to_vec())),
+            "TASK" => {
+                let n = name(1, "a task name")?;
+                if let Some(&i) = task_index.get(&n) {
+                    return Err(err(
+                        line,
+                        toks[1].0,
+                        format!(
+                            "task \"{n}\" is declared twice (first at line {})",
+                            task_line[i]
+                        ),
+                    ));
+                }
+                task_index.insert(n.clone(), tasks.len());
+                tasks.push((n, Vec::new()));
+                task_line.push(line);
+            }
+            "SUBTASK" => {
+                let Some(task) = tasks.last_mut() else {
+                    return Err(err(line, kcol, "SUBTASK outside a TASK".into()));
+                };
+                let n = name(1, "a sub-task name")?;
+                if let Some(&(_, l)) = sub_index.get(&n) {
+                    return Err(err(
+                        line,
+                        toks[1].0,
+                        format!("sub-task \"{n}\" is declared twice (first at line {l})"),
+                    ));
+                }
+                let times = (0..type_names.len())
+                    .map(|p| real(2 + p, "a time"))
+                    .collect::<Result<Vec<f64>, Error>>()?;
+                sub_index.insert(n.clone(), (nsub, line));
+                nsub = nsub
+                    .checked_add(1)
+                    .ok_or_else(|| err(line, kcol, "too many sub-tasks".into()))?;
+                task.1.push((n, times));
+            }
+            _ => unreachable!(),
+        }
+    }
+    let end = last_line.max(1);
+    if type_names.is_empty() {
+        return Err(err(
+            end,
+            1,
+            "no PROCTYPE: the platform has no processors".into(),
+        ));
+    }
+    if tasks.is_empty() {
+        return Err(err(end, 1, "no TASK: the program is empty".into()));
+    }
+    if let Some(t) = tasks.iter().position(|t| t.1.is_empty()) {
+        return Err(err(
+            task_line[t],
+            1,
+            format!("task \"{}\" has no SUBTASK", tasks[t].0),
+        ));
+    }
+    // Links, in file order, later ones overriding.
+    let m = proc_type.len();
+    let mut table = vec![NO_LINK; m * m];
+    for (line, toks) in &links {
+        let set = |(c, t): Tok| -> Result<Vec<usize>, Error> {
+            if t == "*" {
+                return Ok((0..m).collect());
+            }
+            if let Some(p) = type_names.iter().position(|x| x == t) {
+                return Ok((0..m).filter(|&i| proc_type[i] as usize == p).collect());
+            }
+            let (a, b) = match t.split_once('-') {
+                Some((a, b)) => (a, b),
+                None => (t, t),
+            };
+            match (a.parse::<usize>(), b.parse::<usize>()) {
+                (Ok(a), Ok(b)) if a <= b && b < m => Ok((a..=b).collect()),
+                _ => Err(err(*line, c, format!(
+                    "expected \"*\", a processor type, a processor or a range i-j of processors 0-{} , found \"{t}\"",
+                    m - 1
+                ))),
+            }
+        };
+        let (xs, ys) = (set(toks[0])?, set(toks[1])?);
+        let (c, t) = toks[2];
+        let Some(&ct) = comm_index.get(t) else {
+            return Err(err(
+                *line,
+                c,
+                format!("unknown communication type \"{t}\" (declare it with COMM)"),
+            ));
+        };
+        for &x in &xs {
+            for &y in &ys {
+                if x != y {
+                    table[x * m + y] = ct;
+                    table[y * m + x] = ct;
+                }
+            }
+        }
+    }
+    for s in 0..m {
+        for d in s + 1..m {
+            if table[s * m + d] == NO_LINK {
+                return Err(err(
+                    end,
+                    1,
+                    format!(
+                    "no LINK gives the communication type between processors {s} ({}) and {d} ({})",
+                    type_names[proc_type[s] as usize], type_names[proc_type[d] as usize]
+                ),
+                ));
+            }
+        }
+    }
+    // Messages.
+    let mut sub_task_of = Vec::with_capacity(nsub as usize);
+    for (t, task) in tasks.iter().enumerate() {
+        sub_task_of.extend(std::iter::repeat_n(t, task.1.len()));
+    }
+    let mut messages = Vec::with_capacity(sends.len());
+    for (line, toks) in &sends {
+        let sub = |(c, t): Tok| -> Result<u32, Error> {
+            sub_index
+                .get(t)
+                .map(|&(i, _)| i)
+                .ok_or_else(|| err(*line, c, format!("unknown sub-task \"{t}\"")))
+        };
+        let (from, to) = (sub(toks[0])?, sub(toks[1])?);
+        if sub_task_of[from as usize] == sub_task_of[to as usize] {
+            return Err(err(*line, toks[1].0, format!(
+                "\"{}\" and \"{}\" both belong to task \"{}\"; a task's sub-tasks already run in order",
+                toks[0].1, toks[1].1, tasks[sub_task_of[from as usize]].0
+            )));
+        }
+        let (c, t) = toks[2];
+        let bytes = t.parse::<u64>().map_err(|_| {
+            err(
+                *line,
+                c,
+                format!("expected a byte count (an integer in 0..2^64), found \"{t}\""),
+            )
+        })?;
+        messages.push(SubtaskMessage { from, to, bytes });
+    }
+    let ntypes = type_names.len();
+    let platform = Platform {
+        type_names,
+        proc_type,
+        startup: comms.iter().map(|c| c.1).collect(),
+        per_byte: comms.iter().map(|c| c.2).collect(),
+        comm_names: comms.into_iter().map(|c| c.0).collect(),
+        link: table,
+    };
+    let program = HeteroProgram::new(ntypes, tasks, messages).map_err(|e| {
+        let (line, toks) = &sends[e.message as usize];
+        err(*line, toks[0].0, format!(
+            "this message lies on a cycle of dependencies ({} -> {} and back): the program would deadlock",
+            toks[0].1, toks[1].1
+        ))
+    })?;
+    Ok(Ttigha { platform, program })
+}
+
+impl Ttigha {
+    /// The file text of this model (read back by [`parse_ttigha`] to an equal model).
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write as _;
+        let (pl, pr) = (&self.platform, &self.program);
+        let mut s = String::new();
+        let mut count = vec![0usize; pl.types()];
+        for &t in &pl.proc_type {
+            count[t as usize] += 1;
+        }
+        for (t, n) in pl.type_names.iter().enumerate() {
+            let _ = writeln!(s, "PROCTYPE {n} {}", count[t]);
+        }
+        for (c, n) in pl.comm_names.iter().enumerate() {
+            let _ = writeln!(s, "COMM {n} {:?} {:?}", pl.startup[c], pl.per_byte[c]);
+        }
+        for a in 0..pl.processors() {
+            for b in a + 1..pl.processors() {
+                let c = pl.link(a, b).expect("distinct processors have a link");
+                let _ = writeln!(s, "LINK {a} {b} {}", pl.comm_names[c as usize]);
+            }
+        }
+        for t in 0..pr.tasks() {
+            let _ = writeln!(s, "TASK {}", pr.task_names[t]);
+            for sub in pr.subtasks_of(t) {
+                let _ = write!(s, "  SUBTASK {}", pr.subtask_names[sub]);
+                for p in 0..pr.types {
+                    let _ = write!(s, " {:?}", pr.time(sub, p));
+                }
+                s.push('\n');
+            }
+        }
+        for m in &pr.messages {
+            let _ = writeln!(
+                s,
+                "SEND {} {} {}",
+                pr.subtask_names[m.from as usize], pr.subtask_names[m.to as usize], m.bytes
+            );
+        }
+        s
+    }
+}
+
+/// Parameters of [`random_ttigha`]: a multi-cluster and a random program for it.
+#[derive(Clone, Debug)]
+pub struct RandomTtigha {
+    /// Processor types: name, machine count, slowness (time factor against the base time).
+    pub types: Vec<(String, usize, f64)>,
+    /// Startup and per-byte time inside a type's cluster (`lan`) and between clusters
+    /// (`switch`).
+    pub lan: (f64, f64),
+    pub switch: (f64, f64),
+    /// Number of tasks.
+    pub tasks: usize,
+    /// Sub-tasks per task: 1 to this.
+    pub max_subtasks: usize,
+    /// Base time of a sub-task: an integer from `time.0` to `time.1`.
+    pub time: (u64, u64),
+    /// Each sub-task receives from each earlier sub-task of another task with this
+    /// probability.
+    pub message_probability: f64,
+    /// Bytes of a message: an integer from `bytes.0` to `bytes.1`.
+    pub bytes: (u64, u64),
+}
+
+impl Default for RandomTtigha {
+    /// The paper's machines, 2 of each: cluster 1 (Pentium IV 2.4 GHz) and cluster 2
+    /// (Celeron 2 GHz, 1.2 times slower), 100 Mbit/s Ethernet inside a cluster (0.08 time
+    /// units per byte, startup 50) and a slower switch between them; 8 tasks.
+    fn default() -> Self {
+        RandomTtigha {
+            types: vec![("c1".into(), 2, 1.0), ("c2".into(), 2, 1.2)],
+            lan: (50.0, 0.08),
+            switch: (200.0, 0.16),
+            tasks: 8,
+            max_subtasks: 2,
+            time: (20, 200),
+            message_probability: 0.15,
+            bytes: (100, 2000),
+        }
+    }
+}
+
+/// A random platform and program (deterministic per seed). Times are whole numbers
+/// (`round(base · slowness)`), so simulated times are exact sums.
+pub fn random_ttigha(params: &RandomTtigha, seed: u64) -> Ttigha {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let type_names: Vec<String> = params.types.iter().map(|t| t.0.clone()).collect();
+    let proc_type: Vec<u32> = params
+        .types
+        .iter()
+        .enumerate()
+        .flat_map(|(i, t)| std::iter::repeat_n(i as u32, t.1))
+        .collect();
+    let comms = vec![
+        ("lan".to_string(), params.lan.0, params.lan.1),
+        ("switch".to_string(), params.switch.0, params.switch.1),
+    ];
+    let pt = proc_type.clone();
+    let platform = Platform::new(type_names, proc_type, comms, move |s, d| {
+        u32::from(pt[s] != pt[d])
+    });
+    let mut tasks = Vec::with_capacity(params.tasks);
+    let mut owner = Vec::new();
+    for t in 0..params.tasks {
+        let k = rng.gen_range(1..=params.max_subtasks.max(1));
+        let subs = (0..k)
+            .map(|i| {
+                let base = rng.gen_range(params.time.0..=params.time.1.max(params.time.0)) as f64;
+                let times = params
+                    .types
+                    .iter()
+                    .map(|ty| (base * ty.2).round())
+                    .collect();
+                owner.push(t);
+                (format!("t{t}s{i}"), times)
+            })
+            .collect();
+        tasks.push((format!("t{t}"), subs));
+    }
+    let mut messages = Vec::new();
+    for to in 0..owner.len() {
+        for from in 0..to {
+            if owner[from] != owner[to] && rng.gen_bool(params.message_probability.clamp(0.0, 1.0))
+            {
+                let bytes = rng.gen_range(params.bytes.0..=params.bytes.1.max(params.bytes.0));
+                messages.push(SubtaskMessage {
+                    from: from as u32,
+                    to: to as u32,
+                    bytes,
+                });
+            }
+        }
+    }
+    let program = HeteroProgram::new(params.types.len(), tasks, messages)
+        .expect("messages go forward in declaration order");
+    Ttigha { platform, program }
+}

@@ -1,0 +1,318 @@
+//! SIMULHa (De Giusti et al.): discrete-event execution of a heterogeneous program's
+//! sub-tasks under an allocation of its tasks to processors.
+//!
+//! * A sub-task runs on its task's processor for its time on that processor's type, without
+//!   preemption, once the sub-task before it in its task has finished and every message into
+//!   it has arrived. A message leaves when its sender finishes and takes
+//!   `startup + bytes · time per byte` of the pair's communication type (nothing between
+//!   sub-tasks of one processor). Sending and receiving do not occupy the processors and
+//!   links have no contention (the paper models neither).
+//! * Order on a processor: either given (each processor runs its sub-tasks strictly in the
+//!   given order, as in the paper's manual mode), or by default the ready sub-task first in
+//!   the program's priority order ([`HeteroProgram::rank`]: a topological order keeping the
+//!   declaration order). The default run records the order it used, and replaying that
+//!   order strictly gives the same times.
+//!
+//! [`Simulator`] keeps its buffers between runs, so the exhaustive search runs it millions
+//! of times without allocating.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::error::Error;
+use crate::model::ttigha::{HeteroProgram, Platform, Ttigha};
+
+/// The result of a simulation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schedule {
+    /// Processor of each sub-task.
+    pub processor: Vec<u32>,
+    /// Start and finish time of each sub-task.
+    pub start: Vec<f64>,
+    pub finish: Vec<f64>,
+    /// Sub-tasks of each processor in the order they ran.
+    pub order: Vec<Vec<u32>>,
+    /// The program's final time: the latest finish.
+    pub makespan: f64,
+}
+
+impl Schedule {
+    /// Time processor `p` computed.
+    pub fn busy(&self, p: usize) -> f64 {
+        self.order[p]
+            .iter()
+            .map(|&s| self.finish[s as usize] - self.start[s as usize])
+            .sum()
+    }
+
+    /// Finish of processor `p`'s last sub-task (0 if it has none).
+    pub fn end(&self, p: usize) -> f64 {
+        self.order[p]
+            .last()
+            .map_or(0.0, |&s| self.finish[s as usize])
+    }
+
+    /// Time processor `p` waited between time 0 and its last sub-task's end.
+    pub fn waiting(&self, p: usize) -> f64 {
+        (self.end(p) - self.busy(p)).max(0.0)
+    }
+}
+
+/// An event time as an ordered key (times are finite and `>= 0`; `-0.0` becomes `0.0`).
+fn key(t: f64) -> u64 {
+    (t + 0.0).to_bits()
+}
+
+const FINISH: u8 = 0;
+const READY: u8 = 1;
+
+/// SIMULHa with reusable buffers.
+pub struct Simulator<'a> {
+    program: &'a HeteroProgram,
+    platform: &'a Platform,
+    pending: Vec<u32>,
+    avail: Vec<f64>,
+    start: Vec<f64>,
+    finish: Vec<f64>,
+    ready: Vec<bool>,
+    events: BinaryHeap<Reverse<(u64, u8, u32)>>,
+    queues: Vec<BinaryHeap<Reverse<(u32, u32)>>>,
+    idle: Vec<bool>,
+    next: Vec<usize>,
+    dirty: Vec<u32>,
+    is_dirty: Vec<bool>,
+    proc_of: Vec<u32>,
+    ran: Vec<Vec<u32>>,
+}
+
+impl<'a> Simulator<'a> {
+    /// A simulator of `model`'s program on its platform.
+    pub fn new(model: &'a Ttigha) -> Self {
+        Self::with(&model.program, &model.platform)
+    }
+
+    /// A simulator of `program` on `platform` (their processor types must agree).
+    pub fn with(program: &'a HeteroProgram, platform: &'a Platform) -> Self {
+        assert_eq!(
+            program.types,
+            platform.types(),
+            "one time per processor type"
+        );
+        let (n, m) = (program.subtasks(), platform.processors());
+        Simulator {
+            program,
+            platform,
+            pending: vec![0; n],
+            avail: vec![0.0; n],
+            start: vec![0.0; n],
+            finish: vec![0.0; n],
+            ready: vec![false; n],
+            events: BinaryHeap::new(),
+            queues: vec![BinaryHeap::new(); m],
+            idle: vec![true; m],
+            next: vec![0; m],
+            dirty: Vec::with_capacity(m),
+            is_dirty: vec![false; m],
+            proc_of: vec![0; n],
+            ran: vec![Vec::new(); m],
+        }
+    }
+
+    /// The final time of the program with task `t` on processor `alloc[t]`, in the default
+    /// order.
+    ///
+    /// # Panics
+    ///
+    /// If `alloc` does not give a processor below the platform's count to every task.
+    pub fn makespan(&mut self, alloc: &[u32]) -> f64 {
+        self.run(alloc, None, false)
+            .expect("the default order never stalls")
+    }
+
+    /// The whole schedule; with `order`, each processor runs its sub-tasks strictly in
+    /// `order[p]` (which must list exactly the sub-tasks of the tasks allocated to `p`).
+    /// Errors if the allocation or the order is invalid, or if the order makes a
+    /// processor wait forever.
+    pub fn schedule(
+        &mut self,
+        alloc: &[u32],
+        order: Option<&[Vec<u32>]>,
+    ) -> Result<Schedule, Error> {
+        let (pr, m) = (self.program, self.platform.processors());
+        if alloc.len() != pr.tasks() {
+            return Err(Error::Mismatch(format!(
+                "the allocation has {} entries but the program has {} tasks",
+                alloc.len(),
+                pr.tasks()
+            )));
+        }
+        if let Some(t) = alloc.iter().position(|&p| p as usize >= m) {
+            return Err(Error::Mismatch(format!(
+                "task {} ({}) is allocated to processor {} but the platform has {m} processors",
+                t, pr.task_names[t], alloc[t]
+            )));
+        }
+        if let Some(order) = order {
+            if order.len() != m {
+                return Err(Error::Mismatch(format!(
+                    "the order lists {} processors but the platform has {m}",
+                    order.len()
+                )));
+            }
+            let mut seen = vec![false; pr.subtasks()];
+            for (p, list) in order.iter().enumerate() {
+                for &s in list {
+                    let Some(t) = pr.subtask_task.get(s as usize) else {
+                        return Err(Error::Mismatch(format!(
+                            "the order of processor {p} names sub-task {s}, out of range"
+                        )));
+                    };
+                    if alloc[*t as usize] as usize != p || seen[s as usize] {
+                        return Err(Error::Mismatch(format!(
+                            "the order of processor {p} lists sub-task {} ({}) {}",
+                            s,
+                            pr.subtask_names[s as usize],
+                            if seen[s as usize] {
+                                "twice"
+                            } else {
+                                "of a task allocated elsewhere"
+                            }
+                        )));
+                    }
+                    seen[s as usize] = true;
+                }
+            }
+            if let Some(s) = seen.iter().position(|&x| !x) {
+                return Err(Error::Mismatch(format!(
+                    "the order does not list sub-task {s} ({})",
+                    pr.subtask_names[s]
+                )));
+            }
+        }
+        let makespan = self.run(alloc, order, true).map_err(|p| {
+            let s = order.expect("only a given order stalls")[p][self.next[p]] as usize;
+            Error::Mismatch(format!(
+                "the order never finishes: processor {p} waits for sub-task {s} ({}), whose inputs depend on sub-tasks queued behind others",
+                pr.subtask_names[s]
+            ))
+        })?;
+        Ok(Schedule {
+            processor: self.proc_of.clone(),
+            start: self.start.clone(),
+            finish: self.finish.clone(),
+            order: self.ran.clone(),
+            makespan,
+        })
+    }
+
+    /// Runs the simulation; `Err(p)` if processor `p` stalls on a given order.
+    fn run(
+        &mut self,
+        alloc: &[u32],
+        order: Option<&[Vec<u32>]>,
+        record: bool,
+    ) -> Result<f64, usize> {
+        let (pr, pl) = (self.program, self.platform);
+        let n = pr.subtasks();
+        for t in 0..pr.tasks() {
+            for s in pr.subtasks_of(t) {
+                self.proc_of[s] = alloc[t];
+            }
+        }
+        for s in 0..n {
+            self.pending[s] =
+                (pr.in_first[s + 1] - pr.in_first[s]) + u32::from(pr.previous(s).is_some());
+            self.avail[s] = 0.0;
+            self.ready[s] = false;
+            if self.pending[s] == 0 {
+                self.events.push(Reverse((0, READY, s as u32)));
+            }
+        }
+        for p in 0..pl.processors() {
+            self.queues[p].clear();
+            self.idle[p] = true;
+            self.next[p] = 0;
+            self.ran[p].clear();
+        }
+        let mut done = 0usize;
+        let mut makespan = 0.0f64;
+        while let Some(&Reverse((now_key, _, _))) = self.events.peek() {
+            let now = f64::from_bits(now_key);
+            while let Some(&Reverse((k, kind, s))) = self.events.peek() {
+                if k != now_key {
+                    break;
+                }
+                self.events.pop();
+                let s = s as usize;
+                let p = self.proc_of[s] as usize;
+                if kind == FINISH {
+                    done += 1;
+                    makespan = makespan.max(now);
+                    self.idle[p] = true;
+                    self.mark(p);
+                    let chain = (s + 1 < n && pr.subtask_task[s + 1] == pr.subtask_task[s])
+                        .then_some((s + 1, 0u64, 0u64));
+                    let msgs = pr.outgoing(s).map(|m| (m.to as usize, 1, m.bytes));
+                    for (y, count, bytes) in chain.into_iter().chain(msgs) {
+                        let q = self.proc_of[y] as usize;
+                        let arrive = now + pl.comm_time(p, q, count, bytes);
+                        self.avail[y] = self.avail[y].max(arrive);
+                        self.pending[y] -= 1;
+                        if self.pending[y] == 0 {
+                            self.events
+                                .push(Reverse((key(self.avail[y]), READY, y as u32)));
+                        }
+                    }
+                } else {
+                    self.ready[s] = true;
+                    if order.is_none() {
+                        self.queues[p].push(Reverse((pr.rank[s], s as u32)));
+                    }
+                    self.mark(p);
+                }
+            }
+            while let Some(p) = self.dirty.pop() {
+                let p = p as usize;
+                self.is_dirty[p] = false;
+                if !self.idle[p] {
+                    continue;
+                }
+                let pick = match order {
+                    None => self.queues[p].pop().map(|Reverse((_, s))| s as usize),
+                    Some(order) => match order[p].get(self.next[p]) {
+                        Some(&s) if self.ready[s as usize] => {
+                            self.next[p] += 1;
+                            Some(s as usize)
+                        }
+                        _ => None,
+                    },
+                };
+                if let Some(s) = pick {
+                    self.idle[p] = false;
+                    let end = now + pr.time(s, pl.proc_type[p] as usize);
+                    if record {
+                        self.start[s] = now;
+                        self.finish[s] = end;
+                        self.ran[p].push(s as u32);
+                    }
+                    self.events.push(Reverse((key(end), FINISH, s as u32)));
+                }
+            }
+        }
+        if done < n {
+            let order = order.expect("the default order never stalls");
+            let p = (0..pl.processors())
+                .find(|&p| self.next[p] < order[p].len())
+                .expect("a stalled processor");
+            return Err(p);
+        }
+        Ok(makespan)
+    }
+
+    fn mark(&mut self, p: usize) {
+        if !self.is_dirty[p] {
+            self.is_dirty[p] = true;
+            self.dirty.push(p as u32);
+        }
+    }
+}

@@ -1,0 +1,422 @@
+//! The TTIGHa model, SIMULHa, MATEHa and the exhaustive search (De Giusti et al.).
+
+use std::path::Path;
+
+use taskmap::mappers::mateha::{
+    exhaustive, exhaustive_count, levels, mateha, mateha_with, TtigGraph,
+};
+use taskmap::model::ttigha::{
+    parse_ttigha, random_ttigha, HeteroProgram, Platform, RandomTtigha, SubtaskMessage, Ttigha,
+};
+use taskmap::sim::simulha::{Schedule, Simulator};
+
+const SMALL: &str = "\
+PROCTYPE fast 1
+PROCTYPE slow 1
+COMM net 10 0.5
+LINK * * net
+TASK A
+  SUBTASK a1 4 8
+  SUBTASK a2 2 4
+TASK B
+  SUBTASK b1 6 12
+SEND a1 b1 20
+";
+
+fn small() -> Ttigha {
+    parse_ttigha(SMALL, Path::new("small.ttig")).unwrap()
+}
+
+#[test]
+fn small_model_by_hand() {
+    let m = small();
+    let mut sim = Simulator::new(&m);
+    // a1 0-4 on fast; the message arrives at 4 + 10 + 20 * 0.5 = 24; b1 runs 24-36 on slow.
+    assert_eq!(sim.makespan(&[0, 1]), 36.0);
+    // All on fast: a1 0-4, then a2 (first in priority) 4-6, b1 6-12.
+    let s = sim.schedule(&[0, 0], None).unwrap();
+    assert_eq!(
+        (s.start.clone(), s.finish.clone()),
+        (vec![0.0, 4.0, 6.0], vec![4.0, 6.0, 12.0])
+    );
+    assert_eq!(s.order, vec![vec![0, 1, 2], vec![]]);
+    assert_eq!(sim.makespan(&[1, 0]), 34.0);
+    assert_eq!(sim.makespan(&[1, 1]), 24.0);
+    // A given order is followed strictly: b1 before a2 on the fast processor.
+    let s = sim
+        .schedule(&[0, 0], Some(&[vec![0, 2, 1], vec![]]))
+        .unwrap();
+    assert_eq!(s.finish, vec![4.0, 12.0, 10.0]);
+    // An order that waits for a sub-task queued behind it never finishes.
+    let e = sim
+        .schedule(&[0, 0], Some(&[vec![2, 0, 1], vec![]]))
+        .unwrap_err();
+    assert!(e.to_string().contains("never finishes"), "{e}");
+
+    // TTIGHa: w, and TP of A on fast with B on slow: A runs [0,4] [4,6], B [4,16]: 2.
+    let g = TtigGraph::new(&m.program);
+    assert_eq!(
+        (g.time(0, 0), g.time(0, 1), g.time(1, 1)),
+        (6.0, 12.0, 12.0)
+    );
+    assert_eq!(g.concurrency(0, 0, 1, 1), 2.0 / 12.0);
+    // MATEHa: A (level 0) to fast (6 against 12); then B: fast 6 + 6, slow 12 + 6·(1 − 1/6)
+    // + 20 = 37; so fast.
+    let r = mateha(&m);
+    assert_eq!(r.level, vec![0, 1]);
+    assert_eq!(r.alloc, vec![0, 0]);
+    let o = exhaustive(&m, 1000).unwrap();
+    assert_eq!(
+        (o.makespan, o.alloc.clone(), o.evaluated),
+        (12.0, vec![0, 0], 4)
+    );
+}
+
+/// Checks that `s` is the schedule SIMULHa's default order gives: every sub-task starts
+/// after its inputs, runs its time, processors run one sub-task at a time, never idle while
+/// one of theirs is ready, and start the ready one first in priority.
+fn check_list_schedule(m: &Ttigha, alloc: &[u32], s: &Schedule) {
+    let (pr, pl) = (&m.program, &m.platform);
+    let n = pr.subtasks();
+    let ready: Vec<f64> = (0..n)
+        .map(|x| {
+            let mut r = pr.previous(x).map_or(0.0, |p| s.finish[p]);
+            for msg in pr.incoming(x) {
+                let (a, b) = (s.processor[msg.from as usize], s.processor[x]);
+                r = r.max(
+                    s.finish[msg.from as usize]
+                        + pl.comm_time(a as usize, b as usize, 1, msg.bytes),
+                );
+            }
+            r
+        })
+        .collect();
+    for x in 0..n {
+        let p = alloc[pr.subtask_task[x] as usize];
+        assert_eq!(s.processor[x], p);
+        assert!(
+            s.start[x] >= ready[x] - 1e-9,
+            "sub-task {x} starts before its inputs"
+        );
+        let t = pr.time(x, pl.proc_type[p as usize] as usize);
+        assert!((s.finish[x] - s.start[x] - t).abs() < 1e-9);
+    }
+    for (p, order) in s.order.iter().enumerate() {
+        let mut sorted = order.clone();
+        sorted.sort_by(|&a, &b| s.start[a as usize].total_cmp(&s.start[b as usize]));
+        assert_eq!(&sorted, order, "order is by start time");
+        for w in order.windows(2) {
+            assert!(
+                s.start[w[1] as usize] >= s.finish[w[0] as usize] - 1e-9,
+                "overlap on {p}"
+            );
+        }
+        for &x in order {
+            let x = x as usize;
+            // Busy throughout [ready, start): every moment is covered by another sub-task
+            // of p, each of which had priority or started before x was ready.
+            let mut t = ready[x];
+            for &y in order {
+                let y = y as usize;
+                if y != x && s.start[y] <= t + 1e-9 && s.finish[y] > t && s.start[y] < s.start[x] {
+                    assert!(
+                        s.start[y] < ready[x] - 1e-9 || pr.rank[y] < pr.rank[x],
+                        "sub-task {y} started over the higher-priority {x}"
+                    );
+                    t = s.finish[y];
+                }
+            }
+            assert!(
+                t >= s.start[x] - 1e-9,
+                "processor {p} idles while {x} is ready"
+            );
+        }
+    }
+    let ms = s.finish.iter().copied().fold(0.0, f64::max);
+    assert_eq!(s.makespan, ms);
+}
+
+fn params(tasks: usize, c1: usize, c2: usize) -> RandomTtigha {
+    let mut p = RandomTtigha {
+        tasks,
+        max_subtasks: 3,
+        message_probability: 0.2,
+        ..RandomTtigha::default()
+    };
+    p.types[0].1 = c1;
+    p.types[1].1 = c2;
+    p.types.retain(|t| t.1 > 0);
+    p
+}
+
+#[test]
+fn simulation_is_a_list_schedule_and_replays() {
+    for seed in 0..40u64 {
+        let m = random_ttigha(&params(9, 2, 3), seed);
+        let mut sim = Simulator::new(&m);
+        let k = m.platform.processors() as u64;
+        let alloc: Vec<u32> = (0..m.program.tasks() as u64)
+            .map(|t| ((t * 7 + seed) % k) as u32)
+            .collect();
+        let s = sim.schedule(&alloc, None).unwrap();
+        check_list_schedule(&m, &alloc, &s);
+        assert_eq!(sim.makespan(&alloc), s.makespan);
+        // Replaying the order it used, strictly, gives the same times.
+        let again = sim.schedule(&alloc, Some(&s.order)).unwrap();
+        assert_eq!(again, s);
+        for p in 0..m.platform.processors() {
+            assert!((s.busy(p) + s.waiting(p) - s.end(p)).abs() < 1e-9);
+        }
+    }
+}
+
+#[test]
+fn file_text_round_trips() {
+    for seed in 0..10 {
+        let m = random_ttigha(&params(12, 3, 2), seed);
+        let text = m.to_text();
+        let back = parse_ttigha(&text, Path::new("x.ttig")).unwrap();
+        assert_eq!(back, m, "seed {seed}");
+    }
+}
+
+/// Every allocation, without symmetry breaking.
+fn brute_force(m: &Ttigha) -> (f64, u64) {
+    let (nt, k) = (m.program.tasks(), m.platform.processors() as u32);
+    let mut sim = Simulator::new(m);
+    let mut alloc = vec![0u32; nt];
+    let (mut best, mut count) = (f64::INFINITY, 0u64);
+    loop {
+        best = best.min(sim.makespan(&alloc));
+        count += 1;
+        let mut i = 0;
+        while i < nt && alloc[i] + 1 == k {
+            alloc[i] = 0;
+            i += 1;
+        }
+        if i == nt {
+            return (best, count);
+        }
+        alloc[i] += 1;
+    }
+}
+
+#[test]
+fn exhaustive_search_matches_brute_force() {
+    for (c1, c2) in [(4, 0), (2, 2), (1, 3), (3, 1)] {
+        for seed in 0..6 {
+            let m = random_ttigha(&params(6, c1, c2), seed);
+            let (best, all) = brute_force(&m);
+            let o = exhaustive(&m, 1 << 20).unwrap();
+            assert_eq!(o.makespan, best, "conf {c1}+{c2} seed {seed}");
+            assert_eq!(Simulator::new(&m).makespan(&o.alloc), o.makespan);
+            assert_eq!(o.evaluated, exhaustive_count(&m));
+            assert!(o.evaluated < all);
+            // Symmetry: 4 identical processors give the set partitions into <= 4 blocks.
+            if c1 == 4 {
+                assert_eq!(o.evaluated, 1 + 31 + 90 + 65);
+            }
+        }
+    }
+    let m = random_ttigha(&params(12, 2, 2), 1);
+    let e = exhaustive(&m, 1000).unwrap_err().to_string();
+    assert!(e.contains("more than the limit 1000"), "{e}");
+}
+
+/// MATEHa recomputing every cost from the formulas at each step.
+fn naive_mateha(m: &Ttigha) -> Vec<u32> {
+    let (pr, pl) = (&m.program, &m.platform);
+    let g = TtigGraph::new(pr);
+    let lv = levels(pr);
+    let (nt, mp) = (pr.tasks(), pl.processors());
+    let mut alloc = vec![u32::MAX; nt];
+    let mut t_acum = vec![0.0; mp];
+    let maxl = *lv.iter().max().unwrap();
+    let bytes = |a: usize, b: usize| {
+        let mut c = (0u64, 0u64);
+        for msg in &pr.messages {
+            if pr.subtask_task[msg.from as usize] as usize == a
+                && pr.subtask_task[msg.to as usize] as usize == b
+            {
+                c.0 += 1;
+                c.1 += msg.bytes;
+            }
+        }
+        c
+    };
+    for l in 0..=maxl {
+        loop {
+            let mut best: Option<(f64, usize, usize)> = None;
+            for t in (0..nt).filter(|&t| lv[t] == l && alloc[t] == u32::MAX) {
+                let cost: Vec<f64> = (0..mp)
+                    .map(|mm| {
+                        let tm = pl.proc_type[mm] as usize;
+                        let mut c = g.time(t, tm) + t_acum[mm];
+                        for j in 0..nt {
+                            let q = alloc[j];
+                            if q == u32::MAX || q as usize == mm || j == t {
+                                continue;
+                            }
+                            let (jt, tj) = (bytes(j, t), bytes(t, j));
+                            if jt.0 + tj.0 == 0 {
+                                continue;
+                            }
+                            let q = q as usize;
+                            let tq = pl.proc_type[q] as usize;
+                            c += g.time(j, tq) * (1.0 - g.concurrency(j, tq, t, tm))
+                                + pl.comm_time(q, mm, jt.0, jt.1)
+                                + pl.comm_time(mm, q, tj.0, tj.1);
+                        }
+                        c
+                    })
+                    .collect();
+                let (mut lo, mut arg) = (f64::INFINITY, 0);
+                for (i, &c) in cost.iter().enumerate() {
+                    if c < lo {
+                        (lo, arg) = (c, i);
+                    }
+                }
+                let gain = cost.iter().copied().fold(f64::NEG_INFINITY, f64::max) - lo;
+                if best.is_none_or(|b| gain > b.0) {
+                    best = Some((gain, t, arg));
+                }
+            }
+            let Some((_, t, p)) = best else { break };
+            alloc[t] = p as u32;
+            t_acum[p] += g.time(t, pl.proc_type[p] as usize);
+        }
+    }
+    alloc
+}
+
+#[test]
+fn mateha_matches_the_formulas() {
+    for seed in 0..30 {
+        let m = random_ttigha(&params(14, 3, 3), seed);
+        let r = mateha(&m);
+        assert_eq!(r.alloc, naive_mateha(&m), "seed {seed}");
+        assert_eq!(r, mateha_with(&m, &TtigGraph::new(&m.program)));
+        // Levels: initial tasks are 0, others one more than their lowest-level sender.
+        let pr = &m.program;
+        for t in 0..pr.tasks() {
+            let senders: Vec<u32> = pr
+                .subtasks_of(t)
+                .flat_map(|s| {
+                    pr.incoming(s)
+                        .map(|msg| r.level[pr.subtask_task[msg.from as usize] as usize])
+                })
+                .collect();
+            let first_receives = pr.incoming(pr.task_first[t] as usize).next().is_some();
+            if first_receives {
+                assert_eq!(r.level[t], senders.iter().min().unwrap() + 1, "task {t}");
+            } else {
+                assert_eq!(r.level[t], 0);
+            }
+        }
+        // The allocation order goes level by level.
+        assert!(r
+            .sequence
+            .windows(2)
+            .all(|w| r.level[w[0] as usize] <= r.level[w[1] as usize]));
+    }
+}
+
+#[test]
+fn concurrency_equals_an_isolated_simulation() {
+    for seed in 0..20 {
+        let m = random_ttigha(&params(8, 1, 1), seed);
+        let pr = &m.program;
+        let g = TtigGraph::new(pr);
+        for t in 0..pr.tasks() {
+            for e in g.adj_first[t] as usize..g.adj_first[t + 1] as usize {
+                let j = g.adj[e] as usize;
+                // The two tasks alone, their messages free, t on type a, j on type b.
+                let keep =
+                    |x: usize| pr.subtask_task[x] as usize == t || pr.subtask_task[x] as usize == j;
+                let (lo, hi) = (t.min(j), t.max(j));
+                let sub = |x: usize| (pr.task_names[pr.subtask_task[x] as usize].clone(), x);
+                let tasks: Vec<(String, Vec<(String, Vec<f64>)>)> = [lo, hi]
+                    .iter()
+                    .map(|&u| {
+                        (
+                            pr.task_names[u].clone(),
+                            pr.subtasks_of(u)
+                                .map(|x| {
+                                    (
+                                        pr.subtask_names[x].clone(),
+                                        (0..2).map(|p| pr.time(x, p)).collect(),
+                                    )
+                                })
+                                .collect(),
+                        )
+                    })
+                    .collect();
+                let base = |x: usize| {
+                    let (_, x) = sub(x);
+                    let u = pr.subtask_task[x] as usize;
+                    let off = if u == lo { 0 } else { pr.subtasks_of(lo).len() };
+                    (off + x - pr.task_first[u] as usize) as u32
+                };
+                let msgs: Vec<SubtaskMessage> = pr
+                    .messages
+                    .iter()
+                    .filter(|msg| keep(msg.from as usize) && keep(msg.to as usize))
+                    .map(|msg| SubtaskMessage {
+                        from: base(msg.from as usize),
+                        to: base(msg.to as usize),
+                        bytes: msg.bytes,
+                    })
+                    .collect();
+                let prog = HeteroProgram::new(2, tasks, msgs).unwrap();
+                let plat = Platform::new(
+                    vec!["c1".into(), "c2".into()],
+                    vec![0, 0, 1, 1],
+                    vec![("free".into(), 0.0, 0.0)],
+                    |_, _| 0,
+                );
+                for a in 0..2 {
+                    for b in 0..2 {
+                        // t on processor 2a (type a), j on processor 2b + 1 (type b).
+                        let (pt, pj) = (2 * a as u32, 2 * b as u32 + 1);
+                        let alloc = if t == lo { vec![pt, pj] } else { vec![pj, pt] };
+                        let s = Simulator::with(&prog, &plat)
+                            .schedule(&alloc, None)
+                            .unwrap();
+                        let iv = |p: u32| -> Vec<(f64, f64)> {
+                            s.order[p as usize]
+                                .iter()
+                                .map(|&x| (s.start[x as usize], s.finish[x as usize]))
+                                .collect()
+                        };
+                        let (x, y) = (iv(pt), iv(pj));
+                        let overlap: f64 = x
+                            .iter()
+                            .flat_map(|&(a0, a1)| {
+                                y.iter()
+                                    .map(move |&(b0, b1)| (a1.min(b1) - a0.max(b0)).max(0.0))
+                            })
+                            .sum();
+                        let want = if g.time(j, b) > 0.0 {
+                            overlap / g.time(j, b)
+                        } else {
+                            0.0
+                        };
+                        assert!(
+                            (g.concurrency(t, a, j, b) - want).abs() < 1e-12,
+                            "seed {seed} tasks {t} {j} types {a} {b}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_model_and_allocation() {
+    let p = params(30, 4, 4);
+    let (a, b) = (random_ttigha(&p, 7), random_ttigha(&p, 7));
+    assert_eq!(a, b);
+    assert_eq!(mateha(&a), mateha(&b));
+    assert_ne!(random_ttigha(&p, 8), a);
+}
