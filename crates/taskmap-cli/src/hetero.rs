@@ -7,10 +7,14 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
-use taskmap::mappers::mateha::{exhaustive, exhaustive_count, mateha};
+use taskmap::mappers::mateha::{exhaustive, exhaustive_count, iterated_local_search, mateha};
 use taskmap::model::ttigha::{read_ttigha, Ttigha};
 use taskmap::sim::simulha::{Schedule, Simulator};
 use taskmap::{Mapping, MappingFormat, PeId};
+
+/// Rounds of each local search in mateha-ls (it stops earlier when a round changes
+/// nothing).
+const LS_ROUNDS: usize = 20;
 
 /// Arguments of `taskmap hetero`.
 #[derive(Args, Debug)]
@@ -18,9 +22,19 @@ pub struct HeteroArgs {
     /// Model file: PROCTYPE, COMM, LINK, TASK, SUBTASK and SEND lines (docs/formats.md).
     pub model: PathBuf,
     /// Allocation file (a processor per task, one per line, or Scotch .map) to simulate
-    /// instead of MATEHa's.
-    #[arg(long)]
+    /// instead of computing one.
+    #[arg(long, conflicts_with = "algorithm")]
     pub mapping: Option<PathBuf>,
+    /// mateha (the paper's heuristic) or mateha-ls (ours: MATEHa, then a local search
+    /// guided by SIMULHa with --kicks random restarts).
+    #[arg(short = 'A', long)]
+    pub algorithm: Option<String>,
+    /// Random kicks of mateha-ls's iterated local search (0: plain local search).
+    #[arg(long, default_value_t = 100)]
+    pub kicks: usize,
+    /// Seed of mateha-ls.
+    #[arg(short, long, default_value_t = 1)]
+    pub seed: u64,
     /// Also search every allocation (up to interchangeable processors) for the least final
     /// time, and compare.
     #[arg(long)]
@@ -52,7 +66,15 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             let v: Vec<u32> = m.as_slice().iter().map(|p| p.0).collect();
             (v, "file")
         }
-        None => (mateha(&model).alloc, "mateha"),
+        None => match a.algorithm.as_deref().unwrap_or("mateha") {
+            "mateha" => (mateha(&model).alloc, "mateha"),
+            "mateha-ls" => {
+                let mut alloc = mateha(&model).alloc;
+                iterated_local_search(&model, &mut alloc, LS_ROUNDS, a.kicks, a.seed);
+                (alloc, "mateha-ls")
+            }
+            other => bail!("unknown --algorithm \"{other}\" (mateha, mateha-ls)"),
+        },
     };
     let schedule = Simulator::new(&model).schedule(&alloc, None)?;
     let optimum = if a.optimal {
@@ -101,13 +123,9 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         if let Some(o) = &optimum {
             outln!(
                 "optimal       {} ({} allocations simulated): {} is {:.2} % above it",
-                o.makespan,
+                num(o.makespan),
                 o.evaluated,
-                if source == "file" {
-                    "the given allocation"
-                } else {
-                    "MATEHa"
-                },
+                label(source),
                 gap(schedule.makespan, o.makespan)
             );
             let names: Vec<String> = o.alloc.iter().map(|p| p.to_string()).collect();
@@ -115,6 +133,26 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// How the report names where the allocation came from.
+fn label(source: &str) -> &'static str {
+    match source {
+        "file" => "the given allocation",
+        "mateha-ls" => "mateha-ls",
+        _ => "MATEHa",
+    }
+}
+
+/// A time for people: whole numbers as such, others with at most 3 decimals.
+fn num(x: f64) -> String {
+    let s = format!("{x:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
 }
 
 /// How far `t` lies above `best`, in per cent.
@@ -190,14 +228,7 @@ fn print_human(
         pl.processors(),
         kinds.join(", ")
     );
-    outln!(
-        "allocation    {}",
-        if source == "file" {
-            "from the file"
-        } else {
-            "MATEHa"
-        }
-    );
+    outln!("allocation    {}", label(source));
     let w = pr
         .task_names
         .iter()
@@ -228,11 +259,11 @@ fn print_human(
             "  {:>9}  {:<8} {:>8} {:>11} {:>11}  {}",
             p,
             pl.type_names[pl.proc_type[p] as usize],
-            s.busy(p),
-            s.waiting(p),
-            s.end(p),
+            num(s.busy(p)),
+            num(s.waiting(p)),
+            num(s.end(p)),
             order.join(" ")
         );
     }
-    outln!("final time    {}", s.makespan);
+    outln!("final time    {}", num(s.makespan));
 }

@@ -4,14 +4,15 @@
 //! (`model::ttigha::random_ttigha` with its defaults but for the sizes below), final times
 //! by SIMULHa.
 //!
-//! `[TASKS=10] [SUBTASKS=3] [RUNS=25] [SLOW=1.2] cargo run --release -p taskmap --example mateha_gap`
+//! `[TASKS=10] [SUBTASKS=3] [RUNS=25] [SLOW=1.2] [KICKS=100] cargo run --release -p taskmap --example mateha_gap`
 //! prints per configuration the mean and largest gap of MATEHa above the optimum, how
-//! often it is optimal, and the times of both. `WRITE=file.ttig SEED=s` writes one model
+//! often it is optimal, the same for `mateha-ls` (MATEHa then `iterated_local_search`
+//! with `KICKS` kicks, default 100), and the times. `WRITE=file.ttig SEED=s` writes one model
 //! (Conf2's platform) instead.
 
 use std::time::Instant;
 
-use taskmap::mappers::mateha::{exhaustive, mateha};
+use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha};
 use taskmap::model::ttigha::{random_ttigha, RandomTtigha};
 use taskmap::sim::simulha::Simulator;
 
@@ -29,6 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         env("RUNS", 25u64),
     );
     let slow = env("SLOW", 1.2f64);
+    let kicks = env("KICKS", 100usize);
     let params = |c1: usize, c2: usize| {
         let mut p = RandomTtigha {
             tasks,
@@ -54,8 +56,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{tasks} tasks of 1-{subtasks} sub-tasks, {runs} programs per configuration, cluster 2 {slow}x slower"
     );
-    println!("| configuration | mean gap | largest gap | optimal | mean allocations | MATEHa time | exhaustive time |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| configuration | MATEHa: mean gap | largest | optimal | `mateha-ls`: mean gap | largest | optimal | allocations searched | MATEHa time | `mateha-ls` time | exhaustive time |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for (name, c1, c2) in [
         ("Conf1", 4, 0),
         ("Conf2", 2, 2),
@@ -63,13 +65,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("Conf4", 3, 1),
     ] {
         let (mut sum, mut worst, mut hits, mut evals) = (0.0f64, 0.0f64, 0u64, 0u64);
-        let (mut t_mateha, mut t_opt) = (0.0f64, 0.0f64);
+        let (mut ls_sum, mut ls_worst, mut ls_hits) = (0.0f64, 0.0f64, 0u64);
+        let (mut t_mateha, mut t_opt, mut t_ls) = (0.0f64, 0.0f64, 0.0f64);
         for seed in 0..runs {
             let m = random_ttigha(&params(c1, c2), seed);
             let t0 = Instant::now();
-            let alloc = mateha(&m).alloc;
+            let mut alloc = mateha(&m).alloc;
             t_mateha += t0.elapsed().as_secs_f64();
             let ms = Simulator::new(&m).makespan(&alloc);
+            let t0 = Instant::now();
+            let ls = iterated_local_search(&m, &mut alloc, 20, kicks, seed);
+            t_ls += t0.elapsed().as_secs_f64();
             let t0 = Instant::now();
             let o = exhaustive(&m, u64::MAX)?;
             t_opt += t0.elapsed().as_secs_f64();
@@ -77,14 +83,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             sum += gap;
             worst = worst.max(gap);
             hits += u64::from(gap == 0.0);
+            let ls_gap = 100.0 * (ls - o.makespan) / o.makespan;
+            ls_sum += ls_gap;
+            ls_worst = ls_worst.max(ls_gap);
+            ls_hits += u64::from(ls_gap == 0.0);
             evals += o.evaluated;
         }
         println!(
-            "| {name} ({c1} + {c2}) | {:.2} % | {:.2} % | {hits} of {runs} | {} | {:.3} ms | {:.2} s |",
+            "| {name} ({c1} + {c2}) | {:.2} % | {:.2} % | {hits} of {runs} | {:.2} % | {:.2} % | {ls_hits} of {runs} | {} | {:.3} ms | {:.2} ms | {:.2} s |",
             sum / runs as f64,
             worst,
+            ls_sum / runs as f64,
+            ls_worst,
             evals / runs,
             1e3 * t_mateha / runs as f64,
+            1e3 * t_ls / runs as f64,
             t_opt / runs as f64
         );
     }

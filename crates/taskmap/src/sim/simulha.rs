@@ -125,6 +125,12 @@ impl<'a> Simulator<'a> {
     ///
     /// If `alloc` does not give a processor below the platform's count to every task.
     pub fn makespan(&mut self, alloc: &[u32]) -> f64 {
+        self.makespan_and_total(alloc).0
+    }
+
+    /// The final time and the sum of the sub-tasks' finish times (a tie-breaker for
+    /// searches: it drops when sub-tasks off the critical path finish earlier).
+    pub fn makespan_and_total(&mut self, alloc: &[u32]) -> (f64, f64) {
         self.run(alloc, None, false)
             .expect("the default order never stalls")
     }
@@ -189,7 +195,7 @@ impl<'a> Simulator<'a> {
                 )));
             }
         }
-        let makespan = self.run(alloc, order, true).map_err(|p| {
+        let (makespan, _) = self.run(alloc, order, true).map_err(|p| {
             let s = order.expect("only a given order stalls")[p][self.next[p]] as usize;
             Error::Mismatch(format!(
                 "the order never finishes: processor {p} waits for sub-task {s} ({}), whose inputs depend on sub-tasks queued behind others",
@@ -205,13 +211,14 @@ impl<'a> Simulator<'a> {
         })
     }
 
-    /// Runs the simulation; `Err(p)` if processor `p` stalls on a given order.
+    /// Runs the simulation: the final time and the sum of finish times, or `Err(p)` if
+    /// processor `p` stalls on a given order.
     fn run(
         &mut self,
         alloc: &[u32],
         order: Option<&[Vec<u32>]>,
         record: bool,
-    ) -> Result<f64, usize> {
+    ) -> Result<(f64, f64), usize> {
         let (pr, pl) = (self.program, self.platform);
         let n = pr.subtasks();
         for t in 0..pr.tasks() {
@@ -235,7 +242,7 @@ impl<'a> Simulator<'a> {
             self.ran[p].clear();
         }
         let mut done = 0usize;
-        let mut makespan = 0.0f64;
+        let (mut makespan, mut total) = (0.0f64, 0.0f64);
         while let Some(&Reverse((now_key, _, _))) = self.events.peek() {
             let now = f64::from_bits(now_key);
             while let Some(&Reverse((k, kind, s))) = self.events.peek() {
@@ -248,6 +255,7 @@ impl<'a> Simulator<'a> {
                 if kind == FINISH {
                     done += 1;
                     makespan = makespan.max(now);
+                    total += now;
                     self.idle[p] = true;
                     self.mark(p);
                     let chain = (s + 1 < n && pr.subtask_task[s + 1] == pr.subtask_task[s])
@@ -306,7 +314,7 @@ impl<'a> Simulator<'a> {
                 .expect("a stalled processor");
             return Err(p);
         }
-        Ok(makespan)
+        Ok((makespan, total))
     }
 
     fn mark(&mut self, p: usize) {
