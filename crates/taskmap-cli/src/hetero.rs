@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
 use taskmap::mappers::mateha::{exhaustive, exhaustive_count, iterated_local_search, mateha};
-use taskmap::model::ttigha::{read_ttigha, Ttigha};
+use taskmap::model::ttigha::{read_platform, read_stg_program, read_ttigha, Ttigha};
 use taskmap::sim::simulha::{Schedule, Simulator};
 use taskmap::{Mapping, MappingFormat, PeId};
 
@@ -20,7 +20,22 @@ const LS_ROUNDS: usize = 20;
 #[derive(Args, Debug)]
 pub struct HeteroArgs {
     /// Model file: PROCTYPE, COMM, LINK, TASK, SUBTASK and SEND lines (docs/formats.md).
-    pub model: PathBuf,
+    #[arg(required_unless_present = "stg", conflicts_with = "stg")]
+    pub model: Option<PathBuf>,
+    /// Read the program from a Kasahara STG task graph instead (a task of one sub-task per
+    /// STG task, a message per arc; the dummy entry and exit left out); needs --platform.
+    #[arg(long, requires = "platform")]
+    pub stg: Option<PathBuf>,
+    /// Platform file for --stg: PROCTYPE, COMM and LINK lines.
+    #[arg(long, requires = "stg")]
+    pub platform: Option<PathBuf>,
+    /// For --stg: the time factor of each processor type, comma-separated (default 1 for
+    /// every type).
+    #[arg(long, value_delimiter = ',')]
+    pub slowness: Vec<f64>,
+    /// For --stg: bytes of every message.
+    #[arg(long, default_value_t = 1000)]
+    pub bytes: u64,
     /// Allocation file (a processor per task, one per line, or Scotch .map) to simulate
     /// instead of computing one.
     #[arg(long, conflicts_with = "algorithm")]
@@ -57,7 +72,22 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         "json" => true,
         other => bail!("unknown --format \"{other}\" (human, json)"),
     };
-    let model = read_ttigha(&a.model)?;
+    let (model, model_path) = match (&a.model, &a.stg, &a.platform) {
+        (Some(m), _, _) => (read_ttigha(m)?, m.display().to_string()),
+        (None, Some(stg), Some(plat)) => {
+            let platform = read_platform(plat)?;
+            let slowness = if a.slowness.is_empty() {
+                vec![1.0; platform.types()]
+            } else {
+                a.slowness.clone()
+            };
+            (
+                read_stg_program(stg, platform, &slowness, a.bytes)?,
+                stg.display().to_string(),
+            )
+        }
+        _ => bail!("give a model file, or --stg FILE with --platform FILE"),
+    };
     let (pr, pl) = (&model.program, &model.platform);
     let levels = taskmap::mappers::mateha::levels(pr);
     let (alloc, source) = match &a.mapping {
@@ -100,7 +130,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
     }
     if json {
         let mut v = report_json(&model, &levels, &alloc, &schedule);
-        v["model"] = json!(a.model.display().to_string());
+        v["model"] = json!(model_path);
         v["allocation_source"] = json!(source);
         if let Some(o) = &optimum {
             v["optimal"] = json!({
@@ -112,14 +142,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         }
         outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        print_human(
-            &model,
-            &a.model.display().to_string(),
-            source,
-            &levels,
-            &alloc,
-            &schedule,
-        );
+        print_human(&model, &model_path, source, &levels, &alloc, &schedule);
         if let Some(o) = &optimum {
             outln!(
                 "optimal       {} ({} allocations simulated): {} is {:.2} % above it",

@@ -911,3 +911,115 @@ fn a_stopped_write_leaves_no_temporary_file() {
     }
     panic!("every write ended before its temporary file was seen");
 }
+
+#[test]
+fn hetero_allocates_simulates_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture("hetero/two_clusters.ttig");
+    let out = dir.path().join("alloc.txt");
+    let out = out.to_str().unwrap();
+    let o = taskmap(&["hetero", &model, "-f", "json", "-o", out]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let a = json(&o);
+    assert_eq!(a["allocation_source"], "mateha");
+    assert_eq!(a["tasks"].as_array().unwrap().len(), 12);
+    assert_eq!(a["subtasks"].as_array().unwrap().len(), 18);
+    let ms = a["makespan"].as_f64().unwrap();
+    let latest = a["subtasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["finish"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert_eq!(ms, latest);
+    // The written allocation, simulated again, gives the same final time.
+    let o = taskmap(&["hetero", &model, "--mapping", out, "-f", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let b = json(&o);
+    assert_eq!(
+        (b["allocation_source"].as_str(), b["makespan"].as_f64()),
+        (Some("file"), Some(ms))
+    );
+    assert_eq!(a["tasks"], b["tasks"]);
+    // mateha-ls starts from MATEHa's allocation and never worsens it.
+    let o = taskmap(&["hetero", &model, "-A", "mateha-ls", "-f", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(json(&o)["makespan"].as_f64().unwrap() <= ms);
+    // The worked example: the optimum puts everything on the fast processor.
+    let o = taskmap(&[
+        "hetero",
+        &fixture("hetero/small.ttig"),
+        "--optimal",
+        "-f",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = json(&o);
+    assert_eq!(s["makespan"].as_f64(), Some(12.0));
+    assert_eq!(s["optimal"]["makespan"].as_f64(), Some(12.0));
+    assert_eq!(s["optimal"]["evaluated"].as_u64(), Some(4));
+    // An STG task graph on a platform file.
+    let o = taskmap(&[
+        "hetero",
+        "--stg",
+        &fixture("hetero/rand0000.stg"),
+        "--platform",
+        &fixture("hetero/two_clusters.platform"),
+        "--slowness",
+        "1,1.2",
+        "--bytes",
+        "500",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o)
+            .contains("50 tasks, 50 sub-tasks, 96 messages; 30 processors (20 p4, 10 celeron)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn hetero_bad_inputs_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture("hetero/two_clusters.ttig");
+    let o = taskmap(&["hetero", &fixture("bad/ttigha_cycle.ttig")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("ttigha_cycle.ttig:11:6: this message lies on a cycle"),
+        "{}",
+        stderr(&o)
+    );
+    let o = taskmap(&["hetero", &model, "--optimal", "--limit", "10"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("more than --limit 10"),
+        "{}",
+        stderr(&o)
+    );
+    let short = dir.path().join("short.txt");
+    std::fs::write(&short, "0\n1\n").unwrap();
+    let o = taskmap(&["hetero", &model, "--mapping", short.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = taskmap(&["hetero", &model, "-A", "heft"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown --algorithm \"heft\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = taskmap(&[
+        "hetero",
+        "--stg",
+        &fixture("bad/stg_cycle.stg"),
+        "--platform",
+        &fixture("hetero/two_clusters.platform"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("stg_cycle.stg:3:9:"), "{}", stderr(&o));
+    // A failed write leaves no file.
+    let out = dir.path().join("missing-dir/alloc.txt");
+    let o = taskmap(&["hetero", &model, "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!out.exists());
+}

@@ -6,7 +6,8 @@ use taskmap::mappers::mateha::{
     exhaustive, exhaustive_count, levels, mateha, mateha_with, TtigGraph,
 };
 use taskmap::model::ttigha::{
-    parse_ttigha, random_ttigha, HeteroProgram, Platform, RandomTtigha, SubtaskMessage, Ttigha,
+    parse_ttigha, random_ttigha, HeteroProgram, Platform, RandomTtigha, SubtaskMessage, TaskSpec,
+    Ttigha,
 };
 use taskmap::sim::simulha::{Schedule, Simulator};
 
@@ -335,7 +336,7 @@ fn concurrency_equals_an_isolated_simulation() {
                     |x: usize| pr.subtask_task[x] as usize == t || pr.subtask_task[x] as usize == j;
                 let (lo, hi) = (t.min(j), t.max(j));
                 let sub = |x: usize| (pr.task_names[pr.subtask_task[x] as usize].clone(), x);
-                let tasks: Vec<(String, Vec<(String, Vec<f64>)>)> = [lo, hi]
+                let tasks: Vec<TaskSpec> = [lo, hi]
                     .iter()
                     .map(|&u| {
                         (
@@ -419,4 +420,185 @@ fn same_seed_same_model_and_allocation() {
     assert_eq!(a, b);
     assert_eq!(mateha(&a), mateha(&b));
     assert_ne!(random_ttigha(&p, 8), a);
+}
+
+/// Malformed files in `fixtures/bad`, one defect each, and the error each gives.
+const BAD_MODELS: &[(&str, &str)] = &[
+    ("ttigha_byte_count.ttig", "9:12: expected a byte count (an integer in 0..2^64), found \"1.5\""),
+    ("ttigha_cr_only.ttig", "1:16: a carriage return not followed by a line feed"),
+    ("ttigha_cycle.ttig", "11:6: this message lies on a cycle of dependencies (a2 -> b1 and back): the program would deadlock"),
+    ("ttigha_duplicate_subtask.ttig", "8:11: sub-task \"a1\" is declared twice (first at line 6)"),
+    ("ttigha_duplicate_task.ttig", "7:6: task \"A\" is declared twice (first at line 5)"),
+    ("ttigha_empty_task.ttig", "5:1: task \"A\" has no SUBTASK"),
+    ("ttigha_extra_value.ttig", "1:17: unexpected \"2\": PROCTYPE takes 2 value(s)"),
+    ("ttigha_link_processor_range.ttig", "3:8: expected \"*\", a processor type, a processor or a range i-j of processors 0-1, found \"2\""),
+    ("ttigha_name_digit.ttig", "1:10: a processor type name must not be \"*\" or start with a digit or '-', found \"4fast\""),
+    ("ttigha_nan_per_byte.ttig", "2:13: expected a time per byte (a finite real >= 0), found \"nan\""),
+    ("ttigha_negative_time.ttig", "6:16: expected a time (a finite real >= 0), found \"-4\""),
+    ("ttigha_no_link.ttig", "6:1: no LINK gives the communication type between processors 1 (slow) and 2 (slow)"),
+    ("ttigha_no_task.ttig", "4:1: no TASK: the program is empty"),
+    ("ttigha_proctype_after_subtask.ttig", "7:1: PROCTYPE after the first SUBTASK (sub-tasks give one time per type, so the types come first)"),
+    ("ttigha_send_within_task.ttig", "8:9: \"a1\" and \"a2\" both belong to task \"A\"; a task's sub-tasks already run in order"),
+    ("ttigha_subtask_outside_task.ttig", "5:1: SUBTASK outside a TASK"),
+    ("ttigha_subtask_times.ttig", "6:15: missing value: SUBTASK takes a name and one time per processor type (2 type(s) declared)"),
+    ("ttigha_unknown_comm.ttig", "3:10: unknown communication type \"wan\" (declare it with COMM)"),
+    ("ttigha_unknown_keyword.ttig", "6:3: unknown keyword \"SUBTSK\" (expected PROCTYPE, COMM, LINK, TASK, SUBTASK or SEND)"),
+    ("ttigha_unknown_subtask.ttig", "9:9: unknown sub-task \"c1\""),
+    ("ttigha_zero_machines.ttig", "1:15: expected a machine count from 1 to 4096 (at most 4096 processors in all), found \"0\""),
+];
+
+const BAD_STG: &[(&str, &str)] = &[
+    (
+        "stg_bad_time.stg",
+        "3:3: expected the time of task 1 (a finite real >= 0), found \"x5\"",
+    ),
+    (
+        "stg_cycle.stg",
+        "3:9: task 1 and its predecessor 2 lie on a cycle of precedences",
+    ),
+    ("stg_empty.stg", "1:1: empty file: expected the task count"),
+    (
+        "stg_id_order.stg",
+        "3:1: expected task id 1 (ids run 0, 1, ... in order), found 2",
+    ),
+    ("stg_no_records.stg", "2:1: no task records"),
+    (
+        "stg_predecessor_range.stg",
+        "3:7: predecessor 7 is not a task (the ids run 0-2)",
+    ),
+    (
+        "stg_self_predecessor.stg",
+        "3:7: task 1 lists itself as a predecessor",
+    ),
+    (
+        "stg_truncated_record.stg",
+        "3:1: the record of task 1 ends early: expected another predecessor",
+    ),
+];
+
+fn fixture(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(rel)
+}
+
+#[test]
+fn malformed_files_name_the_place_and_the_defect() {
+    use taskmap::model::ttigha::{read_platform, read_stg_program, read_ttigha};
+    for (file, want) in BAD_MODELS {
+        let path = fixture(&format!("bad/{file}"));
+        let e = read_ttigha(&path).unwrap_err().to_string();
+        assert_eq!(e, format!("{}:{want}", path.display()), "{file}");
+    }
+    let platform = read_platform(&fixture("hetero/two_clusters.platform")).unwrap();
+    assert_eq!((platform.processors(), platform.types()), (30, 2));
+    for (file, want) in BAD_STG {
+        let path = fixture(&format!("bad/{file}"));
+        let e = read_stg_program(&path, platform.clone(), &[1.0, 1.2], 10)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, format!("{}:{want}", path.display()), "{file}");
+    }
+    let path = fixture("bad/platform_with_task.platform");
+    let e = read_platform(&path).unwrap_err().to_string();
+    assert!(
+        e.ends_with(":5:1: TASK in a platform file (it holds PROCTYPE, COMM and LINK lines only)"),
+        "{e}"
+    );
+    let e = read_stg_program(&fixture("hetero/rand0000.stg"), platform, &[1.0], 10)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("give one slowness"), "{e}");
+}
+
+/// The count of non-dummy arcs in an STG file's trailer (`#   Edges : 96 / 1225 (+dummy ...`).
+fn trailer_edges(text: &str) -> Option<usize> {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with('#') && l.contains("Edges"))?;
+    line.split(':')
+        .nth(1)?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+#[test]
+fn stg_programs_keep_every_task_and_arc() {
+    use taskmap::model::ttigha::{parse_stg_program, read_platform};
+    let platform = read_platform(&fixture("hetero/two_clusters.platform")).unwrap();
+    let mut files = vec![fixture("hetero/rand0000.stg")];
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/stg");
+    if shared.is_dir() {
+        for dir in ["rnc50", "rnc100", "app"] {
+            let mut v: Vec<_> = std::fs::read_dir(shared.join(dir))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            v.sort();
+            files.extend(v);
+        }
+    } else {
+        eprintln!(
+            "skipping the shared STG files: {} is absent",
+            shared.display()
+        );
+    }
+    let mut checked = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let m = parse_stg_program(&text, f, platform.clone(), &[1.0, 1.5], 64).unwrap();
+        // Records after the count line and before the trailer; the first and the last
+        // are the dummies.
+        let recs: Vec<Vec<f64>> = text
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.trim_start().starts_with('#'))
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
+            .collect();
+        let pr = &m.program;
+        assert_eq!(pr.tasks(), recs.len() - 2, "{}", f.display());
+        for t in 0..pr.tasks() {
+            assert_eq!(pr.time(t, 0), recs[t + 1][1]);
+            assert_eq!(pr.time(t, 1), recs[t + 1][1] * 1.5);
+        }
+        let arcs: usize = recs[1..recs.len() - 1]
+            .iter()
+            .map(|r| r[3..].iter().filter(|&&p| p != 0.0).count())
+            .sum();
+        assert_eq!(pr.messages.len(), arcs, "{}", f.display());
+        if let Some(e) = trailer_edges(&text) {
+            assert_eq!(pr.messages.len(), e, "{}", f.display());
+            checked += 1;
+        }
+        assert!(pr
+            .messages
+            .iter()
+            .all(|msg| msg.bytes == 64 && msg.from < msg.to));
+    }
+    assert!(checked >= 1);
+}
+
+#[test]
+fn local_search_never_worsens_and_repeats_per_seed() {
+    use taskmap::mappers::mateha::{iterated_local_search, local_search};
+    for seed in 0..20 {
+        let m = random_ttigha(&params(12, 2, 3), seed);
+        let start = mateha(&m).alloc;
+        let mut sim = Simulator::new(&m);
+        let before = sim.makespan(&start);
+        let mut a = start.clone();
+        let v = local_search(&m, &mut a, 20);
+        assert_eq!(v, sim.makespan(&a));
+        assert!(v <= before, "seed {seed}: {v} > {before}");
+        let mut b = start.clone();
+        let w = iterated_local_search(&m, &mut b, 20, 50, seed);
+        assert_eq!(w, sim.makespan(&b));
+        assert!(w <= v, "seed {seed}: kicks made it worse");
+        let mut c = start.clone();
+        assert_eq!(iterated_local_search(&m, &mut c, 20, 50, seed), w);
+        assert_eq!(b, c);
+    }
 }

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use crate::error::GraphError;
 
-/// Returns the bytes, decompressed if they start with the gzip magic `1f 8b`.
-pub(crate) fn decompress<'a>(bytes: &'a [u8], path: &Path) -> Result<Cow<'a, [u8]>, GraphError> {
+/// Returns the bytes, decompressed if they start with the gzip magic `1f 8b` (`path`
+/// names the input in errors).
+pub fn decompress<'a>(bytes: &'a [u8], path: &Path) -> Result<Cow<'a, [u8]>, GraphError> {
     if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
         let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
         flate2::read::MultiGzDecoder::new(bytes)

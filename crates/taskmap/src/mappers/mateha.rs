@@ -307,75 +307,140 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
     }
 }
 
-/// Improves an allocation by SIMULHa-guided local search (ours, not in the paper): moves of
-/// one task to another processor, then swaps of two tasks on different processors, each
-/// kept when it lowers the final time, or keeps it and lowers the sum of the sub-tasks'
-/// finish times (first improvement; tasks and processors in ascending order), until a
-/// round changes nothing or after `rounds` rounds. A move onto an unused processor is
-/// tried on the first of its class of interchangeable ones only. Never worsens the
-/// allocation. A round simulates `T · M + T² / 2` allocations at most.
-///
-/// Returns the final time of the result.
-pub fn local_search(model: &Ttigha, alloc: &mut [u32], rounds: usize) -> f64 {
-    let mp = model.platform.processors();
-    let class = model.platform.symmetry_classes();
-    let mut sim = Simulator::new(model);
-    let mut best = sim.makespan_and_total(alloc);
-    let better = |a: (f64, f64), b: (f64, f64)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
-    let nt = alloc.len();
-    let mut used = vec![0u32; mp];
-    for &p in alloc.iter() {
-        used[p as usize] += 1;
+/// State of the SIMULHa-guided searches: the simulator, the best (final time, sum of
+/// finish times) so far, the tasks on each processor, interchangeable processors, and the
+/// pairs of communicating tasks.
+struct Search<'a> {
+    sim: Simulator<'a>,
+    best: (f64, f64),
+    used: Vec<u32>,
+    class: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
+    neighbours: Vec<Vec<u32>>,
+}
+
+impl<'a> Search<'a> {
+    fn new(model: &'a Ttigha, alloc: &[u32]) -> Self {
+        let pr = &model.program;
+        let mut sim = Simulator::new(model);
+        let best = sim.makespan_and_total(alloc);
+        let mut pairs: Vec<(u32, u32)> = pr
+            .messages
+            .iter()
+            .map(|m| {
+                let (a, b) = (
+                    pr.subtask_task[m.from as usize],
+                    pr.subtask_task[m.to as usize],
+                );
+                (a.min(b), a.max(b))
+            })
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut neighbours = vec![Vec::new(); pr.tasks()];
+        for &(a, b) in &pairs {
+            neighbours[a as usize].push(b);
+            neighbours[b as usize].push(a);
+        }
+        let mut s = Search {
+            sim,
+            best,
+            used: Vec::new(),
+            class: model.platform.symmetry_classes(),
+            pairs,
+            neighbours,
+        };
+        s.recount(alloc);
+        s
     }
-    for _ in 0..rounds {
-        let mut changed = false;
-        for t in 0..nt {
-            let from = alloc[t] as usize;
-            for m in 0..mp {
-                // One empty processor per class is enough.
-                if m == from
-                    || (used[m] == 0 && (0..m).any(|x| used[x] == 0 && class[x] == class[m]))
-                {
-                    continue;
-                }
-                alloc[t] = m as u32;
-                let v = sim.makespan_and_total(alloc);
-                if better(v, best) {
-                    best = v;
-                    used[from] -= 1;
-                    used[m] += 1;
-                    changed = true;
-                    break;
-                }
-                alloc[t] = from as u32;
+
+    fn recount(&mut self, alloc: &[u32]) {
+        self.used = vec![0; self.class.len()];
+        for &p in alloc {
+            self.used[p as usize] += 1;
+        }
+    }
+
+    /// Simulates `alloc` and keeps it as the best if it is better.
+    fn improves(&mut self, alloc: &[u32]) -> bool {
+        let v = self.sim.makespan_and_total(alloc);
+        let better = v.0 < self.best.0 || (v.0 == self.best.0 && v.1 < self.best.1);
+        if better {
+            self.best = v;
+        }
+        better
+    }
+
+    /// Moves task `t` to the first processor that improves the allocation, if any.
+    fn try_moves(&mut self, alloc: &mut [u32], t: usize) -> bool {
+        let from = alloc[t] as usize;
+        for m in 0..self.class.len() {
+            // One empty processor per class is enough.
+            if m == from
+                || (self.used[m] == 0
+                    && (0..m).any(|x| self.used[x] == 0 && self.class[x] == self.class[m]))
+            {
+                continue;
+            }
+            alloc[t] = m as u32;
+            if self.improves(alloc) {
+                self.used[from] -= 1;
+                self.used[m] += 1;
+                return true;
             }
         }
-        for a in 0..nt {
-            for b in a + 1..nt {
-                let (pa, pb) = (alloc[a], alloc[b]);
-                if pa == pb {
+        alloc[t] = from as u32;
+        false
+    }
+
+    /// Rounds of moves of every task, then swaps of communicating tasks, until one changes
+    /// nothing or after `rounds`.
+    fn descend(&mut self, alloc: &mut [u32], rounds: usize) {
+        for _ in 0..rounds {
+            let mut changed = false;
+            for t in 0..alloc.len() {
+                changed |= self.try_moves(alloc, t);
+            }
+            for i in 0..self.pairs.len() {
+                let (a, b) = (self.pairs[i].0 as usize, self.pairs[i].1 as usize);
+                if alloc[a] == alloc[b] {
                     continue;
                 }
                 alloc.swap(a, b);
-                let v = sim.makespan_and_total(alloc);
-                if better(v, best) {
-                    best = v;
+                if self.improves(alloc) {
                     changed = true;
                 } else {
                     alloc.swap(a, b);
                 }
             }
-        }
-        if !changed {
-            break;
+            if !changed {
+                break;
+            }
         }
     }
-    best.0
 }
 
-/// [`local_search`], then `kicks` times: move 1-3 random tasks to random processors,
-/// search locally again, and keep the result if it is better (an iterated local search;
-/// ours). Deterministic per `seed`; never worse than `alloc`. Returns the final time.
+/// Improves an allocation by SIMULHa-guided local search (ours, not in the paper): moves of
+/// one task to another processor, then swaps of two communicating tasks on different
+/// processors, each kept when it lowers the final time, or keeps it and lowers the sum of
+/// the sub-tasks' finish times (first improvement; tasks and processors in ascending
+/// order), until a round changes nothing or after `rounds` rounds. A move onto an unused
+/// processor is tried on the first of its class of interchangeable ones only. Never
+/// worsens the allocation. A round simulates at most `T · M + P` allocations for `T`
+/// tasks, `M` processors and `P` pairs of communicating tasks.
+///
+/// Returns the final time of the result.
+pub fn local_search(model: &Ttigha, alloc: &mut [u32], rounds: usize) -> f64 {
+    let mut s = Search::new(model, alloc);
+    s.descend(alloc, rounds);
+    s.best.0
+}
+
+/// [`local_search`], then `kicks` times: move 1-3 random tasks to random processors, then
+/// try moves of those tasks and their communication partners, `rounds` rounds at most,
+/// and keep the result if it is better than the best so far (an iterated local search;
+/// ours). A kick simulates about `(kicked tasks + their partners) · M` allocations per
+/// round. Deterministic per `seed`; never worse than `alloc`. Returns the final time.
 pub fn iterated_local_search(
     model: &Ttigha,
     alloc: &mut [u32],
@@ -385,25 +450,43 @@ pub fn iterated_local_search(
 ) -> f64 {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut sim = Simulator::new(model);
-    let mut best = local_search(model, alloc, rounds);
-    let mut best_total = sim.makespan_and_total(alloc).1;
+    let mut s = Search::new(model, alloc);
+    s.descend(alloc, rounds);
     let (nt, mp) = (alloc.len(), model.platform.processors() as u32);
     let mut trial = alloc.to_vec();
+    let mut focus: Vec<usize> = Vec::new();
     for _ in 0..kicks {
         trial.copy_from_slice(alloc);
+        focus.clear();
         for _ in 0..rng.gen_range(1..=3usize.min(nt)) {
             let t = rng.gen_range(0..nt);
             trial[t] = rng.gen_range(0..mp);
+            focus.push(t);
+            focus.extend(s.neighbours[t].iter().map(|&j| j as usize));
         }
-        let v = local_search(model, &mut trial, rounds);
-        let total = sim.makespan_and_total(&trial).1;
-        if v < best || (v == best && total < best_total) {
-            (best, best_total) = (v, total);
+        focus.sort_unstable();
+        focus.dedup();
+        let kept = s.best;
+        // Judge the kicked allocation on its own, then descend from it.
+        s.best = (f64::INFINITY, f64::INFINITY);
+        s.improves(&trial);
+        s.recount(&trial);
+        for _ in 0..rounds {
+            let mut changed = false;
+            for &t in &focus {
+                changed |= s.try_moves(&mut trial, t);
+            }
+            if !changed {
+                break;
+            }
+        }
+        if s.best.0 < kept.0 || (s.best.0 == kept.0 && s.best.1 < kept.1) {
             alloc.copy_from_slice(&trial);
+        } else {
+            s.best = kept;
         }
     }
-    best
+    s.best.0
 }
 
 /// The best allocation found by [`exhaustive`].

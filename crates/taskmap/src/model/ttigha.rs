@@ -162,6 +162,12 @@ impl Platform {
     }
 }
 
+/// A sub-task as given to [`HeteroProgram::new`]: its name and its time per processor type.
+pub type SubtaskSpec = (String, Vec<f64>);
+
+/// A task as given to [`HeteroProgram::new`]: its name and its sub-tasks, in order.
+pub type TaskSpec = (String, Vec<SubtaskSpec>);
+
 /// A message from one sub-task to a sub-task of another task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SubtaskMessage {
@@ -216,7 +222,7 @@ impl HeteroProgram {
     /// time vector's length differs from `types`, or a time is negative or not finite.
     pub fn new(
         types: usize,
-        tasks: Vec<(String, Vec<(String, Vec<f64>)>)>,
+        tasks: Vec<TaskSpec>,
         messages: Vec<SubtaskMessage>,
     ) -> Result<Self, CycleError> {
         let mut task_names = Vec::with_capacity(tasks.len());
@@ -393,6 +399,31 @@ type Tok<'a> = (usize, &'a str);
 
 /// Parses TTIGHa text; `path` names the input in errors.
 pub fn parse_ttigha(text: &str, path: &Path) -> Result<Ttigha, Error> {
+    let (platform, program) = parse_parts(text, path, false)?;
+    Ok(Ttigha {
+        platform,
+        program: program.expect("a program was asked for"),
+    })
+}
+
+/// Reads a platform file: the `PROCTYPE`, `COMM` and `LINK` lines of the format, alone.
+pub fn read_platform(path: &Path) -> Result<Platform, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::error::utf8_text(&bytes, path)?;
+    parse_platform(text, path)
+}
+
+/// Parses a platform file; `path` names the input in errors.
+pub fn parse_platform(text: &str, path: &Path) -> Result<Platform, Error> {
+    Ok(parse_parts(text, path, true)?.0)
+}
+
+/// The platform, and unless `platform_only` the program, of a file.
+fn parse_parts(
+    text: &str,
+    path: &Path,
+    platform_only: bool,
+) -> Result<(Platform, Option<HeteroProgram>), Error> {
     let err = |line: usize, column: usize, message: String| Error::Parse {
         path: path.to_path_buf(),
         line,
@@ -405,7 +436,7 @@ pub fn parse_ttigha(text: &str, path: &Path) -> Result<Ttigha, Error> {
     let mut comms: Vec<(String, f64, f64)> = Vec::new();
     let mut comm_index: HashMap<String, u32> = HashMap::new();
     let mut links: Vec<(usize, Vec<Tok>)> = Vec::new();
-    let mut tasks: Vec<(String, Vec<(String, Vec<f64>)>)> = Vec::new();
+    let mut tasks: Vec<TaskSpec> = Vec::new();
     let mut task_line: Vec<usize> = Vec::new();
     let mut task_index: HashMap<String, usize> = HashMap::new();
     let mut sub_index: HashMap<String, (u32, usize)> = HashMap::new();
@@ -431,6 +462,13 @@ pub fn parse_ttigha(text: &str, path: &Path) -> Result<Ttigha, Error> {
             continue;
         };
         let kw_up = kw.to_ascii_uppercase();
+        if platform_only && matches!(kw_up.as_str(), "TASK" | "SUBTASK" | "SEND") {
+            return Err(err(
+                line,
+                kcol,
+                format!("{kw_up} in a platform file (it holds PROCTYPE, COMM and LINK lines only)"),
+            ));
+        }
         let nargs = match kw_up.as_str() {
             "TASK" => 1,
             "PROCTYPE" => 2,
@@ -474,7 +512,7 @@ pub fn parse_ttigha(text: &str, path: &Path) -> Result<Ttigha, Error> {
                 return Err(err(
                     line,
                     c,
-                    format!("{what} \"{t}\" must not be \"*\" or start with a digit or '-'"),
+                    format!("{what} must not be \"*\" or start with a digit or '-', found \"{t}\""),
                 ));
             }
             Ok(t.to_string())
@@ -584,7 +622,7 @@ pub fn parse_ttigha(text: &str, path: &Path) -> Result<Ttigha, Error> {
             "no PROCTYPE: the platform has no processors".into(),
         ));
     }
-    if tasks.is_empty() {
+    if tasks.is_empty() && !platform_only {
         return Err(err(end, 1, "no TASK: the program is empty".into()));
     }
     if let Some(t) = tasks.iter().position(|t| t.1.is_empty()) {
@@ -612,7 +650,7 @@ pub fn parse_ttigha(text: &str, path: &Path) -> Result<Ttigha, Error> {
             match (a.parse::<usize>(), b.parse::<usize>()) {
                 (Ok(a), Ok(b)) if a <= b && b < m => Ok((a..=b).collect()),
                 _ => Err(err(*line, c, format!(
-                    "expected \"*\", a processor type, a processor or a range i-j of processors 0-{} , found \"{t}\"",
+                    "expected \"*\", a processor type, a processor or a range i-j of processors 0-{}, found \"{t}\"",
                     m - 1
                 ))),
             }
@@ -688,6 +726,9 @@ pub fn parse_ttigha(text: &str, path: &Path) -> Result<Ttigha, Error> {
         comm_names: comms.into_iter().map(|c| c.0).collect(),
         link: table,
     };
+    if platform_only {
+        return Ok((platform, None));
+    }
     let program = HeteroProgram::new(ntypes, tasks, messages).map_err(|e| {
         let (line, toks) = &sends[e.message as usize];
         err(*line, toks[0].0, format!(
@@ -695,7 +736,7 @@ pub fn parse_ttigha(text: &str, path: &Path) -> Result<Ttigha, Error> {
             toks[0].1, toks[1].1
         ))
     })?;
-    Ok(Ttigha { platform, program })
+    Ok((platform, Some(program)))
 }
 
 impl Ttigha {
@@ -836,4 +877,214 @@ pub fn random_ttigha(params: &RandomTtigha, seed: u64) -> Ttigha {
     let program = HeteroProgram::new(params.types.len(), tasks, messages)
         .expect("messages go forward in declaration order");
     Ttigha { platform, program }
+}
+
+/// Reads a Kasahara STG task graph as a TTIGHa program on `platform`; see
+/// [`parse_stg_program`].
+pub fn read_stg_program(
+    path: &Path,
+    platform: Platform,
+    slowness: &[f64],
+    bytes: u64,
+) -> Result<Ttigha, Error> {
+    let raw = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let raw = taskmap_graph::decompress(&raw, path)?;
+    let text = crate::error::utf8_text(&raw, path)?;
+    parse_stg_program(text, path, platform, slowness, bytes)
+}
+
+/// A Kasahara Standard Task Graph (a count line, then records `id time npred pred…` with
+/// ids 0, 1, … in order, then optional `#` lines) as a TTIGHa program: every STG task is a
+/// task of one sub-task (named `t<id>`) whose time on processor type `p` is its STG time ×
+/// `slowness[p]`, and every precedence arc a message of `bytes` bytes. The dummy entry and
+/// exit tasks (the first and the last record, when their time is 0) and their arcs are
+/// left out; a predecessor listed twice counts once.
+pub fn parse_stg_program(
+    text: &str,
+    path: &Path,
+    platform: Platform,
+    slowness: &[f64],
+    bytes: u64,
+) -> Result<Ttigha, Error> {
+    let err = |line: usize, column: usize, message: String| Error::Parse {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    };
+    if slowness.len() != platform.types() || slowness.iter().any(|s| !s.is_finite() || *s < 0.0) {
+        return Err(Error::Config(format!(
+            "{}: give one slowness (a finite real >= 0) per processor type of the platform ({}), found {}",
+            path.display(),
+            platform.types(),
+            slowness.len()
+        )));
+    }
+    // Tokens with their places, up to the first '#' line.
+    let mut toks: Vec<(usize, usize, &str)> = Vec::new();
+    let mut last_line = 1;
+    for (li, raw) in text.lines().enumerate() {
+        last_line = li + 1;
+        if raw.trim_start().starts_with('#') {
+            break;
+        }
+        if let Some(c) = raw.find('\r') {
+            return Err(err(
+                li + 1,
+                c + 1,
+                "a carriage return not followed by a line feed".into(),
+            ));
+        }
+        for t in raw.split_whitespace() {
+            toks.push((li + 1, t.as_ptr() as usize - raw.as_ptr() as usize + 1, t));
+        }
+    }
+    let mut it = toks.into_iter();
+    let (hl, hc, h) = it
+        .next()
+        .ok_or_else(|| err(1, 1, "empty file: expected the task count".into()))?;
+    h.parse::<u64>().map_err(|_| {
+        err(
+            hl,
+            hc,
+            format!("expected the task count (an integer), found \"{h}\""),
+        )
+    })?;
+    // (time, line, predecessors with their line and column)
+    type Record = (f64, usize, Vec<(u32, usize, usize)>);
+    let mut recs: Vec<Record> = Vec::new();
+    while let Some((l, c, t)) = it.next() {
+        let id = t.parse::<u64>().map_err(|_| {
+            err(
+                l,
+                c,
+                format!(
+                    "expected task id {} (an integer), found \"{t}\"",
+                    recs.len()
+                ),
+            )
+        })?;
+        if id != recs.len() as u64 {
+            return Err(err(
+                l,
+                c,
+                format!(
+                    "expected task id {} (ids run 0, 1, ... in order), found {id}",
+                    recs.len()
+                ),
+            ));
+        }
+        let mut field = |what: &str| {
+            it.next().ok_or_else(|| {
+                err(
+                    last_line,
+                    1,
+                    format!("the record of task {id} ends early: expected {what}"),
+                )
+            })
+        };
+        let (tl, tc, tt) = field("its time")?;
+        let time = match tt.parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 => v + 0.0,
+            _ => {
+                return Err(err(
+                    tl,
+                    tc,
+                    format!("expected the time of task {id} (a finite real >= 0), found \"{tt}\""),
+                ))
+            }
+        };
+        let (nl, nc, nt) = field("its predecessor count")?;
+        let np = nt.parse::<usize>().map_err(|_| {
+            err(
+                nl,
+                nc,
+                format!("expected the predecessor count of task {id}, found \"{nt}\""),
+            )
+        })?;
+        let mut preds = Vec::with_capacity(np.min(1024));
+        for _ in 0..np {
+            let (pl, pc, pt) = field("another predecessor")?;
+            let p = pt.parse::<u32>().map_err(|_| {
+                err(
+                    pl,
+                    pc,
+                    format!("expected a predecessor of task {id} (a task id), found \"{pt}\""),
+                )
+            })?;
+            if u64::from(p) == id {
+                return Err(err(
+                    pl,
+                    pc,
+                    format!("task {id} lists itself as a predecessor"),
+                ));
+            }
+            preds.push((p, pl, pc));
+        }
+        recs.push((time, l, preds));
+    }
+    let n = recs.len();
+    if n == 0 {
+        return Err(err(last_line, 1, "no task records".into()));
+    }
+    for (_, _, preds) in &recs {
+        if let Some(&(p, l, c)) = preds.iter().find(|x| x.0 as usize >= n) {
+            return Err(err(
+                l,
+                c,
+                format!("predecessor {p} is not a task (the ids run 0-{})", n - 1),
+            ));
+        }
+    }
+    // Dummy entry and exit.
+    let lo = usize::from(n > 1 && recs[0].0 == 0.0 && recs[0].2.is_empty());
+    let hi = if n > 1 + lo && recs[n - 1].0 == 0.0 {
+        n - 1
+    } else {
+        n
+    };
+    let keep = |i: usize| i >= lo && i < hi;
+    let tasks = (lo..hi)
+        .map(|i| {
+            let times = slowness.iter().map(|s| recs[i].0 * s).collect();
+            (format!("t{i}"), vec![(format!("t{i}"), times)])
+        })
+        .collect();
+    let mut messages = Vec::new();
+    for (i, rec) in recs.iter().enumerate().filter(|(i, _)| keep(*i)) {
+        let mut preds: Vec<u32> = rec
+            .2
+            .iter()
+            .map(|x| x.0)
+            .filter(|&p| keep(p as usize))
+            .collect();
+        preds.sort_unstable();
+        preds.dedup();
+        for p in preds {
+            messages.push(SubtaskMessage {
+                from: p - lo as u32,
+                to: (i - lo) as u32,
+                bytes,
+            });
+        }
+    }
+    let messages_copy = messages.clone();
+    let program = HeteroProgram::new(platform.types(), tasks, messages).map_err(|e| {
+        let m = &messages_copy[e.message as usize];
+        let id = m.to as usize + lo;
+        let &(_, l, c) = recs[id]
+            .2
+            .iter()
+            .find(|x| x.0 as usize == m.from as usize + lo)
+            .expect("listed");
+        err(
+            l,
+            c,
+            format!(
+                "task {id} and its predecessor {} lie on a cycle of precedences",
+                m.from as usize + lo
+            ),
+        )
+    })?;
+    Ok(Ttigha { platform, program })
 }
