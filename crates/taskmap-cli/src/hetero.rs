@@ -7,14 +7,12 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
-use taskmap::mappers::mateha::{exhaustive, exhaustive_count, iterated_local_search, mateha};
+use taskmap::mappers::mateha::{
+    exhaustive, exhaustive_count, iterated_local_search, mateha, SearchParams,
+};
 use taskmap::model::ttigha::{read_platform, read_stg_program, read_ttigha, Ttigha};
 use taskmap::sim::simulha::{Schedule, Simulator};
 use taskmap::{Mapping, MappingFormat, PeId};
-
-/// Rounds of each local search in mateha-ls (it stops earlier when a round changes
-/// nothing).
-const LS_ROUNDS: usize = 20;
 
 /// Arguments of `taskmap hetero`.
 #[derive(Args, Debug)]
@@ -47,6 +45,10 @@ pub struct HeteroArgs {
     /// Random kicks of mateha-ls's iterated local search (0: plain local search).
     #[arg(long, default_value_t = 100)]
     pub kicks: usize,
+    /// Work budget of mateha-ls, in simulated sub-tasks (each simulation of the program
+    /// costs its sub-task count); it stops when the budget is spent.
+    #[arg(long, default_value_t = 100_000_000)]
+    pub budget: u64,
     /// Seed of mateha-ls.
     #[arg(short, long, default_value_t = 1)]
     pub seed: u64,
@@ -100,7 +102,13 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             "mateha" => (mateha(&model).alloc, "mateha"),
             "mateha-ls" => {
                 let mut alloc = mateha(&model).alloc;
-                iterated_local_search(&model, &mut alloc, LS_ROUNDS, a.kicks, a.seed);
+                let params = SearchParams {
+                    kicks: a.kicks,
+                    seed: a.seed,
+                    budget: a.budget,
+                    ..SearchParams::default()
+                };
+                iterated_local_search(&model, &mut alloc, &params);
                 (alloc, "mateha-ls")
             }
             other => bail!("unknown --algorithm \"{other}\" (mateha, mateha-ls)"),

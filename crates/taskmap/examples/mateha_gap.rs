@@ -7,12 +7,13 @@
 //! `[TASKS=10] [SUBTASKS=3] [RUNS=25] [SLOW=1.2] [KICKS=100] cargo run --release -p taskmap --example mateha_gap`
 //! prints per configuration the mean and largest gap of MATEHa above the optimum, how
 //! often it is optimal, the same for `mateha-ls` (MATEHa then `iterated_local_search`
-//! with `KICKS` kicks, default 100), and the times. `WRITE=file.ttig SEED=s` writes one model
-//! (Conf2's platform) instead.
+//! with `KICKS` kicks, default 100), and the times. `WRITE=file.ttig [SEED=s] [C1=2] [C2=2] [PROB=0.15]` writes
+//! one model instead (C1 + C2 processors, each sub-task receiving from each earlier one of
+//! another task with probability PROB).
 
 use std::time::Instant;
 
-use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha};
+use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
 use taskmap::model::ttigha::{random_ttigha, RandomTtigha};
 use taskmap::sim::simulha::Simulator;
 
@@ -44,7 +45,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         p
     };
     if let Ok(path) = std::env::var("WRITE") {
-        let m = random_ttigha(&params(2, 2), env("SEED", 0u64));
+        let mut p = params(env("C1", 2usize), env("C2", 2usize));
+        p.message_probability = env("PROB", p.message_probability);
+        let m = random_ttigha(&p, env("SEED", 0u64));
         std::fs::write(&path, m.to_text())?;
         println!(
             "wrote {path}: {} tasks, {} sub-tasks",
@@ -74,7 +77,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             t_mateha += t0.elapsed().as_secs_f64();
             let ms = Simulator::new(&m).makespan(&alloc);
             let t0 = Instant::now();
-            let ls = iterated_local_search(&m, &mut alloc, 20, kicks, seed);
+            let params = SearchParams {
+                kicks,
+                seed,
+                ..SearchParams::default()
+            };
+            let ls = iterated_local_search(&m, &mut alloc, &params);
             t_ls += t0.elapsed().as_secs_f64();
             let t0 = Instant::now();
             let o = exhaustive(&m, u64::MAX)?;

@@ -583,22 +583,27 @@ fn stg_programs_keep_every_task_and_arc() {
 
 #[test]
 fn local_search_never_worsens_and_repeats_per_seed() {
-    use taskmap::mappers::mateha::{iterated_local_search, local_search};
+    use taskmap::mappers::mateha::{iterated_local_search, local_search, SearchParams};
+    let limits = |kicks, seed| SearchParams {
+        kicks,
+        seed,
+        ..SearchParams::default()
+    };
     for seed in 0..20 {
         let m = random_ttigha(&params(12, 2, 3), seed);
         let start = mateha(&m).alloc;
         let mut sim = Simulator::new(&m);
         let before = sim.makespan(&start);
         let mut a = start.clone();
-        let v = local_search(&m, &mut a, 20);
+        let v = local_search(&m, &mut a, &limits(0, 0));
         assert_eq!(v, sim.makespan(&a));
         assert!(v <= before, "seed {seed}: {v} > {before}");
         let mut b = start.clone();
-        let w = iterated_local_search(&m, &mut b, 20, 50, seed);
+        let w = iterated_local_search(&m, &mut b, &limits(50, seed));
         assert_eq!(w, sim.makespan(&b));
         assert!(w <= v, "seed {seed}: kicks made it worse");
         let mut c = start.clone();
-        assert_eq!(iterated_local_search(&m, &mut c, 20, 50, seed), w);
+        assert_eq!(iterated_local_search(&m, &mut c, &limits(50, seed)), w);
         assert_eq!(b, c);
     }
 }

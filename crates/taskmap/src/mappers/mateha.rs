@@ -243,7 +243,8 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
     let mut acc = vec![0.0f64; nt * mp];
     let mut t_acum = vec![0.0f64; mp];
     let mut sequence = Vec::with_capacity(nt);
-    let mut cost = vec![0.0f64; mp];
+    let mut stats = vec![(0.0f64, 0usize, 0.0f64); nt];
+    let mut touched = vec![false; nt];
     let mut lo = 0;
     while lo < nt {
         let l = level[by_level[lo] as usize];
@@ -253,28 +254,34 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
                 .take_while(|&&t| level[t as usize] == l)
                 .count();
         let mut open: Vec<u32> = by_level[lo..hi].to_vec();
+        // Cost row statistics of the open tasks: (min, its processor, max).
+        let row = |t: usize, t_acum: &[f64], acc: &[f64]| {
+            let (mut cmin, mut pmin, mut cmax) = (f64::INFINITY, 0, f64::NEG_INFINITY);
+            for m in 0..mp {
+                let c = g.time(t, pl.proc_type[m] as usize) + t_acum[m] + acc[t * mp + m];
+                if c < cmin {
+                    (cmin, pmin) = (c, m);
+                }
+                cmax = cmax.max(c);
+            }
+            (cmin, pmin, cmax)
+        };
+        for &t in &open {
+            stats[t as usize] = row(t as usize, &t_acum, &acc);
+        }
         while !open.is_empty() {
-            // (gain, position in open, processor)
-            let mut best: Option<(f64, usize, usize)> = None;
+            // (gain, position in open); the first of the largest gains.
+            let mut best: Option<(f64, usize)> = None;
             for (i, &t) in open.iter().enumerate() {
-                let t = t as usize;
-                for m in 0..mp {
-                    cost[m] = g.time(t, pl.proc_type[m] as usize) + t_acum[m] + acc[t * mp + m];
-                }
-                let (mut cmin, mut pmin, mut cmax) = (f64::INFINITY, 0, f64::NEG_INFINITY);
-                for (m, &c) in cost.iter().enumerate() {
-                    if c < cmin {
-                        (cmin, pmin) = (c, m);
-                    }
-                    cmax = cmax.max(c);
-                }
+                let (cmin, _, cmax) = stats[t as usize];
                 let gain = cmax - cmin;
-                if best.is_none_or(|(bg, _, _)| gain > bg) {
-                    best = Some((gain, i, pmin));
+                if best.is_none_or(|(bg, _)| gain > bg) {
+                    best = Some((gain, i));
                 }
             }
-            let (_, i, q) = best.expect("open tasks remain");
+            let (_, i) = best.expect("open tasks remain");
             let j = open.remove(i) as usize;
+            let q = stats[j].1;
             alloc[j] = q as u32;
             sequence.push(j as u32);
             let tq = pl.proc_type[q] as usize;
@@ -295,6 +302,25 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
                     acc[t * mp + m] += wj * (1.0 - p)
                         + pl.comm_time(q, m, out.0, out.1)
                         + pl.comm_time(m, q, inn.0, inn.1);
+                }
+                if level[t] == l {
+                    stats[t] = row(t, &t_acum, &acc);
+                    touched[t] = true;
+                }
+            }
+            // Every open task's cost on q rose by wj: its minimum changes only if it was
+            // on q (then the row is scanned again), its maximum at most to the new cost.
+            for &t in &open {
+                let t = t as usize;
+                if touched[t] {
+                    touched[t] = false;
+                    continue;
+                }
+                if stats[t].1 == q {
+                    stats[t] = row(t, &t_acum, &acc);
+                } else {
+                    let c = g.time(t, tq) + t_acum[q] + acc[t * mp + q];
+                    stats[t].2 = stats[t].2.max(c);
                 }
             }
         }
@@ -317,10 +343,14 @@ struct Search<'a> {
     class: Vec<u32>,
     pairs: Vec<(u32, u32)>,
     neighbours: Vec<Vec<u32>>,
+    /// Sub-tasks simulated so far, the budget, and the cost of one simulation.
+    work: u64,
+    budget: u64,
+    subtasks: u64,
 }
 
 impl<'a> Search<'a> {
-    fn new(model: &'a Ttigha, alloc: &[u32]) -> Self {
+    fn new(model: &'a Ttigha, alloc: &[u32], budget: u64) -> Self {
         let pr = &model.program;
         let mut sim = Simulator::new(model);
         let best = sim.makespan_and_total(alloc);
@@ -349,6 +379,9 @@ impl<'a> Search<'a> {
             class: model.platform.symmetry_classes(),
             pairs,
             neighbours,
+            work: pr.subtasks() as u64,
+            budget,
+            subtasks: pr.subtasks() as u64,
         };
         s.recount(alloc);
         s
@@ -361,8 +394,13 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Simulates `alloc` and keeps it as the best if it is better.
+    /// Simulates `alloc` and keeps it as the best if it is better (false once the budget
+    /// is spent).
     fn improves(&mut self, alloc: &[u32]) -> bool {
+        if self.work >= self.budget {
+            return false;
+        }
+        self.work += self.subtasks;
         let v = self.sim.makespan_and_total(alloc);
         let better = v.0 < self.best.0 || (v.0 == self.best.0 && v.1 < self.best.1);
         if better {
@@ -420,42 +458,68 @@ impl<'a> Search<'a> {
     }
 }
 
+/// Limits of [`local_search`] and [`iterated_local_search`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchParams {
+    /// Rounds of each descent at most (it stops earlier when a round changes nothing).
+    pub rounds: usize,
+    /// Random kicks of the iterated search.
+    pub kicks: usize,
+    /// Work budget, in simulated sub-tasks (a simulation costs the program's sub-task
+    /// count): the search stops when it is spent, so large programs end in bounded time
+    /// (about 10-20 s for the default on this project's 2-core machine), deterministically.
+    pub budget: u64,
+    /// Seed of the kicks.
+    pub seed: u64,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams {
+            rounds: 20,
+            kicks: 100,
+            budget: 100_000_000,
+            seed: 1,
+        }
+    }
+}
+
 /// Improves an allocation by SIMULHa-guided local search (ours, not in the paper): moves of
 /// one task to another processor, then swaps of two communicating tasks on different
 /// processors, each kept when it lowers the final time, or keeps it and lowers the sum of
 /// the sub-tasks' finish times (first improvement; tasks and processors in ascending
-/// order), until a round changes nothing or after `rounds` rounds. A move onto an unused
+/// order), until a round changes nothing, after `params.rounds` rounds, or when
+/// `params.budget` is spent. A move onto an unused
 /// processor is tried on the first of its class of interchangeable ones only. Never
 /// worsens the allocation. A round simulates at most `T · M + P` allocations for `T`
 /// tasks, `M` processors and `P` pairs of communicating tasks.
 ///
 /// Returns the final time of the result.
-pub fn local_search(model: &Ttigha, alloc: &mut [u32], rounds: usize) -> f64 {
-    let mut s = Search::new(model, alloc);
-    s.descend(alloc, rounds);
+pub fn local_search(model: &Ttigha, alloc: &mut [u32], params: &SearchParams) -> f64 {
+    let mut s = Search::new(model, alloc, params.budget);
+    s.descend(alloc, params.rounds);
     s.best.0
 }
 
-/// [`local_search`], then `kicks` times: move 1-3 random tasks to random processors, then
-/// try moves of those tasks and their communication partners, `rounds` rounds at most,
-/// and keep the result if it is better than the best so far (an iterated local search;
-/// ours). A kick simulates about `(kicked tasks + their partners) · M` allocations per
-/// round. Deterministic per `seed`; never worse than `alloc`. Returns the final time.
-pub fn iterated_local_search(
-    model: &Ttigha,
-    alloc: &mut [u32],
-    rounds: usize,
-    kicks: usize,
-    seed: u64,
-) -> f64 {
+/// [`local_search`], then `params.kicks` times: move 1-3 random tasks to random
+/// processors, then try moves of those tasks and their communication partners,
+/// `params.rounds` rounds at most, and keep the result if it is better than the best so
+/// far (an iterated local search; ours). A kick simulates about `(kicked tasks + their
+/// partners) · M` allocations per round. Stops early when the budget is spent.
+/// Deterministic per `params.seed`; never worse than `alloc`. Returns the final time.
+pub fn iterated_local_search(model: &Ttigha, alloc: &mut [u32], params: &SearchParams) -> f64 {
     use rand::{Rng, SeedableRng};
-    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut s = Search::new(model, alloc);
+    let (rounds, kicks) = (params.rounds, params.kicks);
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(params.seed);
+    let mut s = Search::new(model, alloc, params.budget);
     s.descend(alloc, rounds);
     let (nt, mp) = (alloc.len(), model.platform.processors() as u32);
     let mut trial = alloc.to_vec();
     let mut focus: Vec<usize> = Vec::new();
     for _ in 0..kicks {
+        if s.work >= s.budget {
+            break;
+        }
         trial.copy_from_slice(alloc);
         focus.clear();
         for _ in 0..rng.gen_range(1..=3usize.min(nt)) {
