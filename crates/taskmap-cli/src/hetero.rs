@@ -7,9 +7,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
-use taskmap::mappers::mateha::{
-    exhaustive, exhaustive_count, iterated_local_search, mateha, SearchParams,
-};
+use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
 use taskmap::model::ttigha::{read_platform, read_stg_program, read_ttigha, Ttigha};
 use taskmap::sim::simulha::{Schedule, Simulator};
 use taskmap::{Mapping, MappingFormat, PeId};
@@ -116,18 +114,6 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
     };
     let schedule = Simulator::new(&model).schedule(&alloc, None)?;
     let optimum = if a.optimal {
-        let count = exhaustive_count(&model);
-        if count > a.limit {
-            bail!(
-                "--optimal would simulate {} allocations, more than --limit {}",
-                if count == u64::MAX {
-                    "over 2^64".to_string()
-                } else {
-                    count.to_string()
-                },
-                a.limit
-            );
-        }
         Some(exhaustive(&model, a.limit)?)
     } else {
         None
@@ -251,11 +237,12 @@ fn print_human(
         .map(|(n, c)| format!("{c} {n}"))
         .collect();
     outln!(
-        "model         {}: {} tasks, {} sub-tasks, {} messages; {} processors ({})",
+        "model         {}: {} tasks, {} sub-tasks, {} message{}; {} processors ({})",
         path,
         pr.tasks(),
         pr.subtasks(),
         pr.messages.len(),
+        if pr.messages.len() == 1 { "" } else { "s" },
         pl.processors(),
         kinds.join(", ")
     );
@@ -286,7 +273,7 @@ fn print_human(
             .iter()
             .map(|&x| pr.subtask_names[x as usize].as_str())
             .collect();
-        outln!(
+        let line = format!(
             "  {:>9}  {:<8} {:>8} {:>11} {:>11}  {}",
             p,
             pl.type_names[pl.proc_type[p] as usize],
@@ -295,6 +282,7 @@ fn print_human(
             num(s.end(p)),
             order.join(" ")
         );
+        outln!("{}", line.trim_end());
     }
     outln!("final time    {}", num(s.makespan));
 }

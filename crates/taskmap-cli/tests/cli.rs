@@ -993,7 +993,7 @@ fn hetero_bad_inputs_exit_2() {
     let o = taskmap(&["hetero", &model, "--optimal", "--limit", "10"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("more than --limit 10"),
+        stderr(&o).contains("more than the limit 10"),
         "{}",
         stderr(&o)
     );

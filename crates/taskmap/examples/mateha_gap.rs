@@ -4,8 +4,8 @@
 //! (`model::ttigha::random_ttigha` with its defaults but for the sizes below), final times
 //! by SIMULHa.
 //!
-//! `[TASKS=10] [SUBTASKS=3] [RUNS=25] [SLOW=1.2] [KICKS=100] cargo run --release -p taskmap --example mateha_gap`
-//! prints per configuration the mean and largest gap of MATEHa above the optimum, how
+//! `[TASKS=10] [SUBTASKS=3] [RUNS=25] [SLOW=1.2] [KICKS=100] [COMM=1] cargo run --release -p taskmap --example mateha_gap`
+//! (`COMM` scales every startup and per-byte time) prints per configuration the mean and largest gap of MATEHa above the optimum, how
 //! often it is optimal, the same for `mateha-ls` (MATEHa then `iterated_local_search`
 //! with `KICKS` kicks, default 100), and the times. `WRITE=file.ttig [SEED=s] [C1=2] [C2=2] [PROB=0.15]` writes
 //! one model instead (C1 + C2 processors, each sub-task receiving from each earlier one of
@@ -32,6 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let slow = env("SLOW", 1.2f64);
     let kicks = env("KICKS", 100usize);
+    let comm = env("COMM", 1.0f64);
     let params = |c1: usize, c2: usize| {
         let mut p = RandomTtigha {
             tasks,
@@ -42,6 +43,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         p.types[1].1 = c2;
         p.types[1].2 = slow;
         p.types.retain(|t| t.1 > 0);
+        p.lan = (p.lan.0 * comm, p.lan.1 * comm);
+        p.switch = (p.switch.0 * comm, p.switch.1 * comm);
         p
     };
     if let Ok(path) = std::env::var("WRITE") {
@@ -57,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     println!(
-        "{tasks} tasks of 1-{subtasks} sub-tasks, {runs} programs per configuration, cluster 2 {slow}x slower"
+        "{tasks} tasks of 1-{subtasks} sub-tasks, {runs} programs per configuration, cluster 2 {slow}x slower, communication times x{comm}"
     );
     println!("| configuration | MATEHa: mean gap | largest | optimal | `mateha-ls`: mean gap | largest | optimal | allocations searched | MATEHa time | `mateha-ls` time | exhaustive time |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
