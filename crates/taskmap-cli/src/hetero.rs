@@ -9,7 +9,7 @@ use clap::Args;
 use serde_json::json;
 use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
 use taskmap::model::ttigha::{read_platform, read_stg_program, read_ttigha, Ttigha};
-use taskmap::sim::simulha::{Schedule, Simulator};
+use taskmap::sim::simulha::{schedule_svg, Schedule, Simulator};
 use taskmap::{Mapping, MappingFormat, PeId};
 
 /// Arguments of `taskmap hetero`.
@@ -60,6 +60,10 @@ pub struct HeteroArgs {
     /// Write the allocation (MATEHa's, or the given one) to this file, a processor per line.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Write the schedule as an SVG picture (a row per processor, a bar per sub-task) to
+    /// this file.
+    #[arg(long)]
+    pub svg: Option<PathBuf>,
     /// Report format: human or json.
     #[arg(short, long, default_value = "human")]
     pub format: String,
@@ -118,6 +122,9 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
     } else {
         None
     };
+    if let Some(svg) = &a.svg {
+        taskmap::error::write_atomically(svg, schedule_svg(&model, &schedule).as_bytes())?;
+    }
     if let Some(out) = &a.output {
         Mapping::new(alloc.iter().map(|&p| PeId(p)).collect())
             .write(out, MappingFormat::from_path(out))?;

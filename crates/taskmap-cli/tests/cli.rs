@@ -1023,3 +1023,34 @@ fn hetero_bad_inputs_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(!out.exists());
 }
+
+#[test]
+fn hetero_draws_the_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("s.svg");
+    let o = taskmap(&[
+        "hetero",
+        &fixture("hetero/two_clusters.ttig"),
+        "--svg",
+        svg.to_str().unwrap(),
+        "-f",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    // A bar per sub-task, with its times in the tooltip; a row per processor.
+    assert_eq!(text.matches(r#"class="busy""#).count(), 18);
+    assert_eq!(text.matches(r#"class="waiting""#).count(), 8);
+    for s in j["subtasks"].as_array().unwrap() {
+        let tip = format!(
+            "<title>{} ({}): {} - {}</title>",
+            s["name"].as_str().unwrap(),
+            s["task"].as_str().unwrap(),
+            s["start"].as_f64().unwrap(),
+            s["finish"].as_f64().unwrap()
+        );
+        assert!(text.contains(&tip), "{tip}");
+    }
+}

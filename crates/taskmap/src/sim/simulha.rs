@@ -324,3 +324,125 @@ impl<'a> Simulator<'a> {
         }
     }
 }
+
+/// `s` with the XML special characters escaped.
+fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A time for a label: rounded to 6 decimals, so sums show no binary noise.
+fn short(t: f64) -> f64 {
+    (t * 1e6).round() / 1e6
+}
+
+/// A round step of about a tenth of `span` (1, 2 or 5 times a power of ten).
+fn tick_step(span: f64) -> f64 {
+    if span <= 0.0 || !span.is_finite() {
+        return 1.0;
+    }
+    let raw = span / 10.0;
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * p)
+}
+
+/// The schedule as an SVG picture, the paper's occupation graph: a row per processor, a
+/// bar per sub-task (coloured by task, its name, task, start and finish in a tooltip),
+/// the processor's waiting time as the grey part of its row up to its end, and a time
+/// axis.
+pub fn schedule_svg(model: &Ttigha, s: &Schedule) -> String {
+    use std::fmt::Write as _;
+    let (pr, pl) = (&model.program, &model.platform);
+    let (left, width, row, top) = (140.0, 1000.0, 22.0, 40.0);
+    let m = pl.processors();
+    let span = if s.makespan > 0.0 && s.makespan.is_finite() {
+        s.makespan
+    } else {
+        1.0
+    };
+    let x = |t: f64| left + width * (t.min(span) / span);
+    let height = top + row * m as f64 + 40.0;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" font-family="sans-serif" font-size="11">"#,
+        left + width + 20.0
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="{left}" y="18" font-size="13">SIMULHa: {} tasks, {} sub-tasks on {m} processors; final time {}</text>"#,
+        pr.tasks(),
+        pr.subtasks(),
+        short(s.makespan)
+    );
+    for p in 0..m {
+        let y = top + row * p as f64;
+        let _ = writeln!(
+            out,
+            r#"<text x="4" y="{}">{p} ({})</text>"#,
+            y + row * 0.65,
+            xml_escape(&pl.type_names[pl.proc_type[p] as usize])
+        );
+        let _ = writeln!(
+            out,
+            r##"<rect class="waiting" x="{left}" y="{}" width="{:.2}" height="{}" fill="#e4e4e4"><title>processor {p}: busy {}, waiting {}</title></rect>"##,
+            y + 2.0,
+            x(s.end(p)) - left,
+            row - 4.0,
+            short(s.busy(p)),
+            short(s.waiting(p))
+        );
+        for &sub in &s.order[p] {
+            let sub = sub as usize;
+            let task = pr.subtask_task[sub] as usize;
+            let hue = (task as f64 * 137.508) % 360.0;
+            let (a, b) = (x(s.start[sub]), x(s.finish[sub]));
+            let _ = writeln!(
+                out,
+                r##"<rect class="busy" x="{a:.2}" y="{}" width="{:.2}" height="{}" fill="hsl({hue:.0},60%,60%)" stroke="#333" stroke-width="0.3"><title>{} ({}): {} - {}</title></rect>"##,
+                y + 2.0,
+                (b - a).max(0.5),
+                row - 4.0,
+                xml_escape(&pr.subtask_names[sub]),
+                xml_escape(&pr.task_names[task]),
+                short(s.start[sub]),
+                short(s.finish[sub])
+            );
+        }
+    }
+    let axis = top + row * m as f64 + 6.0;
+    let _ = writeln!(
+        out,
+        r##"<line x1="{left}" y1="{axis}" x2="{}" y2="{axis}" stroke="#333"/>"##,
+        left + width
+    );
+    let step = tick_step(span);
+    let mut t = 0.0;
+    while t <= span * (1.0 + 1e-9) {
+        let _ = writeln!(
+            out,
+            r##"<line x1="{0:.2}" y1="{axis}" x2="{0:.2}" y2="{1}" stroke="#333"/><text x="{0:.2}" y="{2}" text-anchor="middle">{3}</text>"##,
+            x(t),
+            axis + 4.0,
+            axis + 16.0,
+            short(t)
+        );
+        t += step;
+    }
+    out.push_str("</svg>\n");
+    out
+}
