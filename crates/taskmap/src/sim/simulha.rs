@@ -341,6 +341,26 @@ fn xml_escape(s: &str) -> String {
     out
 }
 
+/// The colour of task `task` as `#rrggbb`: hues spread by the golden angle, saturation
+/// 60 %, lightness 62 % (SVG 1.1 readers do not all take `hsl()`).
+fn task_colour(task: usize) -> String {
+    let h = (task as f64 * 137.508) % 360.0 / 60.0;
+    let (s, l) = (0.6, 0.62);
+    let c = (1.0 - (2.0 * l - 1.0f64).abs()) * s;
+    let x = c * (1.0 - (h % 2.0 - 1.0).abs());
+    let (r, g, b) = match h as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = l - c / 2.0;
+    let byte = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    format!("#{:02x}{:02x}{:02x}", byte(r), byte(g), byte(b))
+}
+
 /// A time for a label: rounded to 6 decimals, so sums show no binary noise.
 fn short(t: f64) -> f64 {
     (t * 1e6).round() / 1e6
@@ -409,14 +429,14 @@ pub fn schedule_svg(model: &Ttigha, s: &Schedule) -> String {
         for &sub in &s.order[p] {
             let sub = sub as usize;
             let task = pr.subtask_task[sub] as usize;
-            let hue = (task as f64 * 137.508) % 360.0;
             let (a, b) = (x(s.start[sub]), x(s.finish[sub]));
             let _ = writeln!(
                 out,
-                r##"<rect class="busy" x="{a:.2}" y="{}" width="{:.2}" height="{}" fill="hsl({hue:.0},60%,60%)" stroke="#333" stroke-width="0.3"><title>{} ({}): {} - {}</title></rect>"##,
+                r##"<rect class="busy" x="{a:.2}" y="{}" width="{:.2}" height="{}" fill="{}" stroke="#333" stroke-width="0.3"><title>{} ({}): {} - {}</title></rect>"##,
                 y + 2.0,
                 (b - a).max(0.5),
                 row - 4.0,
+                task_colour(task),
                 xml_escape(&pr.subtask_names[sub]),
                 xml_escape(&pr.task_names[task]),
                 short(s.start[sub]),
