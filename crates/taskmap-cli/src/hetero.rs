@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
 use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
-use taskmap::model::ttigha::{read_platform, read_stg_program, read_ttigha, Ttigha};
+use taskmap::model::ttigha::{read_order, read_platform, read_stg_program, read_ttigha, Ttigha};
 use taskmap::sim::simulha::{schedule_svg, Schedule, Simulator};
 use taskmap::{Mapping, MappingFormat, PeId};
 
@@ -60,6 +60,10 @@ pub struct HeteroArgs {
     /// Write the allocation (MATEHa's, or the given one) to this file, a processor per line.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Order file: line p lists the sub-tasks processor p runs, strictly in that order
+    /// (default: an idle processor runs its ready sub-task first in the program's order).
+    #[arg(long)]
+    pub order: Option<PathBuf>,
     /// Write the schedule as an SVG picture (a row per processor, a bar per sub-task) to
     /// this file.
     #[arg(long)]
@@ -116,7 +120,16 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             other => bail!("unknown --algorithm \"{other}\" (mateha, mateha-ls)"),
         },
     };
-    let schedule = Simulator::new(&model).schedule(&alloc, None)?;
+    let order = match &a.order {
+        Some(path) => Some(read_order(path, pr, pl.processors())?),
+        None => None,
+    };
+    let schedule = Simulator::new(&model)
+        .schedule(&alloc, order.as_deref())
+        .map_err(|e| match &a.order {
+            Some(path) => anyhow::anyhow!("{}: {e}", path.display()),
+            None => e.into(),
+        })?;
     let optimum = if a.optimal {
         Some(exhaustive(&model, a.limit)?)
     } else {

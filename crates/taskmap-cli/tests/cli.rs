@@ -1054,3 +1054,61 @@ fn hetero_draws_the_schedule() {
         assert!(text.contains(&tip), "{tip}");
     }
 }
+
+#[test]
+fn hetero_follows_a_given_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture("hetero/small.ttig");
+    let alloc = dir.path().join("alloc.txt");
+    std::fs::write(&alloc, "0\n0\n").unwrap();
+    let alloc = alloc.to_str().unwrap();
+    let run = |order: &str| {
+        let path = dir.path().join("order.txt");
+        std::fs::write(&path, order).unwrap();
+        taskmap(&[
+            "hetero",
+            &model,
+            "--mapping",
+            alloc,
+            "--order",
+            path.to_str().unwrap(),
+            "-f",
+            "json",
+        ])
+    };
+    // b1 before a2 on the fast processor: a1 0-4, b1 4-10, a2 10-12.
+    let o = run("a1 b1 a2   # processor 0\n\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    let finish: Vec<f64> = j["subtasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["finish"].as_f64().unwrap())
+        .collect();
+    assert_eq!(finish, vec![4.0, 12.0, 10.0]);
+    assert_eq!(
+        j["processors"][0]["order"],
+        serde_json::json!(["a1", "b1", "a2"])
+    );
+    // b1 first waits for a1 forever; an unknown name; a sub-task on the wrong processor.
+    for (order, want) in [
+        (
+            "b1 a1 a2\n",
+            "the order never finishes: processor 0 waits for sub-task 2 (b1)",
+        ),
+        ("a1 zz\n", "order.txt:1:4: unknown sub-task \"zz\""),
+        (
+            "a1 a2\nb1\n",
+            "the order of processor 1 lists sub-task 2 (b1) of a task allocated elsewhere",
+        ),
+        (
+            "a1 a2 b1\n\nb1\n",
+            "order.txt:3:1: a line for processor 2, but the platform has 2",
+        ),
+    ] {
+        let o = run(order);
+        assert_eq!(o.status.code(), Some(2), "{order}");
+        assert!(stderr(&o).contains(want), "{order}: {}", stderr(&o));
+    }
+}

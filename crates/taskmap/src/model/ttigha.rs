@@ -406,6 +406,75 @@ pub fn parse_ttigha(text: &str, path: &Path) -> Result<Ttigha, Error> {
     })
 }
 
+/// Reads an order file for [`crate::sim::simulha::Simulator::schedule`]: see
+/// [`parse_order`].
+pub fn read_order(
+    path: &Path,
+    program: &HeteroProgram,
+    processors: usize,
+) -> Result<Vec<Vec<u32>>, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::error::utf8_text(&bytes, path)?;
+    parse_order(text, path, program, processors)
+}
+
+/// Parses the order of the sub-tasks on each processor: one line per processor, in
+/// processor order, with the names of its sub-tasks in the order they are to run
+/// (an empty line for a processor without any; `#` starts a comment, so a line holding
+/// only a comment still counts as a processor's line). Whether the order fits the
+/// allocation is checked by the simulator.
+pub fn parse_order(
+    text: &str,
+    path: &Path,
+    program: &HeteroProgram,
+    processors: usize,
+) -> Result<Vec<Vec<u32>>, Error> {
+    let err = |line: usize, column: usize, message: String| Error::Parse {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    };
+    let index: HashMap<&str, u32> = program
+        .subtask_names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i as u32))
+        .collect();
+    let mut order = Vec::new();
+    for (li, raw) in text.lines().enumerate() {
+        if let Some(c) = raw.find('\r') {
+            return Err(err(
+                li + 1,
+                c + 1,
+                "a carriage return not followed by a line feed".into(),
+            ));
+        }
+        if li >= processors {
+            if raw.split('#').next().unwrap_or("").trim().is_empty() {
+                continue;
+            }
+            return Err(err(
+                li + 1,
+                1,
+                format!("a line for processor {li}, but the platform has {processors}"),
+            ));
+        }
+        let body = raw.split('#').next().unwrap_or("");
+        let mut list = Vec::new();
+        for t in body.split_whitespace() {
+            let c = t.as_ptr() as usize - body.as_ptr() as usize + 1;
+            let &s = index
+                .get(t)
+                .ok_or_else(|| err(li + 1, c, format!("unknown sub-task \"{t}\"")))?;
+            list.push(s);
+        }
+        order.push(list);
+    }
+    order.resize(processors, Vec::new());
+    Ok(order)
+}
+
 /// Reads a platform file: the `PROCTYPE`, `COMM` and `LINK` lines of the format, alone.
 pub fn read_platform(path: &Path) -> Result<Platform, Error> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
