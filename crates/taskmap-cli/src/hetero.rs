@@ -8,7 +8,9 @@ use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
 use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
-use taskmap::model::ttigha::{read_order, read_platform, read_stg_program, read_ttigha, Ttigha};
+use taskmap::model::ttigha::{
+    read_dax_program, read_order, read_platform, read_stg_program, read_ttigha, Ttigha,
+};
 use taskmap::sim::simulha::{schedule_svg, Schedule, Simulator};
 use taskmap::{Mapping, MappingFormat, PeId};
 
@@ -16,17 +18,25 @@ use taskmap::{Mapping, MappingFormat, PeId};
 #[derive(Args, Debug)]
 pub struct HeteroArgs {
     /// Model file: PROCTYPE, COMM, LINK, TASK, SUBTASK and SEND lines (docs/formats.md).
-    #[arg(required_unless_present = "stg", conflicts_with = "stg")]
+    #[arg(required_unless_present_any = ["stg", "dax"], conflicts_with_all = ["stg", "dax"])]
     pub model: Option<PathBuf>,
     /// Read the program from a Kasahara STG task graph instead (a task of one sub-task per
     /// STG task, a message per arc; the dummy entry and exit left out); needs --platform.
-    #[arg(long, requires = "platform")]
+    #[arg(long, requires = "platform", conflicts_with = "dax")]
     pub stg: Option<PathBuf>,
-    /// Platform file for --stg: PROCTYPE, COMM and LINK lines.
-    #[arg(long, requires = "stg")]
+    /// Read the program from a Pegasus DAX workflow instead (a task of one sub-task per job,
+    /// its runtime as time; a message per parent-child pair carrying the files the parent
+    /// writes and the child reads); needs --platform.
+    #[arg(long, requires = "platform")]
+    pub dax: Option<PathBuf>,
+    /// For --dax: read negative file sizes and runtimes as 0 instead of refusing the file.
+    #[arg(long, requires = "dax")]
+    pub negative_as_zero: bool,
+    /// Platform file for --stg and --dax: PROCTYPE, COMM and LINK lines.
+    #[arg(long)]
     pub platform: Option<PathBuf>,
-    /// For --stg: the time factor of each processor type, comma-separated (default 1 for
-    /// every type).
+    /// For --stg and --dax: the time factor of each processor type, comma-separated
+    /// (default 1 for every type).
     #[arg(long, value_delimiter = ',')]
     pub slowness: Vec<f64>,
     /// For --stg: bytes of every message.
@@ -80,21 +90,28 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         "json" => true,
         other => bail!("unknown --format \"{other}\" (human, json)"),
     };
-    let (model, model_path) = match (&a.model, &a.stg, &a.platform) {
-        (Some(m), _, _) => (read_ttigha(m)?, m.display().to_string()),
-        (None, Some(stg), Some(plat)) => {
+    let (model, model_path) = match (&a.model, &a.stg, &a.dax, &a.platform) {
+        (Some(m), _, _, _) => (read_ttigha(m)?, m.display().to_string()),
+        (None, stg, dax, Some(plat)) => {
             let platform = read_platform(plat)?;
             let slowness = if a.slowness.is_empty() {
                 vec![1.0; platform.types()]
             } else {
                 a.slowness.clone()
             };
-            (
-                read_stg_program(stg, platform, &slowness, a.bytes)?,
-                stg.display().to_string(),
-            )
+            match (stg, dax) {
+                (Some(f), _) => (
+                    read_stg_program(f, platform, &slowness, a.bytes)?,
+                    f.display().to_string(),
+                ),
+                (None, Some(f)) => (
+                    read_dax_program(f, platform, &slowness, a.negative_as_zero)?,
+                    f.display().to_string(),
+                ),
+                (None, None) => bail!("give a model file, --stg FILE or --dax FILE"),
+            }
         }
-        _ => bail!("give a model file, or --stg FILE with --platform FILE"),
+        _ => bail!("give a model file, or --stg FILE or --dax FILE with --platform FILE"),
     };
     let (pr, pl) = (&model.program, &model.platform);
     let levels = taskmap::mappers::mateha::levels(pr);

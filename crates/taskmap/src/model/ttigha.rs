@@ -1157,3 +1157,237 @@ pub fn parse_stg_program(
     })?;
     Ok(Ttigha { platform, program })
 }
+
+/// Reads a Pegasus DAX workflow (XML, plain or gzip) as a TTIGHa program on `platform`;
+/// see [`parse_dax_program`].
+pub fn read_dax_program(
+    path: &Path,
+    platform: Platform,
+    slowness: &[f64],
+    negative_as_zero: bool,
+) -> Result<Ttigha, Error> {
+    let raw = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let raw = taskmap_graph::decompress(&raw, path)?;
+    let text = crate::error::utf8_text(&raw, path)?;
+    parse_dax_program(text, path, platform, slowness, negative_as_zero)
+}
+
+/// 1-based line and column of byte `pos` of `text`.
+fn line_col(text: &str, pos: usize) -> (usize, usize) {
+    let pos = pos.min(text.len());
+    let before = &text.as_bytes()[..pos];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    (line, pos - start + 1)
+}
+
+/// A Pegasus DAX workflow (`<job id runtime>` with `<uses file link=input|output size>`,
+/// `<child ref>` with `<parent ref>`) as a TTIGHa program: every job is a task of one
+/// sub-task named by its id, its time on processor type `p` its `runtime` × `slowness[p]`;
+/// every parent-child pair a message whose bytes are the summed sizes of the files the
+/// parent writes and the child reads (0 when they share none: the child still waits for
+/// the parent, and a message between processors pays the startup time). Errors name the
+/// line and column of the element: XML syntax, a job without an id or runtime, a
+/// duplicate id, a `ref` to no job, a negative or non-numeric runtime or size, a
+/// `parent` outside a `child`, a job that is its own parent, a cycle, no jobs. With
+/// `negative_as_zero`, a negative integer size or negative runtime reads as 0 instead
+/// (some generated workflows have them: 209 sizes and 57 runtimes in the Pegasus set's
+/// `Epigenomics_997`).
+pub fn parse_dax_program(
+    text: &str,
+    path: &Path,
+    platform: Platform,
+    slowness: &[f64],
+    negative_as_zero: bool,
+) -> Result<Ttigha, Error> {
+    use quick_xml::events::Event;
+    let err = |pos: usize, message: String| {
+        let (line, column) = line_col(text, pos);
+        Error::Parse {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message,
+        }
+    };
+    if slowness.len() != platform.types() || slowness.iter().any(|s| !s.is_finite() || *s < 0.0) {
+        return Err(Error::Config(format!(
+            "{}: give one slowness (a finite real >= 0) per processor type of the platform ({}), found {}",
+            path.display(),
+            platform.types(),
+            slowness.len()
+        )));
+    }
+    let mut reader = quick_xml::Reader::from_str(text);
+    reader.config_mut().trim_text(true);
+    // Jobs: id, runtime, files read, files written (with sizes).
+    let mut ids: Vec<String> = Vec::new();
+    let mut runtime: Vec<f64> = Vec::new();
+    let mut reads: Vec<Vec<(String, u64)>> = Vec::new();
+    let mut writes: Vec<HashMap<String, u64>> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    // (child, parent, place of the parent element)
+    let mut arcs: Vec<(String, String, usize)> = Vec::new();
+    let mut in_job = false;
+    let mut child: Option<String> = None;
+    loop {
+        let event = reader
+            .read_event()
+            .map_err(|e| err(reader.error_position() as usize, format!("XML: {e}")))?;
+        let end = reader.buffer_position() as usize;
+        let at = text[..end.min(text.len())].rfind('<').unwrap_or(0);
+        let (elem, empty) = match &event {
+            Event::Start(e) => (Some(e.clone()), false),
+            Event::Empty(e) => (Some(e.clone()), true),
+            Event::End(e) => {
+                match e.local_name().as_ref() {
+                    b"job" => in_job = false,
+                    b"child" => child = None,
+                    _ => {}
+                }
+                (None, false)
+            }
+            Event::Eof => break,
+            _ => (None, false),
+        };
+        let Some(e) = elem else { continue };
+        let attr = |name: &str| -> Result<Option<String>, Error> {
+            for a in e.attributes() {
+                let a = a.map_err(|x| err(at, format!("XML attribute: {x}")))?;
+                if a.key.local_name().as_ref() == name.as_bytes() {
+                    let v = a
+                        .unescape_value()
+                        .map_err(|x| err(at, format!("XML attribute: {x}")))?;
+                    return Ok(Some(v.into_owned()));
+                }
+            }
+            Ok(None)
+        };
+        let need = |name: &str, what: &str| -> Result<String, Error> {
+            attr(name)?.ok_or_else(|| err(at, format!("<{what}> without a {name} attribute")))
+        };
+        match e.local_name().as_ref() {
+            b"job" => {
+                let id = need("id", "job")?;
+                if index.contains_key(&id) {
+                    return Err(err(at, format!("a second job with id \"{id}\"")));
+                }
+                let rt = need("runtime", "job")?;
+                let r = match rt.trim().parse::<f64>() {
+                    Ok(v) if v.is_finite() && v >= 0.0 => v + 0.0,
+                    Ok(v) if v.is_finite() && negative_as_zero => 0.0,
+                    Ok(v) if v.is_finite() => {
+                        return Err(err(at, format!(
+                            "the runtime of job \"{id}\" is {rt}, below 0 (--negative-as-zero reads negative sizes and runtimes as 0)"
+                        )))
+                    }
+                    _ => {
+                        return Err(err(
+                            at,
+                            format!("the runtime of job \"{id}\" is \"{rt}\", not a finite real >= 0"),
+                        ))
+                    }
+                };
+                index.insert(id.clone(), ids.len());
+                ids.push(id);
+                runtime.push(r);
+                reads.push(Vec::new());
+                writes.push(HashMap::new());
+                in_job = !empty;
+            }
+            b"uses" if in_job => {
+                let file = need("file", "uses")?;
+                let size = match attr("size")? {
+                    None => 0,
+                    Some(s) => match (s.trim().parse::<u64>(), s.trim().parse::<i64>()) {
+                        (Ok(v), _) => v,
+                        (Err(_), Ok(v)) if v < 0 && negative_as_zero => 0,
+                        (Err(_), Ok(v)) if v < 0 => {
+                            return Err(err(at, format!(
+                                "the size of file \"{file}\" is {s}, below 0 (--negative-as-zero reads negative sizes and runtimes as 0)"
+                            )))
+                        }
+                        _ => {
+                            return Err(err(
+                                at,
+                                format!("the size of file \"{file}\" is \"{s}\", not an integer >= 0"),
+                            ))
+                        }
+                    },
+                };
+                let link = attr("link")?.unwrap_or_default();
+                let j = ids.len() - 1;
+                match link.as_str() {
+                    "input" => reads[j].push((file, size)),
+                    "output" => {
+                        writes[j].insert(file, size);
+                    }
+                    _ => {}
+                }
+            }
+            b"child" => {
+                let r = need("ref", "child")?;
+                child = (!empty).then_some(r);
+            }
+            b"parent" => {
+                let Some(c) = &child else {
+                    return Err(err(at, "<parent> outside a <child>".into()));
+                };
+                let p = need("ref", "parent")?;
+                arcs.push((c.clone(), p, at));
+            }
+            _ => {}
+        }
+    }
+    if ids.is_empty() {
+        return Err(err(text.len(), "no <job>: the workflow is empty".into()));
+    }
+    let mut messages = Vec::with_capacity(arcs.len());
+    let mut seen = std::collections::HashSet::new();
+    let mut places = Vec::with_capacity(arcs.len());
+    for (c, p, at) in &arcs {
+        let find = |r: &str| {
+            index
+                .get(r)
+                .copied()
+                .ok_or_else(|| err(*at, format!("no job has the id \"{r}\"")))
+        };
+        let (ci, pi) = (find(c)?, find(p)?);
+        if ci == pi {
+            return Err(err(*at, format!("job \"{c}\" is its own parent")));
+        }
+        if !seen.insert((pi, ci)) {
+            continue;
+        }
+        let bytes = reads[ci]
+            .iter()
+            .filter_map(|(f, _)| writes[pi].get(f))
+            .fold(0u64, |a, &b| a.saturating_add(b));
+        messages.push(SubtaskMessage {
+            from: pi as u32,
+            to: ci as u32,
+            bytes,
+        });
+        places.push(*at);
+    }
+    let tasks = ids
+        .iter()
+        .zip(&runtime)
+        .map(|(id, &r)| {
+            (
+                id.clone(),
+                vec![(id.clone(), slowness.iter().map(|s| r * s).collect())],
+            )
+        })
+        .collect();
+    let program = HeteroProgram::new(platform.types(), tasks, messages).map_err(|e| {
+        err(
+            places[e.message as usize],
+            "this dependency lies on a cycle of jobs".into(),
+        )
+    })?;
+    Ok(Ttigha { platform, program })
+}
