@@ -39,9 +39,9 @@ pub struct HeteroArgs {
     /// (default 1 for every type).
     #[arg(long, value_delimiter = ',')]
     pub slowness: Vec<f64>,
-    /// For --stg: bytes of every message.
-    #[arg(long, default_value_t = 1000)]
-    pub bytes: u64,
+    /// For --stg: bytes of every message (default 1000).
+    #[arg(long, requires = "stg")]
+    pub bytes: Option<u64>,
     /// Allocation file (a processor per task, one per line, or Scotch .map) to simulate
     /// instead of computing one.
     #[arg(long, conflicts_with = "algorithm")]
@@ -90,6 +90,9 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         "json" => true,
         other => bail!("unknown --format \"{other}\" (human, json)"),
     };
+    if !a.slowness.is_empty() && a.stg.is_none() && a.dax.is_none() {
+        bail!("--slowness applies to --stg and --dax only (a model file gives its own times)");
+    }
     let (model, model_path) = match (&a.model, &a.stg, &a.dax, &a.platform) {
         (Some(m), _, _, _) => (read_ttigha(m)?, m.display().to_string()),
         (None, stg, dax, Some(plat)) => {
@@ -101,7 +104,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             };
             match (stg, dax) {
                 (Some(f), _) => (
-                    read_stg_program(f, platform, &slowness, a.bytes)?,
+                    read_stg_program(f, platform, &slowness, a.bytes.unwrap_or(1000))?,
                     f.display().to_string(),
                 ),
                 (None, Some(f)) => (

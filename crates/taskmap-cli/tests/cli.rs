@@ -980,13 +980,55 @@ fn hetero_allocates_simulates_and_reads_back() {
 }
 
 #[test]
+fn hetero_reads_pegasus_workflows() {
+    let o = taskmap(&[
+        "hetero",
+        "--dax",
+        &fixture("hetero/Montage_25.xml"),
+        "--platform",
+        &fixture("hetero/two_clusters.platform"),
+        "--slowness",
+        "1,1.5",
+        "-A",
+        "mateha-ls",
+        "-f",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["tasks"].as_array().unwrap().len(), 25);
+    assert_eq!(j["allocation_source"], "mateha-ls");
+    // --slowness and --bytes belong to --stg and --dax.
+    let o = taskmap(&["hetero", &fixture("hetero/small.ttig"), "--slowness", "1,2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--slowness applies to --stg and --dax only"),
+        "{}",
+        stderr(&o)
+    );
+    let o = taskmap(&[
+        "hetero",
+        "--dax",
+        &fixture("bad/dax_unknown_ref.xml"),
+        "--platform",
+        &fixture("hetero/two_clusters.platform"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("dax_unknown_ref.xml:10:5: no job has the id \"C\""),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn hetero_bad_inputs_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let model = fixture("hetero/two_clusters.ttig");
     let o = taskmap(&["hetero", &fixture("bad/ttigha_cycle.ttig")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("ttigha_cycle.ttig:11:6: this message lies on a cycle"),
+        stderr(&o).contains("ttigha_cycle.ttig:12:6: this message lies on a cycle"),
         "{}",
         stderr(&o)
     );
@@ -1001,6 +1043,7 @@ fn hetero_bad_inputs_exit_2() {
     std::fs::write(&short, "0\n1\n").unwrap();
     let o = taskmap(&["hetero", &model, "--mapping", short.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("short.txt:2:"), "{}", stderr(&o));
     let o = taskmap(&["hetero", &model, "-A", "heft"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

@@ -328,4 +328,20 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
     // A dropped or repeated record line shifts the ids, a changed time is still a time:
     // about a third are refused.
     assert_mostly_refused(refused, 5, name);
+    let name = "Montage_25.xml";
+    let original = std::fs::read(fixture(&format!("hetero/{name}"))).unwrap();
+    let refused = mutations(&original, name, 530, |b| {
+        let m = taskmap::model::ttigha::parse_dax_program(
+            &String::from_utf8_lossy(b),
+            Path::new(name),
+            platform.clone(),
+            &[1.0, 1.2],
+            false,
+        )
+        .map_err(|e| e.to_string())?;
+        Simulator::new(&m).makespan(&mateha(&m).alloc);
+        Ok(())
+    });
+    // XML survives many cuts of attributes' text; a fifth at least are refused.
+    assert_mostly_refused(refused, 5, name);
 }

@@ -3,16 +3,20 @@
 //! search the paper compares it with.
 //!
 //! * [`TtigGraph`]: per task its time on every processor type `w_p(T)` (eq. 1); per pair
-//!   of adjacent tasks the messages and bytes each way (eq. 2, 3) and the concurrency
-//!   `TP_sd(Ti,Tj)`, the time both can run in parallel when simulated in isolation with
-//!   their mutual dependencies and no communication time, for every pair of processor
-//!   types; `p_sd(Ti,Tj) = TP_sd(Ti,Tj) / w_d(Tj)` (eq. 4).
+//!   of adjacent tasks the messages and bytes each way (eq. 2, 3), and on demand the
+//!   concurrency `TP_sd(Ti,Tj)`, the time both run in parallel when simulated in isolation
+//!   with their mutual dependencies and no communication time;
+//!   `p_sd(Ti,Tj) = TP_sd(Ti,Tj) / w_d(Tj)` (eq. 4).
 //! * [`mateha`]: levels `LN(T)` = fewest task-to-task arcs from an initial task (one whose
 //!   first sub-task receives nothing); then level by level, while tasks of the level are
 //!   unallocated: for each, `Cost(t,m) = w_m(t) + tAcum(m) + Σ_{j adjacent, on q ≠ m}
 //!   (w_q(j)·(1 − p_qm(j,t)) + C_qm(j,t) + C_mq(t,j))`, `gain = max_m Cost − min_m Cost`;
 //!   the task of largest gain goes to its cheapest processor (ties: lower task, lower
-//!   processor). `O(Σ_levels L² · M + E · M)` for levels of `L` tasks and `M` processors.
+//!   processor). Each open task keeps its cost row's minimum and maximum; a row is scanned
+//!   again when a neighbour is allocated or its minimum was on the chosen processor, so a
+//!   step costs `O(L)` plus `O(M)` per rescanned row: `O(Σ_levels L² · M)` at worst (every
+//!   row rescanned at every step: identical independent tasks), nearer `O(Σ L²)` when the
+//!   minima are spread, plus `O(E · (types · S_pair + M))` for the neighbours' updates.
 //! * [`exhaustive`]: every allocation, up to interchangeable processors, simulated with
 //!   SIMULHa; the one of least final time (ties: the lexicographically first).
 
@@ -24,9 +28,12 @@ use crate::error::Error;
 use crate::model::ttigha::{HeteroProgram, Ttigha};
 use crate::sim::simulha::Simulator;
 
-/// The TTIGHa graph of a program on a platform's processor types.
+/// The TTIGHa graph of a program on a platform's processor types. The concurrency `TP`
+/// of a pair is simulated when asked for (MATEHa asks once per adjacent pair and type of
+/// the processor not yet chosen), not stored for every pair of types.
 #[derive(Clone, Debug)]
-pub struct TtigGraph {
+pub struct TtigGraph<'a> {
+    program: &'a HeteroProgram,
     types: usize,
     /// `w[t * types + p]`: time of task `t` on type `p`.
     pub w: Vec<f64>,
@@ -37,14 +44,11 @@ pub struct TtigGraph {
     pub out: Vec<(u64, u64)>,
     /// Per adjacency entry `(t, j)`: messages and bytes from `j` to `t`.
     pub inn: Vec<(u64, u64)>,
-    /// Per adjacency entry `(t, j)`: `tp[e * types² + a * types + b]` is the time `t` (on
-    /// type `a`) and `j` (on type `b`) run in parallel in isolation.
-    pub tp: Vec<f64>,
 }
 
-impl TtigGraph {
-    /// Builds the graph of `program` (`O(E · types² · subtasks per pair)`).
-    pub fn new(program: &HeteroProgram) -> Self {
+impl<'a> TtigGraph<'a> {
+    /// Builds the graph of `program` in `O(S · types + E log E)`.
+    pub fn new(program: &'a HeteroProgram) -> Self {
         let (nt, types) = (program.tasks(), program.types);
         let w = (0..nt)
             .flat_map(|t| (0..types).map(move |p| program.task_time(t, p)))
@@ -75,29 +79,20 @@ impl TtigGraph {
         let get = |a: usize, b: u32| pairs.get(&(a as u32, b)).copied().unwrap_or((0, 0));
         let mut out = Vec::with_capacity(adj.len());
         let mut inn = Vec::with_capacity(adj.len());
-        let mut tp = vec![0.0; adj.len() * types * types];
-        let mut end = vec![0.0f64; program.subtasks()];
         for t in 0..nt {
-            for e in adj_first[t] as usize..adj_first[t + 1] as usize {
-                let j = adj[e];
+            for &j in &adj[adj_first[t] as usize..adj_first[t + 1] as usize] {
                 out.push(get(t, j));
                 inn.push(get(j as usize, t as u32));
-                for a in 0..types {
-                    for b in 0..types {
-                        tp[e * types * types + a * types + b] =
-                            isolated_overlap(program, t, a, j as usize, b, &mut end);
-                    }
-                }
             }
         }
         TtigGraph {
+            program,
             types,
             w,
             adj_first,
             adj,
             out,
             inn,
-            tp,
         }
     }
 
@@ -106,16 +101,28 @@ impl TtigGraph {
         self.w[t * self.types + p]
     }
 
+    /// `TP`: the time `t` (on a processor of type `a`) and `j` (type `b`, another
+    /// processor) run in parallel when simulated alone; `end` is scratch of one entry per
+    /// sub-task. `O(S_t + S_j + their messages)`.
+    pub fn parallel_time(&self, t: usize, a: usize, j: usize, b: usize, end: &mut [f64]) -> f64 {
+        isolated_overlap(self.program, t, a, j, b, end)
+    }
+
     /// `p_ab(t, j)`: the concurrency degree of `t` on a processor of type `a` and `j` on one
-    /// of type `b`, relative to `j`'s time (0 when `j` takes no time).
+    /// of type `b`, relative to `j`'s time (0 when `j` takes no time or the two do not
+    /// communicate). Simulates the pair (`O(S)` scratch).
     pub fn concurrency(&self, t: usize, a: usize, j: usize, b: usize) -> f64 {
         let lo = self.adj_first[t] as usize;
-        let Ok(i) = self.adj[lo..self.adj_first[t + 1] as usize].binary_search(&(j as u32)) else {
+        if self.adj[lo..self.adj_first[t + 1] as usize]
+            .binary_search(&(j as u32))
+            .is_err()
+        {
             return 0.0;
-        };
+        }
         let wj = self.time(j, b);
         if wj > 0.0 {
-            self.tp[(lo + i) * self.types * self.types + a * self.types + b] / wj
+            let mut end = vec![0.0; self.program.subtasks()];
+            self.parallel_time(t, a, j, b, &mut end) / wj
         } else {
             0.0
         }
@@ -123,8 +130,10 @@ impl TtigGraph {
 }
 
 /// Time tasks `a` (on a processor of type `ta`) and `b` (type `tb`, another processor) run
-/// in parallel when simulated alone: each task's sub-tasks in order, the messages between
-/// the two as dependencies taking no time, all other dependencies ignored.
+/// in parallel when simulated alone: each task's sub-tasks in order, as soon as possible,
+/// the messages between the two as dependencies taking no time, all other dependencies
+/// ignored. (The paper asks for the "maximal" time both can run in parallel; with every
+/// sub-task as early as possible, this is the overlap of that one schedule.)
 fn isolated_overlap(
     program: &HeteroProgram,
     a: usize,
@@ -133,13 +142,27 @@ fn isolated_overlap(
     tb: usize,
     end: &mut [f64],
 ) -> f64 {
-    let mut subs: Vec<usize> = program
-        .subtasks_of(a)
-        .chain(program.subtasks_of(b))
-        .collect();
-    subs.sort_unstable_by_key(|&s| program.rank[s]);
+    // Merge the two chains by priority rank (a topological order, so every dependency
+    // comes first); each chain is already in rank order.
+    let (mut xa, mut xb) = (program.subtasks_of(a), program.subtasks_of(b));
+    let (mut na, mut nb) = (xa.next(), xb.next());
     let mut intervals: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
-    for s in subs {
+    loop {
+        let s = match (na, nb) {
+            (Some(x), Some(y)) if program.rank[x] < program.rank[y] => {
+                na = xa.next();
+                x
+            }
+            (_, Some(y)) => {
+                nb = xb.next();
+                y
+            }
+            (Some(x), None) => {
+                na = xa.next();
+                x
+            }
+            (None, None) => break,
+        };
         let own = program.subtask_task[s] as usize;
         let other = if own == a { b } else { a };
         let ty = if own == a { ta } else { tb };
@@ -244,6 +267,8 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
     let mut t_acum = vec![0.0f64; mp];
     let mut sequence = Vec::with_capacity(nt);
     let mut stats = vec![(0.0f64, 0usize, 0.0f64); nt];
+    let mut conc = vec![0.0f64; types];
+    let mut end = vec![0.0f64; pr.subtasks()];
     let mut touched = vec![false; nt];
     let mut lo = 0;
     while lo < nt {
@@ -294,11 +319,16 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
                     continue;
                 }
                 let (out, inn) = (g.out[e], g.inn[e]);
+                for (b, p) in conc.iter_mut().enumerate() {
+                    let wt = g.time(t, b);
+                    *p = if wt > 0.0 {
+                        g.parallel_time(j, tq, t, b, &mut end) / wt
+                    } else {
+                        0.0
+                    };
+                }
                 for m in (0..mp).filter(|&m| m != q) {
-                    let tm = pl.proc_type[m] as usize;
-                    let wt = g.time(t, tm);
-                    let tp = g.tp[e * types * types + tq * types + tm];
-                    let p = if wt > 0.0 { tp / wt } else { 0.0 };
+                    let p = conc[pl.proc_type[m] as usize];
                     acc[t * mp + m] += wj * (1.0 - p)
                         + pl.comm_time(q, m, out.0, out.1)
                         + pl.comm_time(m, q, inn.0, inn.1);
@@ -564,43 +594,64 @@ pub struct Optimum {
     pub evaluated: u64,
 }
 
-/// The allocations [`exhaustive`] would simulate (`u64::MAX` when more).
+/// The allocations [`exhaustive`] would simulate, saturating at `u64::MAX`: with `n_c`
+/// tasks on class `c` of `k_c` interchangeable processors, the sum over the ways to deal
+/// the tasks to the classes of `T! / Π n_c!` times `Π_c Σ_{b ≤ k_c} S(n_c, b)` (Stirling
+/// numbers of the second kind: the set partitions of a class's tasks into at most `k_c`
+/// blocks). `O(C · T²)` for `C` classes, and `O(1)` when the count is sure to exceed
+/// `2^64` (`C^T` is a lower bound).
 pub fn exhaustive_count(model: &Ttigha) -> u64 {
     let classes = class_lists(model);
-    let mut memo = HashMap::new();
-    count_from(
-        model.program.tasks(),
-        &classes,
-        &mut vec![0; classes.len()],
-        &mut memo,
-    )
-}
-
-fn count_from(
-    left: usize,
-    classes: &[Vec<u32>],
-    used: &mut Vec<usize>,
-    memo: &mut HashMap<(usize, Vec<usize>), u64>,
-) -> u64 {
-    if left == 0 {
+    let t = model.program.tasks();
+    let c = classes.len();
+    // Each task has at least one choice per class.
+    if c >= 2 && t >= 64 {
+        return u64::MAX;
+    }
+    if c == 1 && classes[0].len() == 1 {
         return 1;
     }
-    if let Some(&v) = memo.get(&(left, used.clone())) {
-        return v;
+    if c == 1 && t > 65 {
+        return u64::MAX;
     }
-    let mut total = 0u64;
-    for c in 0..classes.len() {
-        let u = used[c];
-        let sub_same = count_from(left - 1, classes, used, memo);
-        total = total.saturating_add((u as u64).saturating_mul(sub_same));
-        if u < classes[c].len() {
-            used[c] += 1;
-            total = total.saturating_add(count_from(left - 1, classes, used, memo));
-            used[c] -= 1;
+    let sat = |x: u128| x.min(u128::from(u64::MAX));
+    // Stirling numbers S(n, b) for n, b <= t, saturated.
+    let mut stirling = vec![vec![0u128; t + 1]; t + 1];
+    stirling[0][0] = 1;
+    for n in 1..=t {
+        for b in 1..=n {
+            stirling[n][b] = sat(stirling[n - 1][b - 1] + (b as u128) * stirling[n - 1][b]);
         }
     }
-    memo.insert((left, used.clone()), total);
-    total
+    let mut binom = vec![vec![0u128; t + 1]; t + 1];
+    for n in 0..=t {
+        binom[n][0] = 1;
+        for k in 1..=n {
+            binom[n][k] = sat(binom[n - 1][k - 1] + if k < n { binom[n - 1][k] } else { 0 });
+        }
+    }
+    // f[m]: ways for the classes so far to take m (labelled) tasks.
+    let mut f = vec![0u128; t + 1];
+    f[0] = 1;
+    for list in &classes {
+        let k = list.len();
+        let part: Vec<u128> = (0..=t)
+            .map(|n| sat((0..=k.min(n)).map(|b| stirling[n][b]).sum::<u128>()))
+            .collect();
+        let mut g = vec![0u128; t + 1];
+        for m in 0..=t {
+            let mut acc = 0u128;
+            for n in 0..=m {
+                let term = binom[m][n]
+                    .saturating_mul(f[m - n])
+                    .min(u128::from(u64::MAX));
+                acc = sat(acc + sat(term.saturating_mul(part[n])));
+            }
+            g[m] = acc;
+        }
+        f = g;
+    }
+    f[t] as u64
 }
 
 /// Processors of each class of interchangeable processors, ascending.
@@ -672,8 +723,9 @@ pub fn exhaustive(model: &Ttigha, limit: u64) -> Result<Optimum, Error> {
             || (f64::INFINITY, Vec::new(), 0u64),
             |a, b| {
                 let n = a.2 + b.2;
+                // total_cmp orders an infinite or NaN time after every finite one.
                 let keep_a = b.1.is_empty()
-                    || (!a.1.is_empty() && (a.0 < b.0 || (a.0 == b.0 && a.1 <= b.1)));
+                    || (!a.1.is_empty() && a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).is_le());
                 if keep_a {
                     (a.0, a.1, n)
                 } else {
@@ -714,7 +766,10 @@ fn search(
     if t == alloc.len() {
         let ms = sim.makespan(alloc);
         best.2 += 1;
-        if ms < best.0 || (ms == best.0 && &*alloc < best.1.as_slice()) {
+        // The first allocation is kept whatever its time (an infinite final time is
+        // still an answer); later ones when better, or as good and lexicographically
+        // first.
+        if best.1.is_empty() || ms < best.0 || (ms == best.0 && &*alloc < best.1.as_slice()) {
             best.0 = ms;
             best.1 = alloc.to_vec();
         }

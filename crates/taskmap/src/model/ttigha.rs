@@ -46,6 +46,21 @@ use crate::error::Error;
 /// Most processors a platform may have (its link table has one entry per ordered pair).
 pub const MAX_PROCESSORS: usize = 4096;
 
+/// Most processor pairs the `LINK` lines of a file may name in all (each costs a write).
+const MAX_LINK_PAIRS: u64 = 1 << 26;
+
+/// The error when times add up beyond the largest float.
+const TOO_LONG: &str = "the times add up beyond the largest float (about 1.8e308), so the final time could not be computed";
+
+/// The longest time a message of `bytes` bytes can take on any communication type
+/// (name, startup, time per byte).
+fn worst_message(comms: &[(String, f64, f64)], bytes: u64) -> f64 {
+    comms
+        .iter()
+        .map(|c| c.1 + bytes as f64 * c.2)
+        .fold(0.0, f64::max)
+}
+
 /// Marks "no communication type" on the diagonal of [`Platform::link`].
 const NO_LINK: u32 = u32::MAX;
 
@@ -133,6 +148,31 @@ impl Platform {
     /// communication type to every other processor.
     pub fn symmetry_classes(&self) -> Vec<u32> {
         let m = self.processors();
+        // Interchangeable processors have the same type and the same multiset of
+        // communication types to the others: bucket by both (a hash of the sorted row),
+        // then compare each processor with the first member of its bucket's classes only
+        // (interchangeability is transitive). O(M² log M) to bucket.
+        let key = |i: usize| {
+            use std::hash::{Hash, Hasher};
+            let mut row: Vec<u32> = (0..m)
+                .filter(|&r| r != i)
+                .map(|r| self.link[i * m + r])
+                .collect();
+            row.sort_unstable();
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (self.proc_type[i], row).hash(&mut h);
+            h.finish()
+        };
+        let mut buckets: HashMap<u64, Vec<usize>> = HashMap::new();
+        for i in 0..m {
+            buckets.entry(key(i)).or_default().push(i);
+        }
+        let same = |a: usize, j: usize| {
+            self.proc_type[a] == self.proc_type[j]
+                && (0..m)
+                    .filter(|&r| r != a && r != j)
+                    .all(|r| self.link[a * m + r] == self.link[j * m + r])
+        };
         let mut class = vec![u32::MAX; m];
         let mut next = 0u32;
         for i in 0..m {
@@ -140,20 +180,9 @@ impl Platform {
                 continue;
             }
             class[i] = next;
-            let mut members = vec![i];
-            for j in i + 1..m {
-                if class[j] != u32::MAX || self.proc_type[j] != self.proc_type[i] {
-                    continue;
-                }
-                // j must be interchangeable with every member so far.
-                let ok = members.iter().all(|&a| {
-                    (0..m)
-                        .filter(|&r| r != a && r != j)
-                        .all(|r| self.link(a, r) == self.link(j, r))
-                });
-                if ok {
+            for &j in &buckets[&key(i)] {
+                if j > i && class[j] == u32::MAX && same(i, j) {
                     class[j] = next;
-                    members.push(j);
                 }
             }
             next += 1;
@@ -365,16 +394,42 @@ impl HeteroProgram {
             }
         }
         if (next as usize) < n {
-            // Some message into an unranked sub-task from an unranked one lies on (or
-            // behind) a cycle; report one whose sender is unranked.
-            let message = self
-                .messages
-                .iter()
-                .position(|m| rank[m.from as usize] == u32::MAX && rank[m.to as usize] == u32::MAX)
-                .expect("a cycle has a message between unranked sub-tasks");
-            return Err(CycleError {
-                message: message as u32,
-            });
+            // Every unranked sub-task waits for an unranked predecessor: walk back through
+            // them until one repeats; the loop holds a message (a task's own order has no
+            // cycle).
+            let mut x = (0..n)
+                .find(|&s| rank[s] == u32::MAX)
+                .expect("an unranked sub-task");
+            let mut seen_at = vec![usize::MAX; n];
+            let mut path: Vec<(usize, Option<u32>)> = Vec::new(); // (sub-task, message into it)
+            loop {
+                if seen_at[x] != usize::MAX {
+                    // The arcs into the sub-tasks from x's first visit on form the loop.
+                    let message = path[seen_at[x]..]
+                        .iter()
+                        .find_map(|&(_, m)| m)
+                        .expect("a cycle holds a message");
+                    return Err(CycleError { message });
+                }
+                seen_at[x] = path.len();
+                // The predecessor x waits for, and the message from it (None: the sub-task
+                // before x in its task).
+                let (pred, via) = match self.previous(x).filter(|&p| rank[p] == u32::MAX) {
+                    Some(p) => (p, None),
+                    None => {
+                        let i = self.in_msgs
+                            [self.in_first[x] as usize..self.in_first[x + 1] as usize]
+                            .iter()
+                            .copied()
+                            .find(|&i| rank[self.messages[i as usize].from as usize] == u32::MAX)
+                            .expect("an unranked sub-task waits for an unranked one");
+                        (self.messages[i as usize].from as usize, Some(i))
+                    }
+                };
+                // Record the arc pred -> x on x's entry.
+                path.push((x, via));
+                x = pred;
+            }
         }
         Ok(rank)
     }
@@ -512,6 +567,10 @@ fn parse_parts(
     let mut nsub = 0u32;
     let mut sends: Vec<(usize, Vec<Tok>)> = Vec::new();
     let mut last_line = 0usize;
+    // Every sub-task's longest time plus every message's longest time: the simulated
+    // final time stays below this, so it must be finite.
+    let mut total = 0.0f64;
+    let mut pairs = 0u64;
     for (li, raw) in text.lines().enumerate() {
         let line = li + 1;
         last_line = line;
@@ -589,7 +648,7 @@ fn parse_parts(
         let real = |k: usize, what: &str| -> Result<f64, Error> {
             let (c, t) = toks[k];
             match t.parse::<f64>() {
-                Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+                Ok(v) if v.is_finite() && v >= 0.0 => Ok(v + 0.0),
                 _ => Err(err(
                     line,
                     c,
@@ -674,6 +733,10 @@ fn parse_parts(
                 let times = (0..type_names.len())
                     .map(|p| real(2 + p, "a time"))
                     .collect::<Result<Vec<f64>, Error>>()?;
+                total += times.iter().copied().fold(0.0, f64::max);
+                if !total.is_finite() {
+                    return Err(err(line, toks[2].0, TOO_LONG.into()));
+                }
                 sub_index.insert(n.clone(), (nsub, line));
                 nsub = nsub
                     .checked_add(1)
@@ -725,6 +788,12 @@ fn parse_parts(
             }
         };
         let (xs, ys) = (set(toks[0])?, set(toks[1])?);
+        pairs += (xs.len() * ys.len()) as u64;
+        if pairs > MAX_LINK_PAIRS {
+            return Err(err(*line, toks[0].0, format!(
+                "the LINK lines name more than {MAX_LINK_PAIRS} (2^26) processor pairs in all; give the common case with \"*\" first"
+            )));
+        }
         let (c, t) = toks[2];
         let Some(&ct) = comm_index.get(t) else {
             return Err(err(
@@ -784,6 +853,10 @@ fn parse_parts(
                 format!("expected a byte count (an integer in 0..2^64), found \"{t}\""),
             )
         })?;
+        total += worst_message(&comms, bytes);
+        if !total.is_finite() {
+            return Err(err(*line, c, TOO_LONG.into()));
+        }
         messages.push(SubtaskMessage { from, to, bytes });
     }
     let ntypes = type_names.len();
@@ -948,6 +1021,25 @@ pub fn random_ttigha(params: &RandomTtigha, seed: u64) -> Ttigha {
     Ttigha { platform, program }
 }
 
+/// Errors unless `slowness` gives one finite factor `>= 0` per processor type.
+fn check_slowness(path: &Path, platform: &Platform, slowness: &[f64]) -> Result<(), Error> {
+    if slowness.len() != platform.types() {
+        return Err(Error::Config(format!(
+            "{}: give one slowness per processor type of the platform ({}), found {}",
+            path.display(),
+            platform.types(),
+            slowness.len()
+        )));
+    }
+    if let Some(s) = slowness.iter().find(|s| !s.is_finite() || **s < 0.0) {
+        return Err(Error::Config(format!(
+            "{}: a slowness must be a finite real >= 0, found {s}",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Reads a Kasahara STG task graph as a TTIGHa program on `platform`; see
 /// [`parse_stg_program`].
 pub fn read_stg_program(
@@ -981,14 +1073,7 @@ pub fn parse_stg_program(
         column,
         message,
     };
-    if slowness.len() != platform.types() || slowness.iter().any(|s| !s.is_finite() || *s < 0.0) {
-        return Err(Error::Config(format!(
-            "{}: give one slowness (a finite real >= 0) per processor type of the platform ({}), found {}",
-            path.display(),
-            platform.types(),
-            slowness.len()
-        )));
-    }
+    check_slowness(path, &platform, slowness)?;
     // Tokens with their places, up to the first '#' line.
     let mut toks: Vec<(usize, usize, &str)> = Vec::new();
     let mut last_line = 1;
@@ -1107,12 +1192,33 @@ pub fn parse_stg_program(
     }
     // Dummy entry and exit.
     let lo = usize::from(n > 1 && recs[0].0 == 0.0 && recs[0].2.is_empty());
-    let hi = if n > 1 + lo && recs[n - 1].0 == 0.0 {
+    // The exit is a sink: a last record that some record lists as a predecessor stays.
+    let last_is_pred = recs
+        .iter()
+        .any(|r| r.2.iter().any(|x| x.0 as usize == n - 1));
+    let hi = if n > 1 + lo && recs[n - 1].0 == 0.0 && !last_is_pred {
         n - 1
     } else {
         n
     };
     let keep = |i: usize| i >= lo && i < hi;
+    let top = slowness.iter().copied().fold(0.0, f64::max);
+    let mut total = 0.0f64;
+    for i in lo..hi {
+        total += recs[i].0 * top;
+        if !total.is_finite() {
+            return Err(err(recs[i].1, 1, TOO_LONG.into()));
+        }
+    }
+    let arcs: usize = (lo..hi)
+        .map(|i| recs[i].2.iter().filter(|x| keep(x.0 as usize)).count())
+        .sum();
+    let worst = (0..platform.startup.len())
+        .map(|c| platform.startup[c] + bytes as f64 * platform.per_byte[c])
+        .fold(0.0, f64::max);
+    if !(total + arcs as f64 * worst).is_finite() {
+        return Err(err(last_line, 1, TOO_LONG.into()));
+    }
     let tasks = (lo..hi)
         .map(|i| {
             let times = slowness.iter().map(|s| recs[i].0 * s).collect();
@@ -1187,8 +1293,8 @@ fn line_col(text: &str, pos: usize) -> (usize, usize) {
 /// A Pegasus DAX workflow (`<job id runtime>` with `<uses file link=input|output size>`,
 /// `<child ref>` with `<parent ref>`) as a TTIGHa program: every job is a task of one
 /// sub-task named by its id, its time on processor type `p` its `runtime` × `slowness[p]`;
-/// every parent-child pair a message whose bytes are the summed sizes of the files the
-/// parent writes and the child reads (0 when they share none: the child still waits for
+/// every parent-child pair a message whose bytes are the summed sizes (as the parent
+/// declares them) of the files the parent writes and the child reads (0 when they share none: the child still waits for
 /// the parent, and a message between processors pays the startup time). Errors name the
 /// line and column of the element: XML syntax, a job without an id or runtime, a
 /// duplicate id, a `ref` to no job, a negative or non-numeric runtime or size, a
@@ -1213,14 +1319,9 @@ pub fn parse_dax_program(
             message,
         }
     };
-    if slowness.len() != platform.types() || slowness.iter().any(|s| !s.is_finite() || *s < 0.0) {
-        return Err(Error::Config(format!(
-            "{}: give one slowness (a finite real >= 0) per processor type of the platform ({}), found {}",
-            path.display(),
-            platform.types(),
-            slowness.len()
-        )));
-    }
+    check_slowness(path, &platform, slowness)?;
+    let top = slowness.iter().copied().fold(0.0, f64::max);
+    let mut total = 0.0f64;
     let mut reader = quick_xml::Reader::from_str(text);
     reader.config_mut().trim_text(true);
     // Jobs: id, runtime, files read, files written (with sizes).
@@ -1291,6 +1392,10 @@ pub fn parse_dax_program(
                         ))
                     }
                 };
+                total += r * top;
+                if !total.is_finite() {
+                    return Err(err(at, TOO_LONG.into()));
+                }
                 index.insert(id.clone(), ids.len());
                 ids.push(id);
                 runtime.push(r);
@@ -1366,6 +1471,12 @@ pub fn parse_dax_program(
             .iter()
             .filter_map(|(f, _)| writes[pi].get(f))
             .fold(0u64, |a, &b| a.saturating_add(b));
+        total += (0..platform.startup.len())
+            .map(|c| platform.startup[c] + bytes as f64 * platform.per_byte[c])
+            .fold(0.0, f64::max);
+        if !total.is_finite() {
+            return Err(err(*at, TOO_LONG.into()));
+        }
         messages.push(SubtaskMessage {
             from: pi as u32,
             to: ci as u32,

@@ -39,10 +39,12 @@ pub struct Schedule {
 impl Schedule {
     /// Time processor `p` computed.
     pub fn busy(&self, p: usize) -> f64 {
+        // `+ 0.0`: an empty sum of floats is -0.0.
         self.order[p]
             .iter()
             .map(|&s| self.finish[s as usize] - self.start[s as usize])
-            .sum()
+            .sum::<f64>()
+            + 0.0
     }
 
     /// Finish of processor `p`'s last sub-task (0 if it has none).
@@ -368,16 +370,21 @@ fn short(t: f64) -> f64 {
 
 /// A round step of about a tenth of `span` (1, 2 or 5 times a power of ten).
 fn tick_step(span: f64) -> f64 {
-    if span <= 0.0 || !span.is_finite() {
-        return 1.0;
-    }
     let raw = span / 10.0;
+    if !(raw.is_normal() && raw > 0.0) {
+        return span.max(f64::MIN_POSITIVE);
+    }
     let p = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
+    let step = [1.0, 2.0, 5.0, 10.0]
         .into_iter()
         .map(|m| m * p)
         .find(|&s| s >= raw)
-        .unwrap_or(10.0 * p)
+        .unwrap_or(10.0 * p);
+    if step.is_normal() {
+        step
+    } else {
+        span
+    }
 }
 
 /// The schedule as an SVG picture, the paper's occupation graph: a row per processor, a
@@ -451,8 +458,11 @@ pub fn schedule_svg(model: &Ttigha, s: &Schedule) -> String {
         left + width
     );
     let step = tick_step(span);
-    let mut t = 0.0;
-    while t <= span * (1.0 + 1e-9) {
+    // At most a dozen ticks (tick_step gives about ten; a step too small to move `t`
+    // cannot loop).
+    let ticks = ((span / step).floor() as usize).min(12);
+    for i in 0..=ticks {
+        let t = i as f64 * step;
         let _ = writeln!(
             out,
             r##"<line x1="{0:.2}" y1="{axis}" x2="{0:.2}" y2="{1}" stroke="#333"/><text x="{0:.2}" y="{2}" text-anchor="middle">{3}</text>"##,
@@ -461,7 +471,6 @@ pub fn schedule_svg(model: &Ttigha, s: &Schedule) -> String {
             axis + 16.0,
             short(t)
         );
-        t += step;
     }
     out.push_str("</svg>\n");
     out
