@@ -14,9 +14,10 @@
 //!   the task of largest gain goes to its cheapest processor (ties: lower task, lower
 //!   processor). Each open task keeps its cost row's minimum and maximum; a row is scanned
 //!   again when a neighbour is allocated or its minimum was on the chosen processor, so a
-//!   step costs `O(L)` plus `O(M)` per rescanned row: `O(Σ_levels L² · M)` at worst (every
-//!   row rescanned at every step: identical independent tasks), nearer `O(Σ L²)` when the
-//!   minima are spread, plus `O(E · (types · S_pair + M))` for the neighbours' updates.
+//!   step costs `O(L)` plus `O(M)` per rescanned row (rows shared by tasks without an
+//!   allocated neighbour and with equal times are scanned once): `O(Σ_levels L² · M)` at
+//!   worst, nearer `O(Σ L²)` when the minima are spread, plus `O(E · (types · S_pair + M))`
+//!   for the neighbours' updates.
 //! * [`exhaustive`]: every allocation, up to interchangeable processors, simulated with
 //!   SIMULHa; the one of least final time (ties: the lexicographically first).
 
@@ -270,6 +271,20 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
     let mut conc = vec![0.0f64; types];
     let mut end = vec![0.0f64; pr.subtasks()];
     let mut touched = vec![false; nt];
+    // Tasks with no allocated neighbour ("clean": no adjacency part in their costs) and
+    // the same times on every type have the same cost row: one scan per group and step.
+    let mut clean = vec![true; nt];
+    let mut group = vec![0u32; nt];
+    {
+        let mut ids: HashMap<Vec<u64>, u32> = HashMap::new();
+        for t in 0..nt {
+            let key: Vec<u64> = (0..types).map(|p| g.time(t, p).to_bits()).collect();
+            let next = ids.len() as u32;
+            group[t] = *ids.entry(key).or_insert(next);
+        }
+    }
+    let mut memo: Vec<(u64, (f64, usize, f64))> = vec![(u64::MAX, (0.0, 0, 0.0)); nt];
+    let mut step = 0u64;
     let mut lo = 0;
     while lo < nt {
         let l = level[by_level[lo] as usize];
@@ -306,6 +321,7 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
             }
             let (_, i) = best.expect("open tasks remain");
             let j = open.remove(i) as usize;
+            step += 1;
             let q = stats[j].1;
             alloc[j] = q as u32;
             sequence.push(j as u32);
@@ -333,6 +349,7 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
                         + pl.comm_time(q, m, out.0, out.1)
                         + pl.comm_time(m, q, inn.0, inn.1);
                 }
+                clean[t] = false;
                 if level[t] == l {
                     stats[t] = row(t, &t_acum, &acc);
                     touched[t] = true;
@@ -347,7 +364,15 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
                     continue;
                 }
                 if stats[t].1 == q {
-                    stats[t] = row(t, &t_acum, &acc);
+                    stats[t] = if clean[t] {
+                        let m = &mut memo[group[t] as usize];
+                        if m.0 != step {
+                            *m = (step, row(t, &t_acum, &acc));
+                        }
+                        m.1
+                    } else {
+                        row(t, &t_acum, &acc)
+                    };
                 } else {
                     let c = g.time(t, tq) + t_acum[q] + acc[t * mp + q];
                     stats[t].2 = stats[t].2.max(c);
