@@ -35,7 +35,7 @@ mod graph;
 pub use builder::{DuplicateEdges, EdgeConflict, GraphBuilder};
 pub use error::GraphError;
 pub use formats::{
-    decompress, read_bench, read_bench_with_names, read_edge_list, read_graph,
+    decompress, line_col, read_bench, read_bench_with_names, read_edge_list, read_graph,
     read_graph_from_bytes, read_matrix_market, read_metis, read_mpip, read_scotch,
     remove_temporary_files, write_atomically_with, write_edge_list, write_graph, write_graph_file,
     write_matrix_market, write_metis, write_scotch, GraphFormat,

@@ -27,7 +27,7 @@ pub fn decompress<'a>(bytes: &'a [u8], path: &Path) -> Result<Cow<'a, [u8]>, Gra
 }
 
 /// 1-based line and column (in bytes) of byte offset `off`. O(off); used on errors only.
-pub(crate) fn line_col(b: &[u8], off: usize) -> (usize, usize) {
+pub fn line_col(b: &[u8], off: usize) -> (usize, usize) {
     let off = off.min(b.len());
     let before = &b[..off];
     let line = before.iter().filter(|&&c| c == b'\n').count() + 1;

@@ -52,15 +52,6 @@ const MAX_LINK_PAIRS: u64 = 1 << 26;
 /// The error when times add up beyond the largest float.
 const TOO_LONG: &str = "the times add up beyond the largest float (about 1.8e308), so the final time could not be computed";
 
-/// The longest time a message of `bytes` bytes can take on any communication type
-/// (name, startup, time per byte).
-fn worst_message(comms: &[(String, f64, f64)], bytes: u64) -> f64 {
-    comms
-        .iter()
-        .map(|c| c.1 + bytes as f64 * c.2)
-        .fold(0.0, f64::max)
-}
-
 /// Marks "no communication type" on the diagonal of [`Platform::link`].
 const NO_LINK: u32 = u32::MAX;
 
@@ -141,6 +132,15 @@ impl Platform {
                 messages as f64 * self.startup[c] + bytes as f64 * self.per_byte[c]
             }
         }
+    }
+
+    /// The longest time one message of `bytes` bytes can take on any communication type.
+    pub fn worst_message(&self, bytes: u64) -> f64 {
+        self.startup
+            .iter()
+            .zip(&self.per_byte)
+            .map(|(s, b)| s + bytes as f64 * b)
+            .fold(0.0, f64::max)
     }
 
     /// Classes of interchangeable processors: the class id of each processor. Two
@@ -444,9 +444,15 @@ pub struct Ttigha {
 
 /// Reads a TTIGHa file (see the module documentation).
 pub fn read_ttigha(path: &Path) -> Result<Ttigha, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = crate::error::utf8_text(&bytes, path)?;
-    parse_ttigha(text, path)
+    with_text(path, |text| parse_ttigha(text, path))
+}
+
+/// Reads `path` (gzip-compressed or not) as UTF-8 text without a byte-order mark and
+/// hands it to `parse`.
+fn with_text<T>(path: &Path, parse: impl FnOnce(&str) -> Result<T, Error>) -> Result<T, Error> {
+    let raw = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let raw = taskmap_graph::decompress(&raw, path)?;
+    parse(crate::error::utf8_text(&raw, path)?)
 }
 
 /// A token and its 1-based column.
@@ -468,9 +474,7 @@ pub fn read_order(
     program: &HeteroProgram,
     processors: usize,
 ) -> Result<Vec<Vec<u32>>, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = crate::error::utf8_text(&bytes, path)?;
-    parse_order(text, path, program, processors)
+    with_text(path, |text| parse_order(text, path, program, processors))
 }
 
 /// Parses the order of the sub-tasks on each processor: one line per processor, in
@@ -532,9 +536,7 @@ pub fn parse_order(
 
 /// Reads a platform file: the `PROCTYPE`, `COMM` and `LINK` lines of the format, alone.
 pub fn read_platform(path: &Path) -> Result<Platform, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = crate::error::utf8_text(&bytes, path)?;
-    parse_platform(text, path)
+    with_text(path, |text| parse_platform(text, path))
 }
 
 /// Parses a platform file; `path` names the input in errors.
@@ -825,6 +827,15 @@ fn parse_parts(
             }
         }
     }
+    let ntypes = type_names.len();
+    let platform = Platform {
+        type_names,
+        proc_type,
+        startup: comms.iter().map(|c| c.1).collect(),
+        per_byte: comms.iter().map(|c| c.2).collect(),
+        comm_names: comms.into_iter().map(|c| c.0).collect(),
+        link: table,
+    };
     // Messages.
     let mut sub_task_of = Vec::with_capacity(nsub as usize);
     for (t, task) in tasks.iter().enumerate() {
@@ -853,21 +864,12 @@ fn parse_parts(
                 format!("expected a byte count (an integer in 0..2^64), found \"{t}\""),
             )
         })?;
-        total += worst_message(&comms, bytes);
+        total += platform.worst_message(bytes);
         if !total.is_finite() {
             return Err(err(*line, c, TOO_LONG.into()));
         }
         messages.push(SubtaskMessage { from, to, bytes });
     }
-    let ntypes = type_names.len();
-    let platform = Platform {
-        type_names,
-        proc_type,
-        startup: comms.iter().map(|c| c.1).collect(),
-        per_byte: comms.iter().map(|c| c.2).collect(),
-        comm_names: comms.into_iter().map(|c| c.0).collect(),
-        link: table,
-    };
     if platform_only {
         return Ok((platform, None));
     }
@@ -1048,10 +1050,9 @@ pub fn read_stg_program(
     slowness: &[f64],
     bytes: u64,
 ) -> Result<Ttigha, Error> {
-    let raw = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let raw = taskmap_graph::decompress(&raw, path)?;
-    let text = crate::error::utf8_text(&raw, path)?;
-    parse_stg_program(text, path, platform, slowness, bytes)
+    with_text(path, |text| {
+        parse_stg_program(text, path, platform, slowness, bytes)
+    })
 }
 
 /// A Kasahara Standard Task Graph (a count line, then records `id time npred pred…` with
@@ -1213,10 +1214,7 @@ pub fn parse_stg_program(
     let arcs: usize = (lo..hi)
         .map(|i| recs[i].2.iter().filter(|x| keep(x.0 as usize)).count())
         .sum();
-    let worst = (0..platform.startup.len())
-        .map(|c| platform.startup[c] + bytes as f64 * platform.per_byte[c])
-        .fold(0.0, f64::max);
-    if !(total + arcs as f64 * worst).is_finite() {
+    if !(total + arcs as f64 * platform.worst_message(bytes)).is_finite() {
         return Err(err(last_line, 1, TOO_LONG.into()));
     }
     let tasks = (lo..hi)
@@ -1272,22 +1270,9 @@ pub fn read_dax_program(
     slowness: &[f64],
     negative_as_zero: bool,
 ) -> Result<Ttigha, Error> {
-    let raw = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let raw = taskmap_graph::decompress(&raw, path)?;
-    let text = crate::error::utf8_text(&raw, path)?;
-    parse_dax_program(text, path, platform, slowness, negative_as_zero)
-}
-
-/// 1-based line and column of byte `pos` of `text`.
-fn line_col(text: &str, pos: usize) -> (usize, usize) {
-    let pos = pos.min(text.len());
-    let before = &text.as_bytes()[..pos];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    (line, pos - start + 1)
+    with_text(path, |text| {
+        parse_dax_program(text, path, platform, slowness, negative_as_zero)
+    })
 }
 
 /// A Pegasus DAX workflow (`<job id runtime>` with `<uses file link=input|output size>`,
@@ -1311,7 +1296,7 @@ pub fn parse_dax_program(
 ) -> Result<Ttigha, Error> {
     use quick_xml::events::Event;
     let err = |pos: usize, message: String| {
-        let (line, column) = line_col(text, pos);
+        let (line, column) = taskmap_graph::line_col(text.as_bytes(), pos);
         Error::Parse {
             path: path.to_path_buf(),
             line,
@@ -1471,9 +1456,7 @@ pub fn parse_dax_program(
             .iter()
             .filter_map(|(f, _)| writes[pi].get(f))
             .fold(0u64, |a, &b| a.saturating_add(b));
-        total += (0..platform.startup.len())
-            .map(|c| platform.startup[c] + bytes as f64 * platform.per_byte[c])
-            .fold(0.0, f64::max);
+        total += platform.worst_message(bytes);
         if !total.is_finite() {
             return Err(err(*at, TOO_LONG.into()));
         }
