@@ -1058,8 +1058,9 @@ pub fn read_stg_program(
 /// A Kasahara Standard Task Graph (a count line, then records `id time npred pred…` with
 /// ids 0, 1, … in order, then optional `#` lines) as a TTIGHa program: every STG task is a
 /// task of one sub-task (named `t<id>`) whose time on processor type `p` is its STG time ×
-/// `slowness[p]`, and every precedence arc a message of `bytes` bytes. The dummy entry and
-/// exit tasks (the first and the last record, when their time is 0) and their arcs are
+/// `slowness[p]`, and every precedence arc a message of `bytes` bytes. The dummy entry
+/// (the first record, when its time is 0 and it has no predecessor) and exit (the last
+/// record, when its time is 0 and no record lists it as a predecessor) and their arcs are
 /// left out; a predecessor listed twice counts once.
 pub fn parse_stg_program(
     text: &str,
@@ -1279,8 +1280,9 @@ pub fn read_dax_program(
 /// `<child ref>` with `<parent ref>`) as a TTIGHa program: every job is a task of one
 /// sub-task named by its id, its time on processor type `p` its `runtime` × `slowness[p]`;
 /// every parent-child pair a message whose bytes are the summed sizes (as the parent
-/// declares them) of the files the parent writes and the child reads (0 when they share none: the child still waits for
-/// the parent, and a message between processors pays the startup time). Errors name the
+/// declares them) of the files the parent writes and the child reads (0 when they share
+/// none: the child still waits for the parent, and a message between processors pays the
+/// startup time). Errors name the
 /// line and column of the element: XML syntax, a job without an id or runtime, a
 /// duplicate id, a `ref` to no job, a negative or non-numeric runtime or size, a
 /// `parent` outside a `child`, a job that is its own parent, a cycle, no jobs. With
