@@ -30,17 +30,17 @@ pub struct HeteroArgs {
     #[arg(long, requires = "platform")]
     pub dax: Option<PathBuf>,
     /// For --dax: read negative file sizes and runtimes as 0 instead of refusing the file.
-    #[arg(long, requires = "dax")]
+    #[arg(long, requires = "dax", conflicts_with_all = ["stg", "model"])]
     pub negative_as_zero: bool,
     /// Platform file for --stg and --dax: PROCTYPE, COMM and LINK lines.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "model")]
     pub platform: Option<PathBuf>,
     /// For --stg and --dax: the time factor of each processor type, comma-separated
     /// (default 1 for every type).
     #[arg(long, value_delimiter = ',')]
     pub slowness: Vec<f64>,
     /// For --stg: bytes of every message (default 1000).
-    #[arg(long, requires = "stg")]
+    #[arg(long, requires = "stg", conflicts_with_all = ["dax", "model"])]
     pub bytes: Option<u64>,
     /// Allocation file (a processor per task, one per line, or Scotch .map) to simulate
     /// instead of computing one.
@@ -53,16 +53,16 @@ pub struct HeteroArgs {
     /// Random kicks of mateha-ls's iterated local search (0: plain local search).
     #[arg(long, default_value_t = 100)]
     pub kicks: usize,
-    /// Work budget of mateha-ls, in simulated sub-tasks (each simulation of the program
-    /// costs its sub-task count); it stops when the budget is spent.
+    /// Work budget of mateha-ls: each simulation costs the program's sub-tasks + messages
+    /// + the platform's processors; it stops when the budget is spent.
     #[arg(long, default_value_t = 100_000_000)]
     pub budget: u64,
     /// Seed of mateha-ls.
     #[arg(short, long, default_value_t = 1)]
     pub seed: u64,
     /// Also search every allocation (up to interchangeable processors) for the least final
-    /// time, and compare.
-    #[arg(long)]
+    /// time, and compare (in the default order, so not with --order).
+    #[arg(long, conflicts_with = "order")]
     pub optimal: bool,
     /// Most allocations --optimal may simulate.
     #[arg(long, default_value_t = 100_000_000)]
@@ -90,6 +90,25 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         "json" => true,
         other => bail!("unknown --format \"{other}\" (human, json)"),
     };
+    let inputs = [
+        a.model.as_ref(),
+        a.stg.as_ref(),
+        a.dax.as_ref(),
+        a.platform.as_ref(),
+        a.mapping.as_ref(),
+        a.order.as_ref(),
+    ];
+    for out in [&a.output, &a.svg].into_iter().flatten() {
+        crate::cli::refuse_overwriting_inputs(out, &inputs)?;
+    }
+    if let (Some(o), Some(v)) = (&a.output, &a.svg) {
+        if o == v {
+            bail!(
+                "-o and --svg name the same file {}; give two paths",
+                o.display()
+            );
+        }
+    }
     if !a.slowness.is_empty() && a.stg.is_none() && a.dax.is_none() {
         bail!("--slowness applies to --stg and --dax only (a model file gives its own times)");
     }
@@ -201,8 +220,12 @@ fn label(source: &str) -> &'static str {
     }
 }
 
-/// A time for people: whole numbers as such, others with at most 3 decimals.
+/// A time for people: whole numbers as such, others with at most 3 decimals; very large
+/// ones in exponent form.
 fn num(x: f64) -> String {
+    if x.abs() >= 1e15 {
+        return format!("{x:.6e}");
+    }
     let s = format!("{x:.3}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" {

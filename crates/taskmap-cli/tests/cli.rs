@@ -1060,6 +1060,30 @@ fn hetero_bad_inputs_exit_2() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("stg_cycle.stg:3:9:"), "{}", stderr(&o));
+    // Outputs that would overwrite an input, or each other, are refused.
+    let copy = dir.path().join("m.ttig");
+    std::fs::copy(&model, &copy).unwrap();
+    let copy = copy.to_str().unwrap();
+    for args in [vec!["-o", copy], vec!["--svg", copy]] {
+        let mut all = vec!["hetero", copy];
+        all.extend(args);
+        let o = taskmap(&all);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("is the input file"), "{}", stderr(&o));
+    }
+    assert_eq!(std::fs::read(copy).unwrap(), std::fs::read(&model).unwrap());
+    let both = dir.path().join("both.out");
+    let both = both.to_str().unwrap();
+    let o = taskmap(&["hetero", copy, "-o", both, "--svg", both]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("name the same file"), "{}", stderr(&o));
+    // Flags of the other inputs are refused, not ignored.
+    for args in [
+        vec!["hetero", copy, "--platform", copy],
+        vec!["hetero", copy, "--optimal", "--order", copy],
+    ] {
+        assert_eq!(taskmap(&args).status.code(), Some(2), "{args:?}");
+    }
     // A failed write leaves no file.
     let out = dir.path().join("missing-dir/alloc.txt");
     let o = taskmap(&["hetero", &model, "-o", out.to_str().unwrap()]);

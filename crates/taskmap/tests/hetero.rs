@@ -460,6 +460,10 @@ const BAD_MODELS: &[(&str, &str)] = &[
 
 const BAD_STG: &[(&str, &str)] = &[
     (
+        "stg_truncated_file.stg",
+        "1:1: the count line announces 5 tasks but the file has 3 records (5 or 7 expected: truncated?)",
+    ),
+    (
         "stg_time_overflow.stg",
         "4:1: the times add up beyond the largest float (about 1.8e308), so the final time could not be computed",
     ),
@@ -728,6 +732,10 @@ fn counting_many_processor_classes_is_quick() {
 }
 
 const BAD_DAX: &[(&str, &str)] = &[
+    ("dax_truncated.xml", "7:1: the file ends inside the <job> opened at line 6 (truncated?)"),
+    ("dax_second_root.xml", "5:1: a second root element (the workflow ended before)"),
+    ("dax_duplicate_attribute.xml", "3:3: XML attribute: position 23: duplicated attribute, previous declaration at position 11"),
+    ("dax_wrong_root.xml", "2:1: the root element is <workflow>, not <adag>"),
     ("dax_cycle.xml", "9:5: this dependency lies on a cycle of jobs"),
     ("dax_duplicate_id.xml", "4:3: a second job with id \"A\""),
     ("dax_missing_runtime.xml", "3:3: <job> without a runtime attribute"),

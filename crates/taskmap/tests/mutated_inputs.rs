@@ -300,6 +300,26 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
         });
         assert_mostly_refused(refused, 3, name);
     }
+    // An order for the worked example: a1 b1 a2 on processor 0, nothing on processor 1.
+    let small = parse_ttigha(
+        &std::fs::read_to_string(fixture("hetero/small.ttig")).unwrap(),
+        Path::new("small.ttig"),
+    )
+    .unwrap();
+    let refused = mutations(b"a1 b1 a2\n\n", "o.txt", 505, |b| {
+        let order = taskmap::model::ttigha::parse_order(
+            &String::from_utf8_lossy(b),
+            Path::new("o.txt"),
+            &small.program,
+            2,
+        )
+        .map_err(|e| e.to_string())?;
+        assert_eq!(order.len(), 2);
+        // The simulator refuses an order that does not fit, without panicking.
+        let _ = Simulator::new(&small).schedule(&[0, 0], Some(&order));
+        Ok(())
+    });
+    assert_mostly_refused(refused, 5, "order");
     let name = "two_clusters.platform";
     let original = std::fs::read(fixture(&format!("hetero/{name}"))).unwrap();
     let refused = mutations(&original, name, 510, |b| {

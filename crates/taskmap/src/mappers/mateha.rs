@@ -264,7 +264,10 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
     let mut by_level: Vec<u32> = (0..nt as u32).collect();
     by_level.sort_by_key(|&t| (level[t as usize], t));
     let mut alloc = vec![u32::MAX; nt];
-    let mut acc = vec![0.0f64; nt * mp];
+    // Adjacency part of each unallocated task's costs, a row per task that has an
+    // allocated neighbour (empty: all zero), dropped once the task is allocated: memory
+    // for the tasks in waiting, not T · M.
+    let mut acc: Vec<Vec<f64>> = vec![Vec::new(); nt];
     let mut t_acum = vec![0.0f64; mp];
     let mut sequence = Vec::with_capacity(nt);
     let mut stats = vec![(0.0f64, 0usize, 0.0f64); nt];
@@ -295,10 +298,11 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
                 .count();
         let mut open: Vec<u32> = by_level[lo..hi].to_vec();
         // Cost row statistics of the open tasks: (min, its processor, max).
-        let row = |t: usize, t_acum: &[f64], acc: &[f64]| {
+        let row = |t: usize, t_acum: &[f64], acc: &[Vec<f64>]| {
             let (mut cmin, mut pmin, mut cmax) = (f64::INFINITY, 0, f64::NEG_INFINITY);
             for m in 0..mp {
-                let c = g.time(t, pl.proc_type[m] as usize) + t_acum[m] + acc[t * mp + m];
+                let a = acc[t].get(m).copied().unwrap_or(0.0);
+                let c = g.time(t, pl.proc_type[m] as usize) + t_acum[m] + a;
                 if c < cmin {
                     (cmin, pmin) = (c, m);
                 }
@@ -324,6 +328,7 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
             step += 1;
             let q = stats[j].1;
             alloc[j] = q as u32;
+            acc[j] = Vec::new();
             sequence.push(j as u32);
             let tq = pl.proc_type[q] as usize;
             let wj = g.time(j, tq);
@@ -343,9 +348,12 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
                         0.0
                     };
                 }
+                if acc[t].is_empty() {
+                    acc[t] = vec![0.0; mp];
+                }
                 for m in (0..mp).filter(|&m| m != q) {
                     let p = conc[pl.proc_type[m] as usize];
-                    acc[t * mp + m] += wj * (1.0 - p)
+                    acc[t][m] += wj * (1.0 - p)
                         + pl.comm_time(q, m, out.0, out.1)
                         + pl.comm_time(m, q, inn.0, inn.1);
                 }
@@ -374,7 +382,7 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
                         row(t, &t_acum, &acc)
                     };
                 } else {
-                    let c = g.time(t, tq) + t_acum[q] + acc[t * mp + q];
+                    let c = g.time(t, tq) + t_acum[q] + acc[t].get(q).copied().unwrap_or(0.0);
                     stats[t].2 = stats[t].2.max(c);
                 }
             }
@@ -398,10 +406,14 @@ struct Search<'a> {
     class: Vec<u32>,
     pairs: Vec<(u32, u32)>,
     neighbours: Vec<Vec<u32>>,
-    /// Sub-tasks simulated so far, the budget, and the cost of one simulation.
+    /// Work so far, the budget, and the work of one simulation (sub-tasks + messages +
+    /// processors).
     work: u64,
     budget: u64,
     subtasks: u64,
+    /// Per class of processors, the last `try_moves` call that met an empty one.
+    class_seen: Vec<u64>,
+    stamp: u64,
 }
 
 impl<'a> Search<'a> {
@@ -434,9 +446,12 @@ impl<'a> Search<'a> {
             class: model.platform.symmetry_classes(),
             pairs,
             neighbours,
-            work: pr.subtasks() as u64,
+            work: 0,
             budget,
-            subtasks: pr.subtasks() as u64,
+            // A simulation walks the sub-tasks, the messages and the processors.
+            subtasks: (pr.subtasks() + pr.messages.len() + model.platform.processors()) as u64,
+            class_seen: vec![0; model.platform.processors()],
+            stamp: 0,
         };
         s.recount(alloc);
         s
@@ -467,12 +482,17 @@ impl<'a> Search<'a> {
     /// Moves task `t` to the first processor that improves the allocation, if any.
     fn try_moves(&mut self, alloc: &mut [u32], t: usize) -> bool {
         let from = alloc[t] as usize;
+        // One empty processor per class is enough: the first one met.
+        self.stamp += 1;
         for m in 0..self.class.len() {
-            // One empty processor per class is enough.
-            if m == from
-                || (self.used[m] == 0
-                    && (0..m).any(|x| self.used[x] == 0 && self.class[x] == self.class[m]))
-            {
+            if self.used[m] == 0 {
+                let c = self.class[m] as usize;
+                if self.class_seen[c] == self.stamp {
+                    continue;
+                }
+                self.class_seen[c] = self.stamp;
+            }
+            if m == from {
                 continue;
             }
             alloc[t] = m as u32;
@@ -520,9 +540,10 @@ pub struct SearchParams {
     pub rounds: usize,
     /// Random kicks of the iterated search.
     pub kicks: usize,
-    /// Work budget, in simulated sub-tasks (a simulation costs the program's sub-task
-    /// count): the search stops when it is spent, so large programs end in bounded time
-    /// (about 10-20 s for the default on this project's 2-core machine), deterministically.
+    /// Work budget: each simulation costs the program's sub-tasks + messages + the
+    /// platform's processors; the search stops when the budget is spent, so large programs
+    /// and platforms end in bounded time (the default, 10^8, is about 1-5 s on this
+    /// project's 2-core machine), deterministically.
     pub budget: u64,
     /// Seed of the kicks.
     pub seed: u64,

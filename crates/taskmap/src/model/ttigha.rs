@@ -677,6 +677,11 @@ fn parse_parts(
                 let (c, t) = toks[2];
                 let count = match t.parse::<usize>() {
                     Ok(v) if v >= 1 && v <= MAX_PROCESSORS - proc_type.len() => v,
+                    _ if proc_type.len() == MAX_PROCESSORS => {
+                        return Err(err(line, c, format!(
+                            "the platform already has {MAX_PROCESSORS} processors, the most it may have"
+                        )))
+                    }
                     _ => {
                         return Err(err(line, c, format!(
                             "expected a machine count from 1 to {} (at most {MAX_PROCESSORS} processors in all), found \"{t}\"",
@@ -1099,7 +1104,7 @@ pub fn parse_stg_program(
     let (hl, hc, h) = it
         .next()
         .ok_or_else(|| err(1, 1, "empty file: expected the task count".into()))?;
-    h.parse::<u64>().map_err(|_| {
+    let announced = h.parse::<u64>().map_err(|_| {
         err(
             hl,
             hc,
@@ -1182,6 +1187,13 @@ pub fn parse_stg_program(
     let n = recs.len();
     if n == 0 {
         return Err(err(last_line, 1, "no task records".into()));
+    }
+    // The count line counts the tasks with or without the two dummies.
+    if announced != n as u64 && announced + 2 != n as u64 {
+        return Err(err(hl, hc, format!(
+            "the count line announces {announced} tasks but the file has {n} records ({announced} or {} expected: truncated?)",
+            announced.saturating_add(2)
+        )));
     }
     for (_, _, preds) in &recs {
         if let Some(&(p, l, c)) = preds.iter().find(|x| x.0 as usize >= n) {
@@ -1321,6 +1333,9 @@ pub fn parse_dax_program(
     let mut arcs: Vec<(String, String, usize)> = Vec::new();
     let mut in_job = false;
     let mut child: Option<String> = None;
+    // Places and names of the open elements, and the roots seen.
+    let mut open: Vec<(usize, String)> = Vec::new();
+    let mut roots = 0;
     loop {
         let event = reader
             .read_event()
@@ -1328,9 +1343,37 @@ pub fn parse_dax_program(
         let end = reader.buffer_position() as usize;
         let at = text[..end.min(text.len())].rfind('<').unwrap_or(0);
         let (elem, empty) = match &event {
-            Event::Start(e) => (Some(e.clone()), false),
-            Event::Empty(e) => (Some(e.clone()), true),
+            Event::Start(e) | Event::Empty(e) => {
+                // One root, <adag>.
+                if open.is_empty() {
+                    if roots > 0 {
+                        return Err(err(
+                            at,
+                            "a second root element (the workflow ended before)".into(),
+                        ));
+                    }
+                    if e.local_name().as_ref() != b"adag" {
+                        return Err(err(
+                            at,
+                            format!(
+                                "the root element is <{}>, not <adag>",
+                                String::from_utf8_lossy(e.local_name().as_ref())
+                            ),
+                        ));
+                    }
+                    roots += 1;
+                }
+                let empty = matches!(event, Event::Empty(_));
+                if !empty {
+                    open.push((
+                        at,
+                        String::from_utf8_lossy(e.local_name().as_ref()).into_owned(),
+                    ));
+                }
+                (Some(e.clone()), empty)
+            }
             Event::End(e) => {
+                open.pop();
                 match e.local_name().as_ref() {
                     b"job" => in_job = false,
                     b"child" => child = None,
@@ -1338,21 +1381,34 @@ pub fn parse_dax_program(
                 }
                 (None, false)
             }
-            Event::Eof => break,
+            Event::Eof => {
+                if let Some((at, name)) = open.last() {
+                    return Err(err(
+                        text.len(),
+                        format!(
+                            "the file ends inside the <{name}> opened at line {} (truncated?)",
+                            taskmap_graph::line_col(text.as_bytes(), *at).0
+                        ),
+                    ));
+                }
+                break;
+            }
             _ => (None, false),
         };
         let Some(e) = elem else { continue };
+        // Every attribute is read, so a duplicate is an error (quick-xml checks them).
         let attr = |name: &str| -> Result<Option<String>, Error> {
+            let mut found = None;
             for a in e.attributes() {
                 let a = a.map_err(|x| err(at, format!("XML attribute: {x}")))?;
-                if a.key.local_name().as_ref() == name.as_bytes() {
+                if found.is_none() && a.key.local_name().as_ref() == name.as_bytes() {
                     let v = a
                         .unescape_value()
                         .map_err(|x| err(at, format!("XML attribute: {x}")))?;
-                    return Ok(Some(v.into_owned()));
+                    found = Some(v.into_owned());
                 }
             }
-            Ok(None)
+            Ok(found)
         };
         let need = |name: &str, what: &str| -> Result<String, Error> {
             attr(name)?.ok_or_else(|| err(at, format!("<{what}> without a {name} attribute")))
@@ -1437,9 +1493,16 @@ pub fn parse_dax_program(
     if ids.is_empty() {
         return Err(err(text.len(), "no <job>: the workflow is empty".into()));
     }
-    let mut messages = Vec::with_capacity(arcs.len());
-    let mut seen = std::collections::HashSet::new();
-    let mut places = Vec::with_capacity(arcs.len());
+    // Bytes of each parent-child pair: each file a child reads (once, however often it is
+    // listed) counts for the pair with the job that writes it, as that job declares it.
+    let mut writers: HashMap<&str, Vec<(usize, u64)>> = HashMap::new();
+    for (j, w) in writes.iter().enumerate() {
+        for (f, &size) in w {
+            writers.entry(f.as_str()).or_default().push((j, size));
+        }
+    }
+    let mut pair_at: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut pairs: Vec<(usize, usize, u64, usize)> = Vec::with_capacity(arcs.len());
     for (c, p, at) in &arcs {
         let find = |r: &str| {
             index
@@ -1451,23 +1514,35 @@ pub fn parse_dax_program(
         if ci == pi {
             return Err(err(*at, format!("job \"{c}\" is its own parent")));
         }
-        if !seen.insert((pi, ci)) {
-            continue;
+        if let std::collections::hash_map::Entry::Vacant(v) = pair_at.entry((pi, ci)) {
+            v.insert(pairs.len());
+            pairs.push((pi, ci, 0, *at));
         }
-        let bytes = reads[ci]
-            .iter()
-            .filter_map(|(f, _)| writes[pi].get(f))
-            .fold(0u64, |a, &b| a.saturating_add(b));
+    }
+    for (ci, r) in reads.iter_mut().enumerate() {
+        r.sort_unstable();
+        r.dedup_by(|a, b| a.0 == b.0);
+        for (f, _) in r.iter() {
+            for &(pi, size) in writers.get(f.as_str()).map_or(&[][..], |v| &v[..]) {
+                if let Some(&k) = pair_at.get(&(pi, ci)) {
+                    pairs[k].2 = pairs[k].2.saturating_add(size);
+                }
+            }
+        }
+    }
+    let mut messages = Vec::with_capacity(pairs.len());
+    let mut places = Vec::with_capacity(pairs.len());
+    for &(pi, ci, bytes, at) in &pairs {
         total += platform.worst_message(bytes);
         if !total.is_finite() {
-            return Err(err(*at, TOO_LONG.into()));
+            return Err(err(at, TOO_LONG.into()));
         }
         messages.push(SubtaskMessage {
             from: pi as u32,
             to: ci as u32,
             bytes,
         });
-        places.push(*at);
+        places.push(at);
     }
     let tasks = ids
         .iter()
