@@ -542,8 +542,9 @@ pub struct SearchParams {
     pub kicks: usize,
     /// Work budget: each simulation costs the program's sub-tasks + messages + the
     /// platform's processors; the search stops when the budget is spent, so large programs
-    /// and platforms end in bounded time (the default, 10^8, is about 1-5 s on this
-    /// project's 2-core machine), deterministically.
+    /// and platforms end in bounded time (with the default, 10^8, the whole search took
+    /// 0.4-0.6 s on STG graphs of 300 tasks and 5.4 s on 20,000 tasks on this project's
+    /// 2-core machine), deterministically.
     pub budget: u64,
     /// Seed of the kicks.
     pub seed: u64,
