@@ -50,16 +50,17 @@ pub struct HeteroArgs {
     /// guided by SIMULHa with --kicks random restarts).
     #[arg(short = 'A', long)]
     pub algorithm: Option<String>,
-    /// Random kicks of mateha-ls's iterated local search (0: plain local search).
-    #[arg(long, default_value_t = 100)]
-    pub kicks: usize,
+    /// Random kicks of mateha-ls's iterated local search (0: plain local search; default
+    /// 100).
+    #[arg(long)]
+    pub kicks: Option<usize>,
     /// Work budget of mateha-ls: each simulation costs the program's sub-tasks + messages
-    /// + the platform's processors; it stops when the budget is spent.
-    #[arg(long, default_value_t = 100_000_000)]
-    pub budget: u64,
-    /// Seed of mateha-ls.
-    #[arg(short, long, default_value_t = 1)]
-    pub seed: u64,
+    /// + the platform's processors; it stops when the budget is spent (default 10^8).
+    #[arg(long)]
+    pub budget: Option<u64>,
+    /// Seed of mateha-ls (default 1).
+    #[arg(short, long)]
+    pub seed: Option<u64>,
     /// Also search every allocation (up to interchangeable processors) for the least final
     /// time, and compare (in the default order, so not with --order).
     #[arg(long, conflicts_with = "order")]
@@ -109,6 +110,11 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             );
         }
     }
+    if a.algorithm.as_deref() != Some("mateha-ls")
+        && (a.kicks.is_some() || a.budget.is_some() || a.seed.is_some())
+    {
+        bail!("--kicks, --budget and --seed apply to -A mateha-ls only");
+    }
     if !a.slowness.is_empty() && a.stg.is_none() && a.dax.is_none() {
         bail!("--slowness applies to --stg and --dax only (a model file gives its own times)");
     }
@@ -147,11 +153,12 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             "mateha" => (mateha(&model).alloc, "mateha"),
             "mateha-ls" => {
                 let mut alloc = mateha(&model).alloc;
+                let d = SearchParams::default();
                 let params = SearchParams {
-                    kicks: a.kicks,
-                    seed: a.seed,
-                    budget: a.budget,
-                    ..SearchParams::default()
+                    kicks: a.kicks.unwrap_or(d.kicks),
+                    seed: a.seed.unwrap_or(d.seed),
+                    budget: a.budget.unwrap_or(d.budget),
+                    ..d
                 };
                 iterated_local_search(&model, &mut alloc, &params);
                 (alloc, "mateha-ls")

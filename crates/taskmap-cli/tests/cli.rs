@@ -1081,6 +1081,8 @@ fn hetero_bad_inputs_exit_2() {
     for args in [
         vec!["hetero", copy, "--platform", copy],
         vec!["hetero", copy, "--optimal", "--order", copy],
+        vec!["hetero", copy, "--kicks", "5"],
+        vec!["hetero", copy, "-A", "mateha", "--seed", "2"],
     ] {
         assert_eq!(taskmap(&args).status.code(), Some(2), "{args:?}");
     }
