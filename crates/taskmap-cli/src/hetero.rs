@@ -142,17 +142,20 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         _ => bail!("give a model file, or --stg FILE or --dax FILE with --platform FILE"),
     };
     let (pr, pl) = (&model.program, &model.platform);
-    let levels = taskmap::mappers::mateha::levels(pr);
-    let (alloc, source) = match &a.mapping {
+    let (alloc, source, levels) = match &a.mapping {
         Some(path) => {
             let m = Mapping::read_for(path, pr.tasks(), pl.processors() as u32)?;
             let v: Vec<u32> = m.as_slice().iter().map(|p| p.0).collect();
-            (v, "file")
+            (v, "file", taskmap::mappers::mateha::levels(pr))
         }
         None => match a.algorithm.as_deref().unwrap_or("mateha") {
-            "mateha" => (mateha(&model).alloc, "mateha"),
+            "mateha" => {
+                let r = mateha(&model);
+                (r.alloc, "mateha", r.level)
+            }
             "mateha-ls" => {
-                let mut alloc = mateha(&model).alloc;
+                let r = mateha(&model);
+                let mut alloc = r.alloc;
                 let d = SearchParams::default();
                 let params = SearchParams {
                     kicks: a.kicks.unwrap_or(d.kicks),
@@ -161,7 +164,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
                     ..d
                 };
                 iterated_local_search(&model, &mut alloc, &params);
-                (alloc, "mateha-ls")
+                (alloc, "mateha-ls", r.level)
             }
             other => bail!("unknown --algorithm \"{other}\" (mateha, mateha-ls)"),
         },

@@ -97,6 +97,11 @@ impl<'a> TtigGraph<'a> {
         }
     }
 
+    /// The tasks adjacent to `t`, ascending.
+    pub fn neighbours(&self, t: usize) -> &[u32] {
+        &self.adj[self.adj_first[t] as usize..self.adj_first[t + 1] as usize]
+    }
+
     /// `w_p(t)`.
     pub fn time(&self, t: usize, p: usize) -> f64 {
         self.w[t * self.types + p]
@@ -287,6 +292,10 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
         }
     }
     let mut memo: Vec<(u64, (f64, usize, f64))> = vec![(u64::MAX, (0.0, 0, 0.0)); nt];
+    // Cost(t, m) = w_m(t) + tAcum(m) + the adjacency part.
+    let cost = |t: usize, m: usize, t_acum: &[f64], acc: &[Vec<f64>]| {
+        g.time(t, pl.proc_type[m] as usize) + t_acum[m] + acc[t].get(m).copied().unwrap_or(0.0)
+    };
     let mut step = 0u64;
     let mut lo = 0;
     while lo < nt {
@@ -301,8 +310,7 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
         let row = |t: usize, t_acum: &[f64], acc: &[Vec<f64>]| {
             let (mut cmin, mut pmin, mut cmax) = (f64::INFINITY, 0, f64::NEG_INFINITY);
             for m in 0..mp {
-                let a = acc[t].get(m).copied().unwrap_or(0.0);
-                let c = g.time(t, pl.proc_type[m] as usize) + t_acum[m] + a;
+                let c = cost(t, m, t_acum, acc);
                 if c < cmin {
                     (cmin, pmin) = (c, m);
                 }
@@ -382,8 +390,7 @@ pub fn mateha_with(model: &Ttigha, g: &TtigGraph) -> Mateha {
                         row(t, &t_acum, &acc)
                     };
                 } else {
-                    let c = g.time(t, tq) + t_acum[q] + acc[t].get(q).copied().unwrap_or(0.0);
-                    stats[t].2 = stats[t].2.max(c);
+                    stats[t].2 = stats[t].2.max(cost(t, q, &t_acum, &acc));
                 }
             }
         }
@@ -405,12 +412,12 @@ struct Search<'a> {
     used: Vec<u32>,
     class: Vec<u32>,
     pairs: Vec<(u32, u32)>,
-    neighbours: Vec<Vec<u32>>,
+    graph: TtigGraph<'a>,
     /// Work so far, the budget, and the work of one simulation (sub-tasks + messages +
     /// processors).
     work: u64,
     budget: u64,
-    subtasks: u64,
+    sim_cost: u64,
     /// Per class of processors, the last `try_moves` call that met an empty one.
     class_seen: Vec<u64>,
     stamp: u64,
@@ -421,35 +428,28 @@ impl<'a> Search<'a> {
         let pr = &model.program;
         let mut sim = Simulator::new(model);
         let best = sim.makespan_and_total(alloc);
-        let mut pairs: Vec<(u32, u32)> = pr
-            .messages
-            .iter()
-            .map(|m| {
-                let (a, b) = (
-                    pr.subtask_task[m.from as usize],
-                    pr.subtask_task[m.to as usize],
-                );
-                (a.min(b), a.max(b))
+        // Pairs of communicating tasks (a < b), in ascending order.
+        let graph = TtigGraph::new(pr);
+        let pairs = (0..pr.tasks())
+            .flat_map(|a| {
+                graph
+                    .neighbours(a)
+                    .iter()
+                    .filter(move |&&b| b as usize > a)
+                    .map(move |&b| (a as u32, b))
             })
             .collect();
-        pairs.sort_unstable();
-        pairs.dedup();
-        let mut neighbours = vec![Vec::new(); pr.tasks()];
-        for &(a, b) in &pairs {
-            neighbours[a as usize].push(b);
-            neighbours[b as usize].push(a);
-        }
         let mut s = Search {
             sim,
             best,
             used: Vec::new(),
             class: model.platform.symmetry_classes(),
             pairs,
-            neighbours,
+            graph,
             work: 0,
             budget,
             // A simulation walks the sub-tasks, the messages and the processors.
-            subtasks: (pr.subtasks() + pr.messages.len() + model.platform.processors()) as u64,
+            sim_cost: (pr.subtasks() + pr.messages.len() + model.platform.processors()) as u64,
             class_seen: vec![0; model.platform.processors()],
             stamp: 0,
         };
@@ -458,7 +458,8 @@ impl<'a> Search<'a> {
     }
 
     fn recount(&mut self, alloc: &[u32]) {
-        self.used = vec![0; self.class.len()];
+        self.used.clear();
+        self.used.resize(self.class.len(), 0);
         for &p in alloc {
             self.used[p as usize] += 1;
         }
@@ -470,7 +471,7 @@ impl<'a> Search<'a> {
         if self.work >= self.budget {
             return false;
         }
-        self.work += self.subtasks;
+        self.work += self.sim_cost;
         let v = self.sim.makespan_and_total(alloc);
         let better = v.0 < self.best.0 || (v.0 == self.best.0 && v.1 < self.best.1);
         if better {
@@ -603,7 +604,7 @@ pub fn iterated_local_search(model: &Ttigha, alloc: &mut [u32], params: &SearchP
             let t = rng.gen_range(0..nt);
             trial[t] = rng.gen_range(0..mp);
             focus.push(t);
-            focus.extend(s.neighbours[t].iter().map(|&j| j as usize));
+            focus.extend(s.graph.neighbours(t).iter().map(|&j| j as usize));
         }
         focus.sort_unstable();
         focus.dedup();
@@ -735,12 +736,12 @@ pub fn exhaustive(model: &Ttigha, limit: u64) -> Result<Optimum, Error> {
             .into_iter()
             .flat_map(|(alloc, used)| {
                 choices(&classes, &used)
-                    .map(|(p, c)| {
+                    .into_iter()
+                    .map(|(p, c, i)| {
                         let mut a = alloc.clone();
                         a.push(p);
                         let mut u = used.clone();
-                        u[c] = u[c]
-                            .max(classes[c].iter().position(|&x| x == p).expect("in class") + 1);
+                        u[c] = u[c].max(i + 1);
                         (a, u)
                     })
                     .collect::<Vec<_>>()
@@ -770,13 +771,10 @@ pub fn exhaustive(model: &Ttigha, limit: u64) -> Result<Optimum, Error> {
             || (f64::INFINITY, Vec::new(), 0u64),
             |a, b| {
                 let n = a.2 + b.2;
-                // total_cmp orders an infinite or NaN time after every finite one.
-                let keep_a = b.1.is_empty()
-                    || (!a.1.is_empty() && a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).is_le());
-                if keep_a {
-                    (a.0, a.1, n)
-                } else {
+                if !b.1.is_empty() && comes_first(b.0, &b.1, &a) {
                     (b.0, b.1, n)
+                } else {
+                    (a.0, a.1, n)
                 }
             },
         );
@@ -787,19 +785,27 @@ pub fn exhaustive(model: &Ttigha, limit: u64) -> Result<Optimum, Error> {
     })
 }
 
-/// The processors the next task may take: every used processor of each class, and the
-/// first unused one (with its class).
-fn choices<'c>(
-    classes: &'c [Vec<u32>],
-    used: &'c [usize],
-) -> impl Iterator<Item = (u32, usize)> + 'c {
-    let mut v: Vec<(u32, usize)> = Vec::new();
+/// The processors the next task may take, ascending: every used processor of each class,
+/// and the first unused one; each with its class and its position in the class.
+fn choices(classes: &[Vec<u32>], used: &[usize]) -> Vec<(u32, usize, usize)> {
+    let mut v: Vec<(u32, usize, usize)> = Vec::new();
     for (c, list) in classes.iter().enumerate() {
         let k = (used[c] + 1).min(list.len());
-        v.extend(list[..k].iter().map(|&p| (p, c)));
+        v.extend(list[..k].iter().enumerate().map(|(i, &p)| (p, c, i)));
     }
     v.sort_unstable();
-    v.into_iter()
+    v
+}
+
+/// Whether (`ms`, `alloc`) comes before the best so far: none yet, a lower final time, or
+/// the same and lexicographically first (`total_cmp`: an infinite time after every finite
+/// one).
+fn comes_first(ms: f64, alloc: &[u32], best: &(f64, Vec<u32>, u64)) -> bool {
+    best.1.is_empty()
+        || ms
+            .total_cmp(&best.0)
+            .then_with(|| alloc.cmp(&best.1))
+            .is_lt()
 }
 
 fn search(
@@ -814,19 +820,17 @@ fn search(
         let ms = sim.makespan(alloc);
         best.2 += 1;
         // The first allocation is kept whatever its time (an infinite final time is
-        // still an answer); later ones when better, or as good and lexicographically
-        // first.
-        if best.1.is_empty() || ms < best.0 || (ms == best.0 && &*alloc < best.1.as_slice()) {
+        // still an answer).
+        if comes_first(ms, alloc, best) {
             best.0 = ms;
             best.1 = alloc.to_vec();
         }
         return;
     }
-    for (p, c) in choices(classes, used).collect::<Vec<_>>() {
+    for (p, c, i) in choices(classes, used) {
         alloc[t] = p;
         let before = used[c];
-        let pos = classes[c].iter().position(|&x| x == p).expect("in class") + 1;
-        used[c] = before.max(pos);
+        used[c] = before.max(i + 1);
         search(sim, classes, alloc, t + 1, used, best);
         used[c] = before;
     }

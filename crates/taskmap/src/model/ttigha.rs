@@ -49,6 +49,14 @@ pub const MAX_PROCESSORS: usize = 4096;
 /// Most processor pairs the `LINK` lines of a file may name in all (each costs a write).
 const MAX_LINK_PAIRS: u64 = 1 << 26;
 
+/// A time as written: a finite real `>= 0` (`-0` read as 0), or `None`.
+fn time_value(t: &str) -> Option<f64> {
+    t.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .map(|v| v + 0.0)
+}
+
 /// The error when times add up beyond the largest float.
 const TOO_LONG: &str = "the times add up beyond the largest float (about 1.8e308), so the final time could not be computed";
 
@@ -351,6 +359,11 @@ impl HeteroProgram {
         (s as u32 > self.task_first[self.subtask_task[s] as usize]).then(|| s - 1)
     }
 
+    /// The sub-task after `s` in its task, if any.
+    pub fn next_in_task(&self, s: usize) -> Option<usize> {
+        (s + 1 < self.task_first[self.subtask_task[s] as usize + 1] as usize).then_some(s + 1)
+    }
+
     /// Messages out of sub-task `s`.
     pub fn outgoing(&self, s: usize) -> impl Iterator<Item = &SubtaskMessage> {
         self.out_msgs[self.out_first[s] as usize..self.out_first[s + 1] as usize]
@@ -384,9 +397,11 @@ impl HeteroProgram {
             let s = s as usize;
             rank[s] = next;
             next += 1;
-            let chain_next =
-                (s + 1 < n && self.subtask_task[s + 1] == self.subtask_task[s]).then_some(s + 1);
-            for y in self.outgoing(s).map(|m| m.to as usize).chain(chain_next) {
+            for y in self
+                .outgoing(s)
+                .map(|m| m.to as usize)
+                .chain(self.next_in_task(s))
+            {
                 pending[y] -= 1;
                 if pending[y] == 0 {
                     heap.push(std::cmp::Reverse(y as u32));
@@ -649,14 +664,13 @@ fn parse_parts(
         };
         let real = |k: usize, what: &str| -> Result<f64, Error> {
             let (c, t) = toks[k];
-            match t.parse::<f64>() {
-                Ok(v) if v.is_finite() && v >= 0.0 => Ok(v + 0.0),
-                _ => Err(err(
+            time_value(t).ok_or_else(|| {
+                err(
                     line,
                     c,
                     format!("expected {what} (a finite real >= 0), found \"{t}\""),
-                )),
-            }
+                )
+            })
         };
         match kw_up.as_str() {
             "PROCTYPE" => {
@@ -1145,16 +1159,13 @@ pub fn parse_stg_program(
             })
         };
         let (tl, tc, tt) = field("its time")?;
-        let time = match tt.parse::<f64>() {
-            Ok(v) if v.is_finite() && v >= 0.0 => v + 0.0,
-            _ => {
-                return Err(err(
-                    tl,
-                    tc,
-                    format!("expected the time of task {id} (a finite real >= 0), found \"{tt}\""),
-                ))
-            }
-        };
+        let time = time_value(tt).ok_or_else(|| {
+            err(
+                tl,
+                tc,
+                format!("expected the time of task {id} (a finite real >= 0), found \"{tt}\""),
+            )
+        })?;
         let (nl, nc, nt) = field("its predecessor count")?;
         let np = nt.parse::<usize>().map_err(|_| {
             err(
@@ -1420,10 +1431,10 @@ pub fn parse_dax_program(
                     return Err(err(at, format!("a second job with id \"{id}\"")));
                 }
                 let rt = need("runtime", "job")?;
-                let r = match rt.trim().parse::<f64>() {
-                    Ok(v) if v.is_finite() && v >= 0.0 => v + 0.0,
-                    Ok(v) if v.is_finite() && negative_as_zero => 0.0,
-                    Ok(v) if v.is_finite() => {
+                let r = match (time_value(rt.trim()), rt.trim().parse::<f64>()) {
+                    (Some(v), _) => v,
+                    (None, Ok(v)) if v.is_finite() && negative_as_zero => 0.0,
+                    (None, Ok(v)) if v.is_finite() => {
                         return Err(err(at, format!(
                             "the runtime of job \"{id}\" is {rt}, below 0 (--negative-as-zero reads negative sizes and runtimes as 0)"
                         )))

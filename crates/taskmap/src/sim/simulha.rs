@@ -260,8 +260,7 @@ impl<'a> Simulator<'a> {
                     total += now;
                     self.idle[p] = true;
                     self.mark(p);
-                    let chain = (s + 1 < n && pr.subtask_task[s + 1] == pr.subtask_task[s])
-                        .then_some((s + 1, 0u64, 0u64));
+                    let chain = pr.next_in_task(s).map(|y| (y, 0u64, 0u64));
                     let msgs = pr.outgoing(s).map(|m| (m.to as usize, 1, m.bytes));
                     for (y, count, bytes) in chain.into_iter().chain(msgs) {
                         let q = self.proc_of[y] as usize;
