@@ -44,6 +44,12 @@ enum Command {
     /// Allocate a heterogeneous program's tasks to a multi-cluster with MATEHa (or read an
     /// allocation), simulate it with SIMULHa, optionally against the exhaustive optimum.
     Hetero(crate::hetero::HeteroArgs),
+    /// Map a precedence graph onto a shared-memory machine with the Algorithm Mapper
+    /// (Houstis et al.): clustering under a time frame, queueing delays, the schedule.
+    Amap(crate::amap::AmapArgs),
+    /// Tabulate an interconnect's queueing delay D and active processors AP against the
+    /// load, optionally against a simulation of the queue.
+    Delay(crate::amap::DelayArgs),
     /// Show a target architecture: PE count, diameter, mean distance, distances.
     Arch(ArchArgs),
     /// Generate a task graph.
@@ -268,6 +274,8 @@ pub fn run() -> Result<u8> {
         Command::Compare(a) => cmd_compare(a),
         Command::Sim(a) => crate::sim::cmd_sim(a),
         Command::Hetero(a) => crate::hetero::cmd_hetero(a),
+        Command::Amap(a) => crate::amap::cmd_amap(a),
+        Command::Delay(a) => crate::amap::cmd_delay(a),
         Command::Arch(a) => cmd_arch(a),
         Command::Gen(a) => cmd_gen(a),
         Command::Convert(a) => cmd_convert(a),

@@ -29,6 +29,7 @@ macro_rules! err {
     }};
 }
 
+mod amap;
 mod cli;
 mod hetero;
 mod sim;

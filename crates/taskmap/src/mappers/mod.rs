@@ -1,5 +1,6 @@
 //! The mapping algorithms, one file each.
 
+pub mod alloc;
 pub mod berger_common;
 pub mod berger_netlist;
 pub mod block;

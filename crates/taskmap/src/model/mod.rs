@@ -6,7 +6,12 @@
 //! * [`ttigha`]: heterogeneous multi-cluster programs and platforms (De Giusti et al.'s
 //!   TTIGHa model): tasks of sub-tasks with a time per processor type, typed
 //!   communication between processors, and their file format.
+//! * [`precedence`]: the Algorithm Mapper's stochastic AND/EOR precedence graphs (Houstis
+//!   et al. 1989), their expected executions and parallelism matrix; [`interconnect`]: the
+//!   queueing delay `D(u)` of its four shared-memory interconnects.
 
+pub mod interconnect;
+pub mod precedence;
 pub mod program;
 pub mod program_gen;
 pub mod ttigha;

@@ -464,7 +464,10 @@ pub fn read_ttigha(path: &Path) -> Result<Ttigha, Error> {
 
 /// Reads `path` (gzip-compressed or not) as UTF-8 text without a byte-order mark and
 /// hands it to `parse`.
-fn with_text<T>(path: &Path, parse: impl FnOnce(&str) -> Result<T, Error>) -> Result<T, Error> {
+pub(crate) fn with_text<T>(
+    path: &Path,
+    parse: impl FnOnce(&str) -> Result<T, Error>,
+) -> Result<T, Error> {
     let raw = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let raw = taskmap_graph::decompress(&raw, path)?;
     parse(crate::error::utf8_text(&raw, path)?)

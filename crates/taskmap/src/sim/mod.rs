@@ -8,9 +8,12 @@
 //!   (an estimate of the completion time of a one-task-per-PE mapping).
 //! * [`simulha`]: SIMULHa (De Giusti et al.), the execution of a heterogeneous program's
 //!   sub-tasks under an allocation of its tasks.
+//! * [`bus_queue`]: a direct simulation of the shared-memory interconnects of
+//!   [`crate::model::interconnect`] (buses, memories, Omega network paths).
 //! * [`perego_incremental`]: `F` of a growing partial mapping, updated incrementally (for
 //!   the greedy mapper).
 
+pub mod bus_queue;
 pub mod perego;
 pub mod perego_incremental;
 pub mod perego_propagated;

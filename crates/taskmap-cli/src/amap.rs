@@ -1,0 +1,379 @@
+//! `taskmap amap` and `taskmap delay`: the Algorithm Mapper of Houstis et al. (1989) on a
+//! shared-memory machine, and its interconnect delay models.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use serde_json::json;
+use taskmap::mappers::alloc::{algorithm_mapper, AllocParams, AmapResult, Machine};
+use taskmap::model::interconnect::Interconnect;
+use taskmap::model::precedence::{read_amg, ParallelMatrix, PrecedenceGraph};
+use taskmap::model::ttigha::{read_dax_program, read_stg_program, Platform};
+use taskmap::sim::bus_queue::simulate;
+use taskmap::{Mapping, MappingFormat, PeId};
+
+/// Arguments of `taskmap amap`.
+#[derive(Args, Debug)]
+pub struct AmapArgs {
+    /// Graph file (.amg): MODULE and LINK lines (docs/formats.md).
+    #[arg(required_unless_present_any = ["stg", "dax"], conflicts_with_all = ["stg", "dax"])]
+    pub model: Option<PathBuf>,
+    /// Read a Kasahara STG task graph instead (AND logic, a link per arc with --itus ITUs;
+    /// the dummy entry and exit left out).
+    #[arg(long, conflicts_with = "dax")]
+    pub stg: Option<PathBuf>,
+    /// Read a Pegasus DAX workflow instead (a link per parent-child pair carrying its files,
+    /// --itu-bytes bytes per ITU).
+    #[arg(long)]
+    pub dax: Option<PathBuf>,
+    /// For --stg: ITUs of every arc.
+    #[arg(long, requires = "stg", default_value_t = 1)]
+    pub itus: u64,
+    /// For --dax: bytes per ITU.
+    #[arg(long, requires = "dax", default_value_t = 1000.0)]
+    pub itu_bytes: f64,
+    /// For --dax: read negative file sizes and runtimes as 0 instead of refusing the file.
+    #[arg(long, requires = "dax")]
+    pub negative_as_zero: bool,
+    /// Number of processors.
+    #[arg(short = 'k', long)]
+    pub processors: u32,
+    /// Interconnect: bus (single bus, common memory), dual-bus (single bus, dual-port
+    /// memories), multibus:B or multibus:B:M (B buses, M memories), banyan, ideal.
+    #[arg(long, default_value = "dual-bus")]
+    pub system: String,
+    /// Transfer time of one ITU without contention.
+    #[arg(long, default_value_t = 1.0)]
+    pub itu_time: f64,
+    /// Memory of a processor (default unbounded).
+    #[arg(long)]
+    pub memory: Option<f64>,
+    /// Step 1's number of clusters (the assigned degree of parallelism; default the
+    /// processors).
+    #[arg(long, conflicts_with = "no_parallelism")]
+    pub parallelism: Option<u32>,
+    /// Map without the parallelism constraint Δ (step 2 only; needed above 20,000
+    /// modules).
+    #[arg(long)]
+    pub no_parallelism: bool,
+    /// Relative width of the final time-frame interval.
+    #[arg(long, default_value_t = 1e-4)]
+    pub tolerance: f64,
+    /// Write the processor of every module to this file, one per line.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Report format: human or json.
+    #[arg(short, long, default_value = "human")]
+    pub format: String,
+}
+
+/// Reads the graph the arguments name.
+fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, String)> {
+    // STG and DAX readers build a program for a platform; one processor is enough.
+    let one = || Platform::new(vec!["pe".into()], vec![0], Vec::new(), |_, _| 0);
+    Ok(match (&a.model, &a.stg, &a.dax) {
+        (Some(m), _, _) => (read_amg(m)?, m.display().to_string()),
+        (None, Some(f), _) => {
+            let t = read_stg_program(f, one(), &[1.0], a.itus)?;
+            (
+                PrecedenceGraph::from_program(&t.program, 1.0),
+                f.display().to_string(),
+            )
+        }
+        (None, None, Some(f)) => {
+            if !(a.itu_bytes.is_finite() && a.itu_bytes > 0.0) {
+                bail!("--itu-bytes must be a positive number, not {}", a.itu_bytes);
+            }
+            let t = read_dax_program(f, one(), &[1.0], a.negative_as_zero)?;
+            (
+                PrecedenceGraph::from_program(&t.program, a.itu_bytes),
+                f.display().to_string(),
+            )
+        }
+        _ => bail!("give a graph file, --stg FILE or --dax FILE"),
+    })
+}
+
+/// Runs `taskmap amap`.
+pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
+    let json = match a.format.as_str() {
+        "human" => false,
+        "json" => true,
+        other => bail!("unknown --format \"{other}\" (human, json)"),
+    };
+    if let Some(out) = &a.output {
+        crate::cli::refuse_overwriting_inputs(
+            out,
+            &[a.model.as_ref(), a.stg.as_ref(), a.dax.as_ref()],
+        )?;
+    }
+    let interconnect: Interconnect = a.system.parse()?;
+    if let Some(m) = a.memory {
+        if !(m.is_finite() && m >= 0.0) {
+            bail!("--memory must be a finite number >= 0, not {m}");
+        }
+    }
+    if a.parallelism == Some(0) {
+        bail!("--parallelism must be at least 1");
+    }
+    let machine = Machine {
+        processors: a.processors,
+        interconnect,
+        itu_time: a.itu_time,
+        memory: a.memory,
+    };
+    interconnect.check(a.processors)?;
+    let (g, path) = read_graph(&a)?;
+    let det = g
+        .deterministic()
+        .map_err(|e| anyhow::anyhow!("{path}: {}", e.message))?;
+    let parallel = if a.no_parallelism {
+        None
+    } else {
+        Some(ParallelMatrix::new(&g, &det)?)
+    };
+    let params = AllocParams {
+        parallelism: a.parallelism,
+        tolerance: a.tolerance,
+    };
+    let r = algorithm_mapper(&g, &det, parallel.as_ref(), &machine, &params)?;
+    if let Some(out) = &a.output {
+        Mapping::new(r.processor.iter().map(|&p| PeId(p)).collect())
+            .write(out, MappingFormat::from_path(out))?;
+    }
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&report_json(&g, &r, &machine, &path))?
+        );
+    } else {
+        print_report(&g, &r, &machine, &path);
+    }
+    Ok(0)
+}
+
+/// The bounds `1 ≤ S ≤ T_seq/T_PAR ≤ AP` with the first that fails, if any.
+fn bounds(r: &AmapResult) -> (bool, &'static str) {
+    let (s, q, ap) = (r.speedup(), r.t_seq / r.t_par, r.active());
+    let eps = 1e-9;
+    if s < 1.0 - eps {
+        (false, "S < 1: slower than one processor")
+    } else if s > q * (1.0 + eps) {
+        (false, "S > T_seq/T_PAR: the schedule beats the frame")
+    } else if q > ap * (1.0 + eps) {
+        (false, "T_seq/T_PAR > AP")
+    } else {
+        (true, "holds")
+    }
+}
+
+fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str) {
+    outln!(
+        "{}: {} modules, {} links; {} processors, {}, ITU time {}",
+        path,
+        g.modules(),
+        g.links.len(),
+        m.processors,
+        m.interconnect,
+        m.itu_time
+    );
+    match r.step1 {
+        Some((target, frame, count)) => outln!(
+            "step 1: {} clusters at T = {:.6} (assigned parallelism {})",
+            count,
+            frame,
+            target
+        ),
+        None => outln!("step 1: skipped (no parallelism constraint)"),
+    }
+    if r.reduced {
+        outln!("step 2: reduced to {} processors", m.processors);
+    }
+    outln!(
+        "delay per ITU {:.6} ITU times (load rho {:.6}, network utilisation {:.2} %, model AP {:.4})",
+        r.delay,
+        r.rho,
+        100.0 * r.utilisation,
+        r.model_active
+    );
+    outln!();
+    outln!(
+        "*** PROCESSOR UTILIZATION *** (time frame T_PAR = {:.6})",
+        r.t_par
+    );
+    outln!(
+        "{:>4}  {:>9}  {:>9}  modules",
+        "id",
+        "total (%)",
+        "proc (%)"
+    );
+    let (mut tot, mut pro) = (0.0, 0.0);
+    for (p, l) in r.loads.iter().enumerate() {
+        let t = 100.0 * (l.processing + l.communication) / r.t_par;
+        let u = 100.0 * l.processing / r.t_par;
+        tot += t;
+        pro += u;
+        let mut names: Vec<&str> = l
+            .modules
+            .iter()
+            .take(30)
+            .map(|&i| g.names[i as usize].as_str())
+            .collect();
+        if l.modules.len() > 30 {
+            names.push("...");
+        }
+        outln!(
+            "{:>4}  {:>9.2}  {:>9.2}  {}{}",
+            p + 1,
+            t,
+            u,
+            names.join(" "),
+            if l.modules.len() > 30 {
+                format!(" ({} in all)", l.modules.len())
+            } else {
+                String::new()
+            }
+        );
+    }
+    let k = r.loads.len() as f64;
+    outln!("{:>4}  {:>9.2}  {:>9.2}", "avg", tot / k, pro / k);
+    outln!();
+    let (s, ap) = (r.speedup(), r.active());
+    outln!(
+        "T_seq {:.6}  T_PAR {:.6}  T_REAL {:.6}",
+        r.t_seq,
+        r.t_par,
+        r.t_real
+    );
+    outln!(
+        "AP {:.4}  speed-up S = T_seq/T_REAL {:.4}  efficiency S/k {:.4}",
+        ap,
+        s,
+        s / k
+    );
+    outln!(
+        "1 <= S = {:.4} <= T_seq/T_PAR = {:.4} <= AP = {:.4}: {}",
+        s,
+        r.t_seq / r.t_par,
+        ap,
+        bounds(r).1
+    );
+}
+
+fn report_json(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str) -> serde_json::Value {
+    json!({
+        "model": path,
+        "modules": g.modules(),
+        "links": g.links.len(),
+        "processors": m.processors,
+        "system": m.interconnect.to_string(),
+        "itu_time": m.itu_time,
+        "step1": r.step1.map(|(target, frame, count)| json!({
+            "target": target, "frame": frame, "clusters": count
+        })),
+        "reduced": r.reduced,
+        "rho": r.rho,
+        "delay": r.delay,
+        "utilisation": r.utilisation,
+        "model_active": r.model_active,
+        "t_seq": r.t_seq,
+        "t_par": r.t_par,
+        "t_real": r.t_real,
+        "active": r.active(),
+        "speedup": r.speedup(),
+        "efficiency": r.speedup() / r.loads.len() as f64,
+        "bounds_hold": bounds(r).0,
+        "processors_detail": r.loads.iter().map(|l| json!({
+            "processing": l.processing,
+            "communication": l.communication,
+            "modules": l.modules.iter().map(|&i| &g.names[i as usize]).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "processor_of": r.processor,
+    })
+}
+
+/// Arguments of `taskmap delay`.
+#[derive(Args, Debug)]
+pub struct DelayArgs {
+    /// Interconnect: bus, dual-bus, multibus:B, multibus:B:M, banyan, ideal.
+    #[arg(long)]
+    pub system: String,
+    /// Number of processors.
+    #[arg(short = 'k', long)]
+    pub processors: u32,
+    /// Loads ρ = λ/μ to tabulate, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [0.01, 0.05, 0.1, 0.2, 0.5, 1.0])]
+    pub rho: Vec<f64>,
+    /// Also simulate the queue itself for this many transfers per load, and compare.
+    #[arg(long)]
+    pub simulate: Option<u64>,
+    /// Seed of the simulation.
+    #[arg(short, long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Runs `taskmap delay`.
+pub fn cmd_delay(a: DelayArgs) -> Result<u8> {
+    let ic: Interconnect = a.system.parse()?;
+    ic.check(a.processors)?;
+    if let Some(&r) = a
+        .rho
+        .iter()
+        .find(|r| !(r.is_finite() && **r > 0.0 && **r <= 1e6))
+    {
+        bail!("--rho takes loads above 0 and at most 10^6, not {r}");
+    }
+    if let Some(n) = a.simulate {
+        if !(10..=1_000_000_000).contains(&n) {
+            bail!("--simulate takes 10 to 10^9 transfers, not {n}");
+        }
+        if a.processors > 1024 {
+            bail!(
+                "--simulate takes at most 1024 processors, not {}",
+                a.processors
+            );
+        }
+        if ic == Interconnect::Ideal {
+            bail!("the ideal interconnect has nothing to simulate");
+        }
+    }
+    outln!("{} with {} processors", ic, a.processors);
+    match a.simulate {
+        None => outln!("{:>10}  {:>10}  {:>10}  {:>10}", "rho", "AP", "u", "D"),
+        Some(_) => outln!(
+            "{:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}",
+            "rho",
+            "AP",
+            "u",
+            "D",
+            "AP (sim)",
+            "D (sim)"
+        ),
+    }
+    for &rho in &a.rho {
+        let s = ic.analyse(a.processors, rho);
+        match a.simulate {
+            None => outln!(
+                "{:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}",
+                rho,
+                s.active,
+                s.utilisation,
+                s.delay
+            ),
+            Some(n) => {
+                let q = simulate(ic, a.processors, rho, n, a.seed);
+                outln!(
+                    "{:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}",
+                    rho,
+                    s.active,
+                    s.utilisation,
+                    s.delay,
+                    q.active,
+                    q.delay
+                );
+            }
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,928 @@
+//! The application model of the Algorithm Mapper (Houstis et al. 1989): a stochastic
+//! AND/EOR precedence graph of program modules.
+//!
+//! A module has a processing time `m_i` and a memory need; a link `i → j` passes control
+//! with probability `p_ij` and carries `γ_ij` ITUs (units of information transfer). A
+//! module's output logic says where control goes: `AND` to every successor (a fork: they
+//! may run in parallel), `EOR` to exactly one of them, chosen with the links'
+//! probabilities (they may sum to less than 1: the rest ends the program). Its input logic
+//! says when it runs: `EOR` on any input, `AND` once all have arrived.
+//!
+//! [`PrecedenceGraph::deterministic`] turns the stochastic graph into the paper's `G'`:
+//! the expected number of executions `f_i` of every module (the Markov chain of control
+//! transfers), `m'_i = m_i·f_i`, and the volume `f_i·p_ij·γ_ij` of every link (the paper's
+//! `l'_ij` is the sum over both directions). [`ParallelMatrix`] is the paper's `Δ`: the
+//! pairs of modules that can run in parallel.
+//!
+//! # Readings where the paper is silent
+//!
+//! * Entry modules (no incoming link) run once per program run. A module with `EOR` input
+//!   runs once per arriving control transfer, `f_j = Σ f_i·p_ij`; one with `AND` input
+//!   once per complete set of inputs, read as the mean over its `n` incoming links,
+//!   `f_j = Σ f_i·p_ij / n` (on a well-formed fork/join every branch carries the same
+//!   flow, and the mean equals it). The system is solved exactly, loop by loop; a loop
+//!   whose control never leaves it is an error.
+//! * Loops: within a strongly connected set of modules, a link to a module declared
+//!   earlier (or to itself) is a back link. Back links count for `f` and for the volumes,
+//!   but not for precedence: without them the graph is acyclic, and that DAG orders the
+//!   modules for `Δ` and the schedule.
+//! * `Δ`: two modules can run in parallel unless one reaches the other in the DAG, or
+//!   they lie on different branches of an `EOR` module that dominates both (every path
+//!   from the entries to them passes through it) and no branch reaches both.
+//!
+//! # The file format (`.amg`)
+//!
+//! ```text
+//! # Algorithm Mapper graph      ('#' starts a comment; keywords are case-insensitive)
+//! MODULE read 10 mem=4 out=eor  # a name, a time, optional mem=, in=and|eor, out=and|eor
+//! MODULE fast 5
+//! MODULE slow 30 in=eor
+//! LINK read fast 100 0.7        # from, to, ITUs, probability (needed after out=eor)
+//! LINK read slow 100 0.3
+//! ```
+//!
+//! Logic is `AND` unless given. Errors name `file:line:column` and what is wrong.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::error::Error;
+use crate::model::ttigha::HeteroProgram;
+
+/// Input or output logic of a module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logic {
+    And,
+    Eor,
+}
+
+/// A link: control and data from one module to another.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Link {
+    pub from: u32,
+    pub to: u32,
+    /// Expected ITUs carried per transfer of control, `γ`.
+    pub itus: f64,
+    /// Probability of passing control along the link, `p` (1 out of an `AND` module).
+    pub prob: f64,
+}
+
+/// Most modules of one loop (a strongly connected set), solved by dense elimination.
+pub const MAX_LOOP_MODULES: usize = 2000;
+
+/// Most modules [`ParallelMatrix::new`] takes: it holds two n×n bit matrices (100 MB at
+/// this size).
+pub const MAX_PARALLEL_MODULES: usize = 20_000;
+
+/// A stochastic AND/EOR precedence graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrecedenceGraph {
+    pub names: Vec<String>,
+    /// Processing time per execution, `m_i`.
+    pub time: Vec<f64>,
+    /// Memory need.
+    pub memory: Vec<f64>,
+    pub input: Vec<Logic>,
+    pub output: Vec<Logic>,
+    pub links: Vec<Link>,
+}
+
+/// The deterministic graph `G'` of a [`PrecedenceGraph`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deterministic {
+    /// Expected executions `f_i`.
+    pub visits: Vec<f64>,
+    /// Total processing time `m'_i = m_i·f_i`.
+    pub time: Vec<f64>,
+    /// Expected ITUs over each link, `f_from·p·γ` (index as [`PrecedenceGraph::links`]).
+    pub volume: Vec<f64>,
+    /// Whether each link is a loop's back link (left out of the precedence DAG).
+    pub back: Vec<bool>,
+    /// A topological order of the DAG, declaration order where it allows.
+    pub order: Vec<u32>,
+}
+
+/// Why [`PrecedenceGraph::deterministic`] failed: the module it concerns and what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelError {
+    pub module: u32,
+    pub message: String,
+}
+
+impl PrecedenceGraph {
+    /// Number of modules.
+    pub fn modules(&self) -> usize {
+        self.names.len()
+    }
+
+    /// `G'`: expected executions, totals, volumes, back links and a topological order.
+    pub fn deterministic(&self) -> Result<Deterministic, ModelError> {
+        let n = self.modules();
+        let (out_first, out_links) = csr(n, self.links.iter().map(|l| l.from));
+        let (in_first, in_links) = csr(n, self.links.iter().map(|l| l.to));
+        let comp = strong_components(n, &out_first, &out_links, &self.links);
+        let ncomp = comp.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+        let back: Vec<bool> = self
+            .links
+            .iter()
+            .map(|l| comp[l.from as usize] == comp[l.to as usize] && l.to <= l.from)
+            .collect();
+        if (0..n).all(|i| in_first[i] != in_first[i + 1]) {
+            return Err(ModelError {
+                module: 0,
+                message: "no entry module (every module has an incoming link), so nothing starts the program".into(),
+            });
+        }
+        // Members of each component; components are numbered in reverse topological
+        // order (Tarjan), so solve from the last.
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); ncomp];
+        for (i, &c) in comp.iter().enumerate() {
+            members[c as usize].push(i as u32);
+        }
+        let weight = |l: &Link| -> f64 {
+            let to = l.to as usize;
+            let indeg = (in_first[to + 1] - in_first[to]) as f64;
+            match self.input[to] {
+                Logic::And => l.prob / indeg,
+                Logic::Eor => l.prob,
+            }
+        };
+        let mut visits = vec![0.0f64; n];
+        for c in (0..ncomp).rev() {
+            let ms = &members[c];
+            // inflow from outside the component (already solved) and entries.
+            let inflow = |j: usize| -> f64 {
+                let entry = if in_first[j] == in_first[j + 1] {
+                    1.0
+                } else {
+                    0.0
+                };
+                entry
+                    + in_links[in_first[j] as usize..in_first[j + 1] as usize]
+                        .iter()
+                        .map(|&e| &self.links[e as usize])
+                        .filter(|l| comp[l.from as usize] as usize != c)
+                        .map(|l| visits[l.from as usize] * weight(l))
+                        .sum::<f64>()
+            };
+            if ms.len() == 1 {
+                let j = ms[0] as usize;
+                let self_w: f64 = out_links[out_first[j] as usize..out_first[j + 1] as usize]
+                    .iter()
+                    .map(|&e| &self.links[e as usize])
+                    .filter(|l| l.to as usize == j)
+                    .map(weight)
+                    .sum();
+                if self_w >= 1.0 - 1e-12 {
+                    return Err(ModelError {
+                        module: j as u32,
+                        message: format!(
+                            "module \"{}\" loops back to itself with probability {self_w}, so it repeats forever",
+                            self.names[j]
+                        ),
+                    });
+                }
+                visits[j] = inflow(j) / (1.0 - self_w);
+                continue;
+            }
+            if ms.len() > MAX_LOOP_MODULES {
+                return Err(ModelError {
+                    module: ms[0],
+                    message: format!(
+                        "module \"{}\" is on a loop of {} modules; loops may hold at most {MAX_LOOP_MODULES}",
+                        self.names[ms[0] as usize],
+                        ms.len()
+                    ),
+                });
+            }
+            // (I − W^T) f = inflow over the component, dense.
+            let s = ms.len();
+            let pos: HashMap<u32, usize> = ms.iter().enumerate().map(|(a, &m)| (m, a)).collect();
+            let mut a = vec![0.0f64; s * (s + 1)];
+            for (r, &m) in ms.iter().enumerate() {
+                a[r * (s + 1) + r] = 1.0;
+                a[r * (s + 1) + s] = inflow(m as usize);
+                for &e in
+                    &in_links[in_first[m as usize] as usize..in_first[m as usize + 1] as usize]
+                {
+                    let l = &self.links[e as usize];
+                    if let Some(&col) = pos.get(&l.from) {
+                        a[r * (s + 1) + col] -= weight(l);
+                    }
+                }
+            }
+            let solved = solve_dense(&mut a, s);
+            match solved {
+                Some(f) if f.iter().all(|v| v.is_finite() && *v >= -1e-9) => {
+                    for (r, &m) in ms.iter().enumerate() {
+                        visits[m as usize] = f[r].max(0.0);
+                    }
+                }
+                _ => {
+                    return Err(ModelError {
+                        module: ms[0],
+                        message: format!(
+                            "module \"{}\" is on a loop that control never leaves (its probabilities of going round add up to 1), so it repeats forever",
+                            self.names[ms[0] as usize]
+                        ),
+                    })
+                }
+            }
+        }
+        let time: Vec<f64> = (0..n).map(|i| self.time[i] * visits[i]).collect();
+        let volume: Vec<f64> = self
+            .links
+            .iter()
+            .map(|l| visits[l.from as usize] * l.prob * l.itus)
+            .collect();
+        if let Some(i) = (0..n).find(|&i| !time[i].is_finite()) {
+            return Err(ModelError {
+                module: i as u32,
+                message: format!(
+                    "module \"{}\" runs {} times on average: its total time overflows",
+                    self.names[i], visits[i]
+                ),
+            });
+        }
+        let order = topological(n, &self.links, &back);
+        Ok(Deterministic {
+            visits,
+            time,
+            volume,
+            back,
+            order,
+        })
+    }
+
+    /// The graph of a heterogeneous program whose tasks have one sub-task each (as read
+    /// from STG and DAX files): a module per task with its time on processor type 0, an
+    /// `AND` link per message with `bytes / itu_bytes` ITUs.
+    ///
+    /// # Panics
+    ///
+    /// If a task has more than one sub-task or `itu_bytes` is not positive.
+    pub fn from_program(program: &HeteroProgram, itu_bytes: f64) -> Self {
+        assert!(itu_bytes > 0.0, "an ITU holds some bytes");
+        let n = program.tasks();
+        assert_eq!(program.subtasks(), n, "one sub-task per task");
+        PrecedenceGraph {
+            names: program.task_names.clone(),
+            time: (0..n).map(|t| program.time(t, 0)).collect(),
+            memory: vec![0.0; n],
+            input: vec![Logic::And; n],
+            output: vec![Logic::And; n],
+            links: program
+                .messages
+                .iter()
+                .map(|m| Link {
+                    from: program.subtask_task[m.from as usize],
+                    to: program.subtask_task[m.to as usize],
+                    itus: m.bytes as f64 / itu_bytes,
+                    prob: 1.0,
+                })
+                .collect(),
+        }
+    }
+
+    /// The graph as `.amg` text (read back equal).
+    pub fn to_text(&self) -> String {
+        let mut s = String::from("# Algorithm Mapper graph\n");
+        let logic = |l: Logic| if l == Logic::And { "and" } else { "eor" };
+        for i in 0..self.modules() {
+            s.push_str(&format!(
+                "MODULE {} {} mem={} in={} out={}\n",
+                self.names[i],
+                self.time[i],
+                self.memory[i],
+                logic(self.input[i]),
+                logic(self.output[i])
+            ));
+        }
+        for l in &self.links {
+            s.push_str(&format!(
+                "LINK {} {} {} {}\n",
+                self.names[l.from as usize], self.names[l.to as usize], l.itus, l.prob
+            ));
+        }
+        s
+    }
+}
+
+/// Compressed rows: `first[v]..first[v+1]` index `items` (the positions of `keys` equal
+/// to `v`, in order).
+fn csr(n: usize, keys: impl Iterator<Item = u32> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let mut first = vec![0u32; n + 1];
+    for k in keys.clone() {
+        first[k as usize + 1] += 1;
+    }
+    for v in 0..n {
+        first[v + 1] += first[v];
+    }
+    let mut fill = first.clone();
+    let mut items = vec![0u32; first[n] as usize];
+    for (e, k) in keys.enumerate() {
+        items[fill[k as usize] as usize] = e as u32;
+        fill[k as usize] += 1;
+    }
+    (first, items)
+}
+
+/// Tarjan's strongly connected components, iteratively; numbered in reverse topological
+/// order of the condensation.
+fn strong_components(n: usize, first: &[u32], out: &[u32], links: &[Link]) -> Vec<u32> {
+    const NONE: u32 = u32::MAX;
+    let (mut index, mut low, mut comp) = (vec![NONE; n], vec![0u32; n], vec![NONE; n]);
+    let (mut on_stack, mut stack) = (vec![false; n], Vec::new());
+    let (mut next, mut ncomp) = (0u32, 0u32);
+    let mut call: Vec<(u32, u32)> = Vec::new();
+    for root in 0..n as u32 {
+        if index[root as usize] != NONE {
+            continue;
+        }
+        call.push((root, first[root as usize]));
+        index[root as usize] = next;
+        low[root as usize] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root as usize] = true;
+        while let Some(&mut (v, ref mut e)) = call.last_mut() {
+            if *e < first[v as usize + 1] {
+                let w = links[out[*e as usize] as usize].to;
+                *e += 1;
+                if index[w as usize] == NONE {
+                    index[w as usize] = next;
+                    low[w as usize] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w as usize] = true;
+                    call.push((w, first[w as usize]));
+                } else if on_stack[w as usize] {
+                    low[v as usize] = low[v as usize].min(index[w as usize]);
+                }
+                continue;
+            }
+            call.pop();
+            if let Some(&(u, _)) = call.last() {
+                low[u as usize] = low[u as usize].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                loop {
+                    let w = stack.pop().expect("v is on the stack");
+                    on_stack[w as usize] = false;
+                    comp[w as usize] = ncomp;
+                    if w == v {
+                        break;
+                    }
+                }
+                ncomp += 1;
+            }
+        }
+    }
+    comp
+}
+
+/// Gaussian elimination with partial pivoting of the `s × (s+1)` augmented system `a`;
+/// `None` if it is singular.
+fn solve_dense(a: &mut [f64], s: usize) -> Option<Vec<f64>> {
+    let w = s + 1;
+    for col in 0..s {
+        let piv = (col..s).max_by(|&x, &y| {
+            a[x * w + col]
+                .abs()
+                .partial_cmp(&a[y * w + col].abs())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })?;
+        if a[piv * w + col].abs() < 1e-12 {
+            return None;
+        }
+        if piv != col {
+            for c in 0..w {
+                a.swap(piv * w + c, col * w + c);
+            }
+        }
+        for r in 0..s {
+            if r != col {
+                let f = a[r * w + col] / a[col * w + col];
+                if f != 0.0 {
+                    for c in col..w {
+                        a[r * w + c] -= f * a[col * w + c];
+                    }
+                }
+            }
+        }
+    }
+    Some((0..s).map(|r| a[r * w + s] / a[r * w + r]).collect())
+}
+
+/// A topological order of the links that are not back links (the smallest ready index
+/// first).
+fn topological(n: usize, links: &[Link], back: &[bool]) -> Vec<u32> {
+    let mut indeg = vec![0u32; n];
+    for (l, &b) in links.iter().zip(back) {
+        if !b {
+            indeg[l.to as usize] += 1;
+        }
+    }
+    let (first, out) = csr(n, links.iter().map(|l| l.from));
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<u32>> = (0..n as u32)
+        .filter(|&v| indeg[v as usize] == 0)
+        .map(std::cmp::Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(std::cmp::Reverse(v)) = ready.pop() {
+        order.push(v);
+        for &e in &out[first[v as usize] as usize..first[v as usize + 1] as usize] {
+            if !back[e as usize] {
+                let to = links[e as usize].to as usize;
+                indeg[to] -= 1;
+                if indeg[to] == 0 {
+                    ready.push(std::cmp::Reverse(to as u32));
+                }
+            }
+        }
+    }
+    debug_assert_eq!(order.len(), n, "without back links the graph is acyclic");
+    order
+}
+
+/// A square bit matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BitMatrix {
+    n: usize,
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl BitMatrix {
+    fn new(n: usize) -> Self {
+        Self::rect(n, n)
+    }
+    /// `rows` rows of `cols` bits (`len()` is the rows).
+    fn rect(rows: usize, cols: usize) -> Self {
+        let words = cols.div_ceil(64);
+        BitMatrix {
+            n: rows,
+            words,
+            bits: vec![0; rows * words],
+        }
+    }
+    /// Whether bit `(i, j)` is set.
+    pub fn get(&self, i: usize, j: usize) -> bool {
+        self.bits[i * self.words + j / 64] >> (j % 64) & 1 == 1
+    }
+    fn set(&mut self, i: usize, j: usize, v: bool) {
+        let w = &mut self.bits[i * self.words + j / 64];
+        if v {
+            *w |= 1 << (j % 64);
+        } else {
+            *w &= !(1 << (j % 64));
+        }
+    }
+    /// Row `i` as words.
+    pub fn row(&self, i: usize) -> &[u64] {
+        &self.bits[i * self.words..(i + 1) * self.words]
+    }
+    fn row_mut(&mut self, i: usize) -> &mut [u64] {
+        &mut self.bits[i * self.words..(i + 1) * self.words]
+    }
+    /// `row(dst) |= row(src)`.
+    pub fn or_rows(&mut self, dst: usize, src: usize) {
+        let w = self.words;
+        let (a, b) = (dst * w, src * w);
+        for k in 0..w {
+            self.bits[a + k] |= self.bits[b + k];
+        }
+    }
+    /// Side length.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+    /// Whether it has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+}
+
+/// The paper's `Δ`: `get(i, j)` when modules `i` and `j` can run in parallel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParallelMatrix(pub BitMatrix);
+
+impl ParallelMatrix {
+    /// `Δ` of `g` with the back links of `det`; errors above [`MAX_PARALLEL_MODULES`].
+    pub fn new(g: &PrecedenceGraph, det: &Deterministic) -> Result<Self, Error> {
+        let n = g.modules();
+        if n > MAX_PARALLEL_MODULES {
+            return Err(Error::Config(format!(
+                "the parallelism constraint (the paper's Δ) takes at most {MAX_PARALLEL_MODULES} modules; this graph has {n} (leave it out to map without it)"
+            )));
+        }
+        let dag: Vec<&Link> = g
+            .links
+            .iter()
+            .zip(&det.back)
+            .filter(|(_, &b)| !b)
+            .map(|(l, _)| l)
+            .collect();
+        let (first, out) = csr(n, dag.iter().map(|l| l.from));
+        let (in_first, inn) = csr(n, dag.iter().map(|l| l.to));
+        // descendants, in reverse topological order.
+        let mut desc = BitMatrix::new(n);
+        for &v in det.order.iter().rev() {
+            let v = v as usize;
+            for &e in &out[first[v] as usize..first[v + 1] as usize] {
+                let s = dag[e as usize].to as usize;
+                desc.or_rows(v, s);
+                desc.set(v, s, true);
+            }
+        }
+        let mut par = BitMatrix::new(n);
+        for i in 0..n {
+            let (d, p) = (i * desc.words, i * par.words);
+            for k in 0..par.words {
+                par.bits[p + k] = !desc.bits[d + k];
+            }
+            if !n.is_multiple_of(64) {
+                par.bits[p + par.words - 1] &= (1u64 << (n % 64)) - 1;
+            }
+            par.set(i, i, false);
+        }
+        for i in 0..n {
+            for k in 0..desc.words {
+                let mut w = desc.bits[i * desc.words + k];
+                while w != 0 {
+                    let j = k * 64 + w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    par.set(j, i, false);
+                }
+            }
+        }
+        // EOR branches: dominators of the DAG (a virtual root before the entries).
+        const ROOT: u32 = u32::MAX;
+        let mut idom = vec![ROOT; n];
+        let mut depth = vec![0u32; n];
+        for &v in &det.order {
+            let v = v as usize;
+            let mut d: Option<u32> = None;
+            for &e in &inn[in_first[v] as usize..in_first[v + 1] as usize] {
+                let u = dag[e as usize].from;
+                d = Some(match d {
+                    None => u,
+                    Some(x) => lca(&idom, &depth, x, u),
+                });
+                if d == Some(ROOT) {
+                    break;
+                }
+            }
+            idom[v] = d.unwrap_or(ROOT);
+            depth[v] = if idom[v] == ROOT {
+                1
+            } else {
+                depth[idom[v] as usize] + 1
+            };
+        }
+        let dominates = |e: u32, mut v: u32| -> bool {
+            while v != ROOT && depth[v as usize] > depth[e as usize] {
+                v = idom[v as usize];
+            }
+            v == e
+        };
+        const NO: u32 = u32::MAX;
+        const MANY: u32 = u32::MAX - 1;
+        let rank: Vec<usize> = {
+            let mut r = vec![0; n];
+            for (k, &v) in det.order.iter().enumerate() {
+                r[v as usize] = k;
+            }
+            r
+        };
+        let mut label = vec![NO; n];
+        for e in 0..n {
+            let succ: Vec<u32> = out[first[e] as usize..first[e + 1] as usize]
+                .iter()
+                .map(|&x| dag[x as usize].to)
+                .collect();
+            if g.output[e] != Logic::Eor || succ.len() < 2 {
+                continue;
+            }
+            label.iter_mut().for_each(|l| *l = NO);
+            for (b, &s) in succ.iter().enumerate() {
+                let l = &mut label[s as usize];
+                *l = if *l == NO || *l == b as u32 {
+                    b as u32
+                } else {
+                    MANY
+                };
+            }
+            for &v in &det.order[rank[e] + 1..] {
+                let v = v as usize;
+                for &x in &inn[in_first[v] as usize..in_first[v + 1] as usize] {
+                    let u = dag[x as usize].from as usize;
+                    if u == e {
+                        continue;
+                    }
+                    let (lu, lv) = (label[u], label[v]);
+                    label[v] = if lu == NO || lv == lu {
+                        lv
+                    } else if lv == NO {
+                        lu
+                    } else {
+                        MANY
+                    };
+                }
+            }
+            let branch: Vec<(usize, u32)> = (0..n)
+                .filter(|&v| label[v] < MANY && dominates(e as u32, v as u32))
+                .map(|v| (v, label[v]))
+                .collect();
+            if branch.is_empty() {
+                continue;
+            }
+            let mut sets = BitMatrix::rect(succ.len() + 1, n);
+            let all = succ.len();
+            for &(v, b) in &branch {
+                sets.set(b as usize, v, true);
+                sets.set(all, v, true);
+            }
+            for &(v, b) in &branch {
+                let (other, mine) = (sets.row(all).to_vec(), sets.row(b as usize).to_vec());
+                for (k, w) in par.row_mut(v).iter_mut().enumerate() {
+                    *w &= !(other[k] & !mine[k]);
+                }
+            }
+        }
+        Ok(ParallelMatrix(par))
+    }
+
+    /// Whether modules `i` and `j` can run in parallel.
+    pub fn parallel(&self, i: usize, j: usize) -> bool {
+        self.0.get(i, j)
+    }
+}
+
+/// Lowest common ancestor in the dominator tree (`u32::MAX` is the root).
+fn lca(idom: &[u32], depth: &[u32], mut a: u32, mut b: u32) -> u32 {
+    let d = |x: u32| if x == u32::MAX { 0 } else { depth[x as usize] };
+    while a != b {
+        if d(a) >= d(b) {
+            a = if a == u32::MAX { a } else { idom[a as usize] };
+        } else {
+            b = idom[b as usize];
+        }
+    }
+    a
+}
+
+/// Reads an `.amg` file (plain or gzip); see the module documentation.
+pub fn read_amg(path: &Path) -> Result<PrecedenceGraph, Error> {
+    crate::model::ttigha::with_text(path, |text| parse_amg(text, path))
+}
+
+/// Parses `.amg` text; `path` names the input in errors. Besides the syntax, checks that
+/// the probabilities out of an `EOR` module are given and add up to at most 1, that links
+/// out of an `AND` module have probability 1, and that the expected executions exist
+/// (there is an entry, no loop repeats forever): such errors name the module's line.
+pub fn parse_amg(text: &str, path: &Path) -> Result<PrecedenceGraph, Error> {
+    let err = |line: usize, column: usize, message: String| Error::Parse {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    };
+    let mut g = PrecedenceGraph {
+        names: Vec::new(),
+        time: Vec::new(),
+        memory: Vec::new(),
+        input: Vec::new(),
+        output: Vec::new(),
+        links: Vec::new(),
+    };
+    let mut module_line: Vec<usize> = Vec::new();
+    let mut index: HashMap<String, u32> = HashMap::new();
+    // (line, columns of from and to, names, itus, prob and its column)
+    type Pending<'a> = (
+        usize,
+        usize,
+        usize,
+        &'a str,
+        &'a str,
+        f64,
+        Option<(f64, usize)>,
+    );
+    let mut pending: Vec<Pending> = Vec::new();
+    for (li, raw) in text.split('\n').enumerate() {
+        let line = li + 1;
+        if let Some(c) = raw.find('\r') {
+            if c + 1 != raw.len() {
+                return Err(err(line, c + 1, "a carriage return inside a line".into()));
+            }
+        }
+        let body = raw.trim_end_matches('\r').split('#').next().unwrap_or("");
+        let toks: Vec<(usize, &str)> = body
+            .split_whitespace()
+            .map(|t| (t.as_ptr() as usize - body.as_ptr() as usize + 1, t))
+            .collect();
+        let Some(&(kcol, kw)) = toks.first() else {
+            continue;
+        };
+        let number = |k: usize, what: &str| -> Result<f64, Error> {
+            let (c, t) = toks[k];
+            t.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .map(|v| v + 0.0)
+                .ok_or_else(|| {
+                    err(
+                        line,
+                        c,
+                        format!("expected {what} (a finite real >= 0), found \"{t}\""),
+                    )
+                })
+        };
+        let end = body.trim_end().len() + 1;
+        match kw.to_ascii_uppercase().as_str() {
+            "MODULE" => {
+                if toks.len() < 3 {
+                    return Err(err(
+                        line,
+                        end,
+                        "missing value: MODULE takes a name and a time".into(),
+                    ));
+                }
+                let (nc, name) = toks[1];
+                if name.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
+                    || name.contains('=')
+                {
+                    return Err(err(
+                        line,
+                        nc,
+                        format!("a module name must not start with a digit or '-' or hold '=', found \"{name}\""),
+                    ));
+                }
+                if let Some(&i) = index.get(name) {
+                    return Err(err(
+                        line,
+                        nc,
+                        format!(
+                            "module \"{name}\" is declared twice (first at line {})",
+                            module_line[i as usize]
+                        ),
+                    ));
+                }
+                let time = number(2, "a time")?;
+                let (mut mem, mut input, mut output) = (0.0, Logic::And, Logic::And);
+                let mut seen: Vec<String> = Vec::new();
+                for &(c, t) in &toks[3..] {
+                    let Some((key, value)) = t.split_once('=') else {
+                        return Err(err(
+                            line,
+                            c,
+                            format!("unexpected \"{t}\": after the time, MODULE takes mem=, in= and out="),
+                        ));
+                    };
+                    let key = key.to_ascii_lowercase();
+                    if seen.contains(&key) {
+                        return Err(err(line, c, format!("{key}= is given twice")));
+                    }
+                    seen.push(key.clone());
+                    let logic = |v: &str| match v.to_ascii_lowercase().as_str() {
+                        "and" => Ok(Logic::And),
+                        "eor" => Ok(Logic::Eor),
+                        _ => Err(err(
+                            line,
+                            c,
+                            format!("{key}= takes and or eor, found \"{v}\""),
+                        )),
+                    };
+                    match key.as_str() {
+                        "mem" => {
+                            mem = value
+                                .parse::<f64>()
+                                .ok()
+                                .filter(|v| v.is_finite() && *v >= 0.0)
+                                .ok_or_else(|| {
+                                    err(
+                                        line,
+                                        c,
+                                        format!("mem= takes a finite real >= 0, found \"{value}\""),
+                                    )
+                                })?
+                        }
+                        "in" => input = logic(value)?,
+                        "out" => output = logic(value)?,
+                        _ => {
+                            return Err(err(
+                                line,
+                                c,
+                                format!("unknown option \"{key}=\" (expected mem=, in= or out=)"),
+                            ))
+                        }
+                    }
+                }
+                if g.names.len() >= u32::MAX as usize - 1 {
+                    return Err(err(line, kcol, "too many modules".into()));
+                }
+                index.insert(name.to_string(), g.names.len() as u32);
+                g.names.push(name.to_string());
+                g.time.push(time);
+                g.memory.push(mem);
+                g.input.push(input);
+                g.output.push(output);
+                module_line.push(line);
+            }
+            "LINK" => {
+                if toks.len() < 4 {
+                    return Err(err(
+                        line,
+                        end,
+                        "missing value: LINK takes a source, a destination, ITUs and an optional probability".into(),
+                    ));
+                }
+                if toks.len() > 5 {
+                    return Err(err(
+                        line,
+                        toks[5].0,
+                        format!("unexpected \"{}\": LINK takes at most 4 values", toks[5].1),
+                    ));
+                }
+                let itus = number(3, "ITUs")?;
+                let prob = if toks.len() == 5 {
+                    let p = number(4, "a probability")?;
+                    if p > 1.0 {
+                        return Err(err(
+                            line,
+                            toks[4].0,
+                            format!("a probability is at most 1, found {p}"),
+                        ));
+                    }
+                    Some((p, toks[4].0))
+                } else {
+                    None
+                };
+                pending.push((line, toks[1].0, toks[2].0, toks[1].1, toks[2].1, itus, prob));
+            }
+            _ => {
+                return Err(err(
+                    line,
+                    kcol,
+                    format!("unknown keyword \"{kw}\" (expected MODULE or LINK)"),
+                ))
+            }
+        }
+    }
+    if g.names.is_empty() {
+        let lines = text.lines().count().max(1);
+        return Err(err(lines, 1, "no MODULE line: the graph is empty".into()));
+    }
+    let mut prob_sum = vec![0.0f64; g.modules()];
+    for &(line, fc, tc, from, to, itus, prob) in &pending {
+        let find = |name: &str, c: usize| {
+            index
+                .get(name)
+                .copied()
+                .ok_or_else(|| err(line, c, format!("no module is named \"{name}\"")))
+        };
+        let (f, t) = (find(from, fc)?, find(to, tc)?);
+        let p = match (g.output[f as usize], prob) {
+            (Logic::Eor, Some((p, _))) => p,
+            (Logic::Eor, None) => {
+                return Err(err(
+                    line,
+                    tc + to.len(),
+                    format!("missing probability: \"{from}\" has EOR output, so each of its links needs one"),
+                ))
+            }
+            (Logic::And, Some((p, c))) if p != 1.0 => {
+                return Err(err(
+                    line,
+                    c,
+                    format!("\"{from}\" has AND output, so control takes every link out of it (probability 1), not {p}; declare it out=eor"),
+                ))
+            }
+            (Logic::And, _) => 1.0,
+        };
+        prob_sum[f as usize] += p;
+        g.links.push(Link {
+            from: f,
+            to: t,
+            itus,
+            prob: p,
+        });
+    }
+    for i in 0..g.modules() {
+        if prob_sum[i] > 1.0 + 1e-9 && g.output[i] == Logic::Eor {
+            return Err(err(
+                module_line[i],
+                1,
+                format!(
+                    "the probabilities out of \"{}\" (EOR output) add up to {}, more than 1",
+                    g.names[i],
+                    (prob_sum[i] * 1e9).round() / 1e9
+                ),
+            ));
+        }
+    }
+    if let Err(e) = g.deterministic() {
+        return Err(err(module_line[e.module as usize], 1, e.message));
+    }
+    Ok(g)
+}

@@ -1,0 +1,490 @@
+//! The Algorithm Mapper (Houstis et al. 1989): interconnect delay models against a direct
+//! simulation of the queues, the precedence model, ALLOC and the schedule.
+
+use taskmap::model::interconnect::Interconnect;
+use taskmap::sim::bus_queue::simulate;
+
+/// Relative difference.
+fn rel(a: f64, b: f64) -> f64 {
+    (a - b).abs() / b.abs().max(1e-12)
+}
+
+#[test]
+fn delay_models_agree_with_a_simulation_of_the_queue() {
+    // A single bus is an exact finite-source queue: within the simulation's noise. The
+    // multiple-bus and Banyan formulas average the conflicts over random destinations,
+    // while waiting requests pile up on the busy memories and paths: they are optimistic,
+    // by up to 11 % (multiple bus) and 17 % (Banyan) at ρ = 1 (docs/algorithm-mapper.md).
+    let systems = [
+        (Interconnect::Bus, 0.03),
+        (Interconnect::DualPortBus, 0.03),
+        (
+            Interconnect::MultiBus {
+                buses: 1,
+                memories: 0,
+            },
+            0.03,
+        ),
+        (
+            Interconnect::MultiBus {
+                buses: 2,
+                memories: 0,
+            },
+            0.10,
+        ),
+        (
+            Interconnect::MultiBus {
+                buses: 4,
+                memories: 8,
+            },
+            0.15,
+        ),
+        (Interconnect::Banyan, 0.20),
+    ];
+    for (ic, tol) in systems {
+        for k in [4u32, 8] {
+            for rho in [0.05, 0.2, 1.0] {
+                let model = ic.analyse(k, rho);
+                let sim = simulate(ic, k, rho, 200_000, 7);
+                println!(
+                    "{ic:12} k={k} rho={rho:4}: AP {:.3} vs {:.3} ({:.1} %), D {:.3} vs {:.3} ({:.1} %)",
+                    model.active,
+                    sim.active,
+                    100.0 * rel(model.active, sim.active),
+                    model.delay,
+                    sim.delay,
+                    100.0 * rel(model.delay, sim.delay)
+                );
+                assert!(rel(model.active, sim.active) <= tol, "{ic} k={k} rho={rho}");
+                assert!(rel(model.delay, sim.delay) <= tol, "{ic} k={k} rho={rho}");
+                assert!(
+                    model.delay <= sim.delay * 1.03,
+                    "{ic} k={k} rho={rho}: pessimistic"
+                );
+            }
+        }
+    }
+}
+
+use std::path::Path;
+
+use taskmap::mappers::alloc::{
+    algorithm_mapper, alloc, simulate_schedule, AllocParams, Instance, Machine,
+};
+use taskmap::model::precedence::{
+    parse_amg, read_amg, Link, Logic, ParallelMatrix, PrecedenceGraph,
+};
+
+fn fixture(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(rel)
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// A random AND-only DAG: links go from lower to higher index.
+fn random_dag(n: usize, p_link: f64, seed: u64) -> PrecedenceGraph {
+    let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut links = Vec::new();
+    for j in 1..n {
+        for i in 0..j {
+            if r.unit() < p_link {
+                links.push(Link {
+                    from: i as u32,
+                    to: j as u32,
+                    itus: (1 + r.below(20)) as f64,
+                    prob: 1.0,
+                });
+            }
+        }
+    }
+    PrecedenceGraph {
+        names: (0..n).map(|i| format!("m{i}")).collect(),
+        time: (0..n).map(|_| (1 + r.below(50)) as f64).collect(),
+        memory: (0..n).map(|_| (1 + r.below(5)) as f64).collect(),
+        input: vec![Logic::And; n],
+        output: vec![Logic::And; n],
+        links,
+    }
+}
+
+/// Whether `a` reaches `b` along the graph's non-back links (breadth first).
+fn reaches(g: &PrecedenceGraph, back: &[bool], a: usize, b: usize) -> bool {
+    let mut seen = vec![false; g.modules()];
+    let mut todo = vec![a];
+    while let Some(v) = todo.pop() {
+        for (l, &bk) in g.links.iter().zip(back) {
+            if !bk && l.from as usize == v && !seen[l.to as usize] {
+                seen[l.to as usize] = true;
+                todo.push(l.to as usize);
+            }
+        }
+    }
+    seen[b]
+}
+
+#[test]
+fn realtime_example_visits_back_link_and_parallelism() {
+    let g = read_amg(&fixture("amap/realtime.amg")).unwrap();
+    let det = g.deterministic().unwrap();
+    // sense, filterA, filterB, fuse once; track 0.8 + 0.5·check, check = track + 0.2.
+    let want = [1.0, 1.0, 1.0, 1.0, 1.8, 0.2, 2.0, 1.0];
+    for (i, w) in want.iter().enumerate() {
+        assert!(
+            (det.visits[i] - w).abs() < 1e-12,
+            "{}: {}",
+            g.names[i],
+            det.visits[i]
+        );
+        assert!((det.time[i] - g.time[i] * w).abs() < 1e-9);
+    }
+    // only check -> track is a back link.
+    let backs: Vec<usize> = (0..g.links.len()).filter(|&e| det.back[e]).collect();
+    assert_eq!(backs, vec![8]);
+    // volumes f·p·γ: fuse -> track carries 1·0.8·20.
+    assert!((det.volume[4] - 16.0).abs() < 1e-12);
+    assert!((det.volume[8] - 2.0 * 0.5 * 5.0).abs() < 1e-12);
+    // Δ: the two filters can run in parallel; track and alarm are exclusive (EOR).
+    let par = ParallelMatrix::new(&g, &det).unwrap();
+    let pairs: Vec<(usize, usize)> = (0..8)
+        .flat_map(|i| (i + 1..8).map(move |j| (i, j)))
+        .filter(|&(i, j)| par.parallel(i, j))
+        .collect();
+    assert_eq!(pairs, vec![(1, 2)]);
+    // the text form reads back equal.
+    let again = parse_amg(&g.to_text(), Path::new("again.amg")).unwrap();
+    assert_eq!(again, g);
+}
+
+#[test]
+fn parallelism_of_and_graphs_is_incomparability() {
+    for seed in 0..20 {
+        let g = random_dag(30, 0.08, seed);
+        let det = g.deterministic().unwrap();
+        let par = ParallelMatrix::new(&g, &det).unwrap();
+        for i in 0..30 {
+            assert!(!par.parallel(i, i));
+            for j in 0..30 {
+                if i != j {
+                    let ordered = reaches(&g, &det.back, i, j) || reaches(&g, &det.back, j, i);
+                    assert_eq!(par.parallel(i, j), !ordered, "seed {seed}: {i} {j}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn expected_visits_match_a_monte_carlo_walk() {
+    // EOR everywhere (control goes to one successor or ends), with loops back.
+    for seed in 0..5u64 {
+        let mut r = Rng(seed + 11);
+        let n = 12;
+        let mut links = Vec::new();
+        for i in 0..n {
+            // up to 3 links, probabilities adding up to at most 0.95.
+            let mut left = 0.95;
+            for _ in 0..1 + r.below(3) {
+                let to = r.below(n as u64) as u32;
+                let p = left * (0.2 + 0.6 * r.unit());
+                left -= p;
+                links.push(Link {
+                    from: i as u32,
+                    to,
+                    itus: 1.0,
+                    prob: p,
+                });
+            }
+        }
+        // module 0 is an entry; so is any module nothing links into.
+        links.retain(|l| l.to != 0);
+        let g = PrecedenceGraph {
+            names: (0..n).map(|i| format!("m{i}")).collect(),
+            time: vec![1.0; n],
+            memory: vec![0.0; n],
+            input: vec![Logic::Eor; n],
+            output: vec![Logic::Eor; n],
+            links,
+        };
+        let det = g.deterministic().unwrap();
+        let walks = 200_000;
+        let mut count = vec![0u64; n];
+        let entries: Vec<usize> = (0..n)
+            .filter(|&i| g.links.iter().all(|l| l.to as usize != i))
+            .collect();
+        for _ in 0..walks {
+            // every entry starts a control flow of its own.
+            for &start in &entries {
+                let mut v = start;
+                loop {
+                    count[v] += 1;
+                    let mut u = r.unit();
+                    let next = g.links.iter().filter(|l| l.from as usize == v).find(|l| {
+                        u -= l.prob;
+                        u < 0.0
+                    });
+                    match next {
+                        Some(l) => v = l.to as usize,
+                        None => break,
+                    }
+                }
+            }
+        }
+        for i in 0..n {
+            let mc = count[i] as f64 / walks as f64;
+            assert!(
+                (mc - det.visits[i]).abs() <= 0.02 * det.visits[i].max(0.5),
+                "seed {seed} module {i}: walk {mc} vs {}",
+                det.visits[i]
+            );
+        }
+    }
+}
+
+/// Time of every cluster, recomputed from scratch: processing plus ITUs leaving it × cost.
+fn cluster_times(inst: &Instance, cluster: &[u32], cost: f64) -> Vec<f64> {
+    let count = cluster.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let mut t = vec![0.0; count];
+    for i in 0..inst.len() {
+        t[cluster[i] as usize] += inst.proc[i];
+        for e in inst.first[i]..inst.first[i + 1] {
+            let (j, w) = inst.adj[e as usize];
+            if cluster[j as usize] != cluster[i] {
+                t[cluster[i] as usize] += w * cost;
+            }
+        }
+    }
+    t
+}
+
+#[test]
+fn alloc_respects_frame_memory_and_parallelism() {
+    for seed in 0..12 {
+        let g = random_dag(40, 0.06, seed);
+        let det = g.deterministic().unwrap();
+        let par = ParallelMatrix::new(&g, &det).unwrap();
+        let inst = Instance::of_modules(&g, &det, Some(&par));
+        let work: f64 = det.time.iter().sum();
+        for frame in [work / 8.0, work / 3.0, work] {
+            for cost in [0.0, 0.5, 2.0] {
+                let c = alloc(&inst, frame, cost, Some(30.0));
+                assert_eq!(c, alloc(&inst, frame, cost, Some(30.0)), "deterministic");
+                // numbered by first module
+                let mut next = 0;
+                for &x in &c.cluster {
+                    assert!(x <= next);
+                    if x == next {
+                        next += 1;
+                    }
+                }
+                assert_eq!(next as usize, c.count);
+                let times = cluster_times(&inst, &c.cluster, cost);
+                let mut mem = vec![0.0; c.count];
+                for i in 0..40 {
+                    mem[c.cluster[i] as usize] += g.memory[i];
+                    for j in 0..40 {
+                        if i != j && c.cluster[i] == c.cluster[j] {
+                            assert!(!par.parallel(i, j), "seed {seed}: {i} {j} together");
+                        }
+                    }
+                }
+                // every merged cluster fits; singletons over the frame make it infeasible.
+                let over = times.iter().any(|&t| t > frame * (1.0 + 1e-9));
+                assert_eq!(c.feasible, !over, "seed {seed} frame {frame} cost {cost}");
+                for k in 0..c.count {
+                    let size = c.cluster.iter().filter(|&&x| x as usize == k).count();
+                    if size > 1 {
+                        assert!(times[k] <= frame * (1.0 + 1e-9), "cluster {k}");
+                        assert!(mem[k] <= 30.0 + 1e-9);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn machine(k: u32, system: &str, itu_time: f64) -> Machine {
+    Machine {
+        processors: k,
+        interconnect: system.parse().unwrap(),
+        itu_time,
+        memory: None,
+    }
+}
+
+/// Checks a result against a recomputation: loads, bounds of the schedule.
+fn check_result(g: &PrecedenceGraph, k: u32, system: &str, itu_time: f64, with_delta: bool) {
+    let det = g.deterministic().unwrap();
+    let par = ParallelMatrix::new(g, &det).unwrap();
+    let m = machine(k, system, itu_time);
+    let p = with_delta.then_some(&par);
+    let r = algorithm_mapper(g, &det, p, &m, &AllocParams::default()).unwrap();
+    assert_eq!(
+        r,
+        algorithm_mapper(g, &det, p, &m, &AllocParams::default()).unwrap()
+    );
+    assert!(r.processor.iter().all(|&x| x < k));
+    let n = g.modules();
+    let cost = r.delay * itu_time;
+    let inst = Instance::of_modules(g, &det, None);
+    let mut comm = vec![0.0; n];
+    for i in 0..n {
+        for e in inst.first[i]..inst.first[i + 1] {
+            let (j, w) = inst.adj[e as usize];
+            if r.processor[j as usize] != r.processor[i] {
+                comm[i] += w * cost;
+            }
+        }
+    }
+    let mut busy = vec![0.0; k as usize];
+    for i in 0..n {
+        busy[r.processor[i] as usize] += det.time[i] + comm[i];
+    }
+    for (p, l) in r.loads.iter().enumerate() {
+        assert!((l.processing + l.communication - busy[p]).abs() <= 1e-9 * busy[p].max(1.0));
+        assert!(
+            l.processing <= r.t_par * (1.0 + 1e-9),
+            "processing within T_PAR"
+        );
+    }
+    // T_REAL: at least the busiest processor and the critical path, at most all the work.
+    let total: f64 = busy.iter().sum();
+    let longest = busy.iter().copied().fold(0.0, f64::max);
+    let mut finish = vec![0.0f64; n];
+    for &v in &det.order {
+        let v = v as usize;
+        let ready = g
+            .links
+            .iter()
+            .zip(&det.back)
+            .filter(|(l, &b)| !b && l.to as usize == v)
+            .map(|(l, _)| finish[l.from as usize])
+            .fold(0.0, f64::max);
+        finish[v] = ready + det.time[v] + comm[v];
+    }
+    let critical = finish.iter().copied().fold(0.0, f64::max);
+    assert!(r.t_real >= longest * (1.0 - 1e-9) && r.t_real >= critical * (1.0 - 1e-9));
+    assert!(r.t_real <= total * (1.0 + 1e-9));
+    assert!((r.t_seq - det.time.iter().sum::<f64>()).abs() < 1e-9);
+    assert_eq!(
+        r.t_real,
+        simulate_schedule(g, &det, &r.processor, &comm, k as usize).unwrap()
+    );
+}
+
+#[test]
+fn mapper_results_hold_against_recomputation() {
+    let chol = read_amg(&fixture("amap/cholesky4.amg")).unwrap();
+    let rt = read_amg(&fixture("amap/realtime.amg")).unwrap();
+    for (g, k) in [(&chol, 4), (&chol, 2), (&rt, 2), (&rt, 3)] {
+        for system in ["bus", "dual-bus", "multibus:2", "banyan", "ideal"] {
+            if system == "banyan" && k == 3 {
+                continue;
+            }
+            check_result(g, k, system, 0.1, true);
+            check_result(g, k, system, 1.0, false);
+        }
+    }
+    for seed in 0..6 {
+        check_result(&random_dag(60, 0.05, seed), 8, "multibus:4", 0.05, true);
+    }
+}
+
+#[test]
+fn one_processor_runs_the_program_sequentially() {
+    let g = read_amg(&fixture("amap/cholesky4.amg")).unwrap();
+    let det = g.deterministic().unwrap();
+    let r = algorithm_mapper(
+        &g,
+        &det,
+        None,
+        &machine(1, "bus", 1.0),
+        &AllocParams::default(),
+    )
+    .unwrap();
+    assert!(r.processor.iter().all(|&p| p == 0));
+    assert_eq!(r.t_real, r.t_seq);
+    assert!(r.t_par >= r.t_seq * (1.0 - 1e-9));
+    assert_eq!(r.loads[0].communication, 0.0);
+}
+
+#[test]
+fn memory_bounds_the_clusters() {
+    let g = read_amg(&fixture("amap/cholesky4.amg")).unwrap();
+    let mut g = g;
+    for m in g.memory.iter_mut() {
+        *m = 10.0;
+    }
+    let det = g.deterministic().unwrap();
+    let mut m = machine(4, "dual-bus", 0.1);
+    m.memory = Some(50.0);
+    let r = algorithm_mapper(&g, &det, None, &m, &AllocParams::default()).unwrap();
+    for l in &r.loads {
+        assert!(l.modules.len() * 10 <= 50, "{}", l.modules.len());
+    }
+    // 20 modules of 10 cannot fit in 3 processors of 30.
+    m.memory = Some(30.0);
+    m.processors = 3;
+    let e = algorithm_mapper(&g, &det, None, &m, &AllocParams::default()).unwrap_err();
+    assert!(e.to_string().contains("memory"), "{e}");
+}
+
+/// Malformed `.amg` files in `fixtures/bad`, one defect each, and the error each gives.
+const BAD_AMG: &[(&str, &str)] = &[
+    ("amg_and_with_probability.amg", "3:12: \"a\" has AND output, so control takes every link out of it (probability 1), not 0.5; declare it out=eor"),
+    ("amg_bad_logic.amg", "1:12: in= takes and or eor, found \"or\""),
+    ("amg_bad_memory.amg", "1:12: mem= takes a finite real >= 0, found \"-3\""),
+    ("amg_bad_name.amg", "1:8: a module name must not start with a digit or '-' or hold '=', found \"3a\""),
+    ("amg_bad_time.amg", "1:10: expected a time (a finite real >= 0), found \"x1\""),
+    ("amg_cr_inside.amg", "1:11: a carriage return inside a line"),
+    ("amg_duplicate_module.amg", "2:8: module \"a\" is declared twice (first at line 1)"),
+    ("amg_empty.amg", "1:1: no MODULE line: the graph is empty"),
+    ("amg_endless_loop.amg", "2:1: module \"b\" is on a loop that control never leaves (its probabilities of going round add up to 1), so it repeats forever"),
+    ("amg_endless_self_loop.amg", "2:1: module \"b\" loops back to itself with probability 1, so it repeats forever"),
+    ("amg_eor_without_probability.amg", "3:9: missing probability: \"a\" has EOR output, so each of its links needs one"),
+    ("amg_link_extra_value.amg", "3:14: unexpected \"1\": LINK takes at most 4 values"),
+    ("amg_link_missing_itus.amg", "3:9: missing value: LINK takes a source, a destination, ITUs and an optional probability"),
+    ("amg_module_missing_time.amg", "1:9: missing value: MODULE takes a name and a time"),
+    ("amg_no_entry.amg", "1:1: no entry module (every module has an incoming link), so nothing starts the program"),
+    ("amg_option_twice.amg", "1:19: in= is given twice"),
+    ("amg_probabilities_over_one.amg", "1:1: the probabilities out of \"a\" (EOR output) add up to 1.3, more than 1"),
+    ("amg_probability_above_one.amg", "4:12: a probability is at most 1, found 1.5"),
+    ("amg_unknown_keyword.amg", "2:1: unknown keyword \"TASK\" (expected MODULE or LINK)"),
+    ("amg_unknown_module.amg", "3:8: no module is named \"c\""),
+    ("amg_unknown_option.amg", "1:12: unknown option \"speed=\" (expected mem=, in= or out=)"),
+];
+
+#[test]
+fn malformed_amg_files_name_the_place_and_the_defect() {
+    let listed: Vec<String> = std::fs::read_dir(fixture("bad"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.starts_with("amg_"))
+        .collect();
+    assert_eq!(
+        listed.len(),
+        BAD_AMG.len(),
+        "every amg_ fixture has its message"
+    );
+    for (file, want) in BAD_AMG {
+        let path = fixture(&format!("bad/{file}"));
+        let e = read_amg(&path).unwrap_err().to_string();
+        assert_eq!(e, format!("{}:{want}", path.display()), "{file}");
+    }
+}
