@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
-use taskmap::mappers::alloc::{algorithm_mapper, AllocParams, AmapResult, Machine};
+use taskmap::mappers::alloc::{
+    algorithm_mapper, alloc_ls, AllocParams, AmapResult, Machine, LS_BUDGET,
+};
 use taskmap::model::interconnect::Interconnect;
 use taskmap::model::precedence::{read_amg, ParallelMatrix, PrecedenceGraph};
 use taskmap::model::ttigha::{read_dax_program, read_stg_program, Platform};
@@ -60,6 +62,19 @@ pub struct AmapArgs {
     /// Relative width of the final time-frame interval.
     #[arg(long, default_value_t = 1e-4)]
     pub tolerance: f64,
+    /// alloc (the paper's ALLOC with its time-frame search and parallelism reduction) or
+    /// alloc-ls (ours: the same for k, k/2, ... 1 processors, the best schedule of these,
+    /// then a local search of the simulated schedule's length).
+    #[arg(short = 'A', long, default_value = "alloc")]
+    pub algorithm: String,
+    /// Work budget of alloc-ls: each schedule simulated costs the modules + links +
+    /// processors (default 10^8).
+    #[arg(long)]
+    pub budget: Option<u64>,
+    /// Frames clustered in parallel per round of the time-frame search (the result
+    /// depends on it, not on the threads).
+    #[arg(long, default_value_t = taskmap::mappers::alloc::SAMPLES)]
+    pub samples: usize,
     /// Write the processor of every module to this file, one per line.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -108,22 +123,16 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
             &[a.model.as_ref(), a.stg.as_ref(), a.dax.as_ref()],
         )?;
     }
-    let interconnect: Interconnect = a.system.parse()?;
-    if let Some(m) = a.memory {
-        if !(m.is_finite() && m >= 0.0) {
-            bail!("--memory must be a finite number >= 0, not {m}");
-        }
+    match (a.algorithm.as_str(), a.budget) {
+        ("alloc-ls", _) | ("alloc", None) => {}
+        ("alloc", Some(_)) => bail!("--budget applies to -A alloc-ls only"),
+        (other, _) => bail!("unknown --algorithm \"{other}\" (alloc, alloc-ls)"),
     }
+    let interconnect: Interconnect = a.system.parse()?;
     if a.parallelism == Some(0) {
         bail!("--parallelism must be at least 1");
     }
-    let machine = Machine {
-        processors: a.processors,
-        interconnect,
-        itu_time: a.itu_time,
-        memory: a.memory,
-    };
-    interconnect.check(a.processors)?;
+    let machine = Machine::new(a.processors, interconnect, a.itu_time, a.memory)?;
     let (g, path) = read_graph(&a)?;
     let det = g
         .deterministic()
@@ -131,13 +140,32 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
     let parallel = if a.no_parallelism {
         None
     } else {
-        Some(ParallelMatrix::new(&g, &det)?)
+        Some(
+            ParallelMatrix::new(&g, &det)
+                .map_err(|e| anyhow::anyhow!("{path}: {e}; give --no-parallelism"))?,
+        )
     };
     let params = AllocParams {
         parallelism: a.parallelism,
         tolerance: a.tolerance,
+        samples: a.samples,
     };
-    let r = algorithm_mapper(&g, &det, parallel.as_ref(), &machine, &params)?;
+    if !(1..=1024).contains(&a.samples) {
+        bail!("--samples takes 1 to 1024, not {}", a.samples);
+    }
+    let r = match a.algorithm.as_str() {
+        "alloc" => algorithm_mapper(&g, &det, parallel.as_ref(), &machine, &params),
+        "alloc-ls" => alloc_ls(
+            &g,
+            &det,
+            parallel.as_ref(),
+            &machine,
+            &params,
+            a.budget.unwrap_or(LS_BUDGET),
+        ),
+        _ => unreachable!("checked above"),
+    }
+    .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
     if let Some(out) = &a.output {
         Mapping::new(r.processor.iter().map(|&p| PeId(p)).collect())
             .write(out, MappingFormat::from_path(out))?;
@@ -145,10 +173,10 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
     if json {
         outln!(
             "{}",
-            serde_json::to_string_pretty(&report_json(&g, &r, &machine, &path))?
+            serde_json::to_string_pretty(&report_json(&g, &r, &machine, &path, &a.algorithm))?
         );
     } else {
-        print_report(&g, &r, &machine, &path);
+        print_report(&g, &r, &machine, &path, &a.algorithm);
     }
     Ok(0)
 }
@@ -157,7 +185,9 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
 fn bounds(r: &AmapResult) -> (bool, &'static str) {
     let (s, q, ap) = (r.speedup(), r.t_seq / r.t_par, r.active());
     let eps = 1e-9;
-    if s < 1.0 - eps {
+    if !(s.is_finite() && q.is_finite() && ap.is_finite()) {
+        (false, "undefined (no processing time)")
+    } else if s < 1.0 - eps {
         (false, "S < 1: slower than one processor")
     } else if s > q * (1.0 + eps) {
         (false, "S > T_seq/T_PAR: the schedule beats the frame")
@@ -168,15 +198,16 @@ fn bounds(r: &AmapResult) -> (bool, &'static str) {
     }
 }
 
-fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str) {
+fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, algorithm: &str) {
     outln!(
-        "{}: {} modules, {} links; {} processors, {}, ITU time {}",
+        "{}: {} modules, {} links; {} processors, {}, ITU time {}; {}",
         path,
         g.modules(),
         g.links.len(),
         m.processors,
         m.interconnect,
-        m.itu_time
+        m.itu_time,
+        algorithm
     );
     match r.step1 {
         Some((target, frame, count)) => outln!(
@@ -188,8 +219,10 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str) {
         None => outln!("step 1: skipped (no parallelism constraint)"),
     }
     if r.reduced {
-        outln!("step 2: reduced to {} processors", m.processors);
+        outln!("step 2: parallelism reduced (without Δ)");
     }
+    let used = r.loads.iter().filter(|l| !l.modules.is_empty()).count();
+    outln!("processors used: {} of {}", used, m.processors);
     outln!(
         "delay per ITU {:.6} ITU times (load rho {:.6}, network utilisation {:.2} %, model AP {:.4})",
         r.delay,
@@ -261,9 +294,16 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str) {
     );
 }
 
-fn report_json(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str) -> serde_json::Value {
+fn report_json(
+    g: &PrecedenceGraph,
+    r: &AmapResult,
+    m: &Machine,
+    path: &str,
+    algorithm: &str,
+) -> serde_json::Value {
     json!({
         "model": path,
+        "algorithm": algorithm,
         "modules": g.modules(),
         "links": g.links.len(),
         "processors": m.processors,
@@ -279,6 +319,7 @@ fn report_json(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str) -> 
         "model_active": r.model_active,
         "t_seq": r.t_seq,
         "t_par": r.t_par,
+        "frame": r.frame,
         "t_real": r.t_real,
         "active": r.active(),
         "speedup": r.speedup(),

@@ -22,6 +22,7 @@
 //! ```
 
 pub mod error;
+pub(crate) mod hash;
 pub mod mapper;
 pub mod mappers;
 pub mod mapping;

@@ -173,6 +173,53 @@ fn realtime_example_visits_back_link_and_parallelism() {
 }
 
 #[test]
+fn back_links_do_not_depend_on_the_declaration_order() {
+    // A loop body declared before its head, and after it: the same program.
+    let text = |first: &str, second: &str| {
+        format!(
+            "MODULE e 10\n{first}\n{second}\nLINK e head 1\nLINK head body 1 0.5\nLINK body head 1\n"
+        )
+    };
+    let (head, body) = ("MODULE head 1 in=eor out=eor", "MODULE body 10");
+    let a = parse_amg(&text(body, head), Path::new("a.amg")).unwrap();
+    let b = parse_amg(&text(head, body), Path::new("b.amg")).unwrap();
+    let (da, db) = (a.deterministic().unwrap(), b.deterministic().unwrap());
+    for (g, d) in [(&a, &da), (&b, &db)] {
+        let back: Vec<(&str, &str)> = g
+            .links
+            .iter()
+            .zip(&d.back)
+            .filter(|(_, &x)| x)
+            .map(|(l, _)| {
+                (
+                    g.names[l.from as usize].as_str(),
+                    g.names[l.to as usize].as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(back, vec![("body", "head")]);
+        let visits = |name: &str| d.visits[g.names.iter().position(|x| x == name).unwrap()];
+        // head: 1 + body, body: head / 2, so head 2 and body 1.
+        assert!((visits("head") - 2.0).abs() < 1e-12 && (visits("body") - 1.0).abs() < 1e-12);
+    }
+    // An AND loop head waits for its forward inputs only; the back link returns control.
+    let g = parse_amg(
+        "MODULE e 1\nMODULE a 1\nMODULE c 1 out=eor\nMODULE x 1\nLINK e a 1\nLINK a c 1\nLINK c a 1 0.5\nLINK c x 1 0.5\n",
+        Path::new("andloop.amg"),
+    )
+    .unwrap();
+    let d = g.deterministic().unwrap();
+    assert_eq!(d.visits, vec![1.0, 2.0, 2.0, 1.0]);
+    // An AND ring never ends.
+    let e = parse_amg(
+        "MODULE e 1\nMODULE a 1\nMODULE b 1\nLINK e a 1\nLINK a b 1\nLINK b a 1\n",
+        Path::new("ring.amg"),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("repeats forever"), "{e}");
+}
+
+#[test]
 fn parallelism_of_and_graphs_is_incomparability() {
     for seed in 0..20 {
         let g = random_dag(30, 0.08, seed);
@@ -212,7 +259,7 @@ fn expected_visits_match_a_monte_carlo_walk() {
                 });
             }
         }
-        // module 0 is an entry; so is any module nothing links into.
+        // module 0 is an entry; so is any module no other module links into.
         links.retain(|l| l.to != 0);
         let g = PrecedenceGraph {
             names: (0..n).map(|i| format!("m{i}")).collect(),
@@ -226,7 +273,11 @@ fn expected_visits_match_a_monte_carlo_walk() {
         let walks = 200_000;
         let mut count = vec![0u64; n];
         let entries: Vec<usize> = (0..n)
-            .filter(|&i| g.links.iter().all(|l| l.to as usize != i))
+            .filter(|&i| {
+                g.links
+                    .iter()
+                    .all(|l| l.to as usize != i || l.from as usize == i)
+            })
             .collect();
         for _ in 0..walks {
             // every entry starts a control flow of its own.
@@ -320,12 +371,7 @@ fn alloc_respects_frame_memory_and_parallelism() {
 }
 
 fn machine(k: u32, system: &str, itu_time: f64) -> Machine {
-    Machine {
-        processors: k,
-        interconnect: system.parse().unwrap(),
-        itu_time,
-        memory: None,
-    }
+    Machine::new(k, system.parse().unwrap(), itu_time, None).unwrap()
 }
 
 /// Checks a result against a recomputation: loads, bounds of the schedule.
@@ -380,6 +426,10 @@ fn check_result(g: &PrecedenceGraph, k: u32, system: &str, itu_time: f64, with_d
     }
     let critical = finish.iter().copied().fold(0.0, f64::max);
     assert!(r.t_real >= longest * (1.0 - 1e-9) && r.t_real >= critical * (1.0 - 1e-9));
+    assert!(
+        (r.t_par - longest).abs() <= 1e-9 * longest.max(1.0),
+        "T_PAR is the longest load"
+    );
     assert!(r.t_real <= total * (1.0 + 1e-9));
     assert!((r.t_seq - det.time.iter().sum::<f64>()).abs() < 1e-9);
     assert_eq!(
@@ -432,15 +482,13 @@ fn memory_bounds_the_clusters() {
         *m = 10.0;
     }
     let det = g.deterministic().unwrap();
-    let mut m = machine(4, "dual-bus", 0.1);
-    m.memory = Some(50.0);
+    let mut m = Machine::new(4, "dual-bus".parse().unwrap(), 0.1, Some(50.0)).unwrap();
     let r = algorithm_mapper(&g, &det, None, &m, &AllocParams::default()).unwrap();
     for l in &r.loads {
         assert!(l.modules.len() * 10 <= 50, "{}", l.modules.len());
     }
     // 20 modules of 10 cannot fit in 3 processors of 30.
-    m.memory = Some(30.0);
-    m.processors = 3;
+    m = Machine::new(3, "dual-bus".parse().unwrap(), 0.1, Some(30.0)).unwrap();
     let e = algorithm_mapper(&g, &det, None, &m, &AllocParams::default()).unwrap_err();
     assert!(e.to_string().contains("memory"), "{e}");
 }
@@ -461,7 +509,7 @@ const BAD_AMG: &[(&str, &str)] = &[
     ("amg_link_extra_value.amg", "3:14: unexpected \"1\": LINK takes at most 4 values"),
     ("amg_link_missing_itus.amg", "3:9: missing value: LINK takes a source, a destination, ITUs and an optional probability"),
     ("amg_module_missing_time.amg", "1:9: missing value: MODULE takes a name and a time"),
-    ("amg_no_entry.amg", "1:1: no entry module (every module has an incoming link), so nothing starts the program"),
+    ("amg_no_entry.amg", "1:1: no entry module (every module has an incoming link from another), so nothing starts the program"),
     ("amg_option_twice.amg", "1:19: in= is given twice"),
     ("amg_probabilities_over_one.amg", "1:1: the probabilities out of \"a\" (EOR output) add up to 1.3, more than 1"),
     ("amg_probability_above_one.amg", "4:12: a probability is at most 1, found 1.5"),
@@ -486,5 +534,111 @@ fn malformed_amg_files_name_the_place_and_the_defect() {
         let path = fixture(&format!("bad/{file}"));
         let e = read_amg(&path).unwrap_err().to_string();
         assert_eq!(e, format!("{}:{want}", path.display()), "{file}");
+    }
+}
+
+#[test]
+fn schedule_matches_simulha_on_the_same_dag() {
+    use taskmap::mappers::alloc::ScheduleSim;
+    use taskmap::model::ttigha::{HeteroProgram, Platform, SubtaskMessage};
+    use taskmap::sim::simulha::Simulator;
+    for seed in 0..30 {
+        let g = random_dag(40, 0.07, seed);
+        let det = g.deterministic().unwrap();
+        let mut r = Rng(seed + 99);
+        let k = 1 + r.below(5) as usize;
+        let proc: Vec<u32> = (0..40).map(|_| r.below(k as u64) as u32).collect();
+        // whole-number durations, so that events tie.
+        let dur: Vec<f64> = (0..40).map(|_| r.below(6) as f64).collect();
+        let ours = ScheduleSim::new(&g, &det, k).run(&proc, &dur);
+        // the same DAG as a SIMULHa program: tasks in topological order.
+        let mut pos = [0u32; 40];
+        for (i, &v) in det.order.iter().enumerate() {
+            pos[v as usize] = i as u32;
+        }
+        let tasks = det
+            .order
+            .iter()
+            .map(|&v| {
+                (
+                    format!("t{v}"),
+                    vec![(format!("s{v}"), vec![dur[v as usize]])],
+                )
+            })
+            .collect();
+        let msgs = g
+            .links
+            .iter()
+            .map(|l| SubtaskMessage {
+                from: pos[l.from as usize],
+                to: pos[l.to as usize],
+                bytes: 0,
+            })
+            .collect();
+        let program = HeteroProgram::new(1, tasks, msgs).unwrap();
+        let platform = Platform::new(
+            vec!["p".into()],
+            vec![0; k],
+            vec![("c".into(), 0.0, 0.0)],
+            |_, _| 0,
+        );
+        let alloc: Vec<u32> = det.order.iter().map(|&v| proc[v as usize]).collect();
+        let theirs = Simulator::with(&program, &platform).makespan_and_total(&alloc);
+        assert_eq!(ours, theirs, "seed {seed}");
+    }
+}
+
+#[test]
+fn local_search_never_loses_to_the_paper_and_respects_memory() {
+    use taskmap::mappers::alloc::{alloc_ls, list_schedule};
+    let chol = read_amg(&fixture("amap/cholesky4.amg")).unwrap();
+    let mut cases: Vec<(PrecedenceGraph, u32, &str, f64)> = vec![
+        (chol.clone(), 4, "dual-bus", 0.1),
+        (chol, 2, "banyan", 1.0),
+        (
+            read_amg(&fixture("amap/realtime.amg")).unwrap(),
+            2,
+            "bus",
+            0.5,
+        ),
+    ];
+    for seed in 0..5 {
+        cases.push((random_dag(50, 0.06, seed), 8, "multibus:2", 0.2));
+    }
+    for (g, k, system, itu) in &cases {
+        let k = *k;
+        let det = g.deterministic().unwrap();
+        let par = ParallelMatrix::new(g, &det).unwrap();
+        let m = machine(k, system, *itu);
+        let params = AllocParams::default();
+        let paper = algorithm_mapper(g, &det, Some(&par), &m, &params).unwrap();
+        let ours = alloc_ls(g, &det, Some(&par), &m, &params, 10_000_000).unwrap();
+        assert!(
+            ours.t_real <= paper.t_real,
+            "{} > {}",
+            ours.t_real,
+            paper.t_real
+        );
+        assert_eq!(
+            ours,
+            alloc_ls(g, &det, Some(&par), &m, &params, 10_000_000).unwrap()
+        );
+        assert!(ours.processor.iter().all(|&p| p < k));
+        // a zero budget keeps the best start.
+        let start = alloc_ls(g, &det, Some(&par), &m, &params, 0).unwrap();
+        assert!(ours.t_real <= start.t_real && start.t_real <= paper.t_real);
+        // the list schedule puts every module on a processor.
+        let inst = Instance::of_modules(g, &det, None);
+        let ls = list_schedule(g, &det, &inst, &m).unwrap();
+        assert!(ls.iter().all(|&p| p < k));
+    }
+    // memory: 20 modules of 10 on 4 processors of 50.
+    let mut g = read_amg(&fixture("amap/cholesky4.amg")).unwrap();
+    g.memory.iter_mut().for_each(|x| *x = 10.0);
+    let det = g.deterministic().unwrap();
+    let m = Machine::new(4, "dual-bus".parse().unwrap(), 0.1, Some(50.0)).unwrap();
+    let r = alloc_ls(&g, &det, None, &m, &AllocParams::default(), 10_000_000).unwrap();
+    for l in &r.loads {
+        assert!(l.modules.len() <= 5);
     }
 }

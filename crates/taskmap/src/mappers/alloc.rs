@@ -8,14 +8,17 @@
 //!   processing plus communication time fits in `T`, and (c) its memory fits in a
 //!   processor's. A cluster's communication time is its ITUs to other clusters × the time
 //!   of an ITU × the interconnect's delay `D` ([`crate::model::interconnect`]). After each
-//!   merge the pairs of the new cluster are ranked again. Pairs that do not communicate
-//!   come last: they merge first-fit, the heaviest clusters first.
+//!   merge the pairs of the new cluster are ranked again. Without `Δ` (step 2), pairs that
+//!   do not communicate come last: they merge first-fit, the heaviest clusters first.
 //! * **Delay**: `D` depends on the load `ρ` = (ITUs between clusters × ITU time) /
 //!   processing time, and the clustering depends on `D`; ALLOC starts from the load of the
 //!   unclustered graph and is run again with the load of its own result until `D` settles
 //!   (at most [`DELAY_ROUNDS`] runs).
-//! * **The frame**: the paper's multisection. [`SAMPLES`] frames spread over an interval
-//!   are clustered in parallel; the interval shrinks to the gap before the smallest frame
+//! * **`T_PAR`**: the shortest frame for which the clusters reach their target, read as
+//!   the longest cluster time (processing and communication) of the clustering the search
+//!   ends with: the search's frame is only an upper bound of it.
+//! * **The frame**: the paper's multisection. A number of frames ([`SAMPLES`] by default)
+//!   spread over an interval are clustered in parallel; the interval shrinks to the gap before the smallest frame
 //!   that reaches the target number of clusters, until it is shorter than the tolerance.
 //! * **Step 1** targets the assigned parallelism (default: the processors). Where `Δ`
 //!   keeps more clusters than the target even with an unbounded frame, the target becomes
@@ -26,27 +29,27 @@
 //! * **Schedule**: every module runs once for `m'_i` plus the communication time of its
 //!   ITUs to modules on other processors (the processor is busy while it transfers), when
 //!   all its predecessors in the precedence DAG have finished; an idle processor takes its
-//!   ready module first in topological order ([`crate::sim::simulha`]).
+//!   ready module first in topological order ([`ScheduleSim`]).
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
+use crate::hash::KeyMap;
+
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::model::interconnect::Interconnect;
+use crate::model::interconnect::{DelayModel, Interconnect};
 use crate::model::precedence::{BitMatrix, Deterministic, ParallelMatrix, PrecedenceGraph};
-use crate::model::ttigha::{HeteroProgram, Platform, SubtaskMessage};
-use crate::sim::simulha::Simulator;
 
-/// Frames clustered per round of the multisection.
-pub const SAMPLES: usize = 8;
+/// Frames clustered per round of the multisection, by default.
+pub const SAMPLES: usize = 4;
 
 /// Most ALLOC runs per frame while the delay settles.
 pub const DELAY_ROUNDS: usize = 6;
 
 /// The machine.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Machine {
     pub processors: u32,
     pub interconnect: Interconnect,
@@ -54,6 +57,37 @@ pub struct Machine {
     pub itu_time: f64,
     /// Memory of a processor (`None`: unbounded).
     pub memory: Option<f64>,
+    /// The interconnect's delay model for the processors.
+    pub model: DelayModel,
+}
+
+impl Machine {
+    /// A machine; errors if the interconnect does not suit the processors, or the ITU
+    /// time or memory is negative or not finite.
+    pub fn new(
+        processors: u32,
+        interconnect: Interconnect,
+        itu_time: f64,
+        memory: Option<f64>,
+    ) -> Result<Self, Error> {
+        if !(itu_time.is_finite() && itu_time >= 0.0) {
+            return Err(Error::Config(format!(
+                "the ITU time must be finite and >= 0, not {itu_time}"
+            )));
+        }
+        if let Some(m) = memory.filter(|m| !(m.is_finite() && *m >= 0.0)) {
+            return Err(Error::Config(format!(
+                "a processor's memory must be finite and >= 0, not {m}"
+            )));
+        }
+        Ok(Machine {
+            processors,
+            interconnect,
+            itu_time,
+            memory,
+            model: DelayModel::new(interconnect, processors)?,
+        })
+    }
 }
 
 /// Parameters of [`algorithm_mapper`].
@@ -63,6 +97,8 @@ pub struct AllocParams {
     pub parallelism: Option<u32>,
     /// Relative width of the final frame interval.
     pub tolerance: f64,
+    /// Frames clustered (in parallel) per round of the multisection.
+    pub samples: usize,
 }
 
 impl Default for AllocParams {
@@ -70,6 +106,7 @@ impl Default for AllocParams {
         AllocParams {
             parallelism: None,
             tolerance: 1e-4,
+            samples: SAMPLES,
         }
     }
 }
@@ -85,6 +122,8 @@ pub struct Instance<'a> {
     pub adj: Vec<(u32, f64)>,
     /// `Δ` (step 1), or none (step 2).
     pub parallel: Option<&'a ParallelMatrix>,
+    /// The pairs, heaviest first (the same for every frame).
+    ranked: Vec<Pair>,
 }
 
 impl<'a> Instance<'a> {
@@ -134,12 +173,15 @@ impl<'a> Instance<'a> {
             adj[fill[b as usize] as usize] = (a, v);
             fill[b as usize] += 1;
         }
+        let mut ranked: Vec<Pair> = edges.iter().map(|&(a, b, w)| Pair { w, a, b }).collect();
+        ranked.sort_unstable_by(|x, y| y.cmp(x));
         Instance {
             proc,
             mem,
             first,
             adj,
             parallel,
+            ranked,
         }
     }
 
@@ -189,13 +231,11 @@ pub struct Clustering {
 }
 
 /// A heap entry: a pair of clusters and their communication.
-#[derive(PartialEq)]
+#[derive(Clone, Copy, PartialEq)]
 struct Pair {
     w: f64,
     a: u32,
     b: u32,
-    stamp_a: u32,
-    stamp_b: u32,
 }
 
 impl Eq for Pair {}
@@ -215,45 +255,72 @@ impl PartialOrd for Pair {
 }
 
 /// ALLOC's clusters while they merge.
-struct Work {
+struct Work<'a> {
     proc: Vec<f64>,
     mem: Vec<f64>,
     /// ITUs to other clusters.
     ext: Vec<f64>,
     members: Vec<Vec<u32>>,
-    adj: Vec<HashMap<u32, f64>>,
-    stamp: Vec<u32>,
+    adj: Vec<KeyMap<u32, f64>>,
     alive: Vec<bool>,
-    /// Row `c`: the modules some member of cluster `c` can run in parallel with.
-    par: Option<BitMatrix>,
+    /// Pairs of each cluster refused for their time (the heap gave them up).
+    refused: Vec<Vec<u32>>,
+    /// `Δ`, whose row `c` serves cluster `c` until it first merges.
+    delta: Option<&'a BitMatrix>,
+    /// Rows of the clusters that have merged (the modules some member can run in parallel
+    /// with), `rows[own[c]]`; `NO_ROW` while the cluster uses `Δ`'s row.
+    own: Vec<u32>,
+    rows: Vec<u64>,
+    words: usize,
     limit: f64,
     cap: f64,
     itu_cost: f64,
 }
 
-impl Work {
+const NO_ROW: u32 = u32::MAX;
+
+impl Work<'_> {
+    /// Whether some member of cluster `c` can run in parallel with module `m`.
+    fn parallel_to(&self, c: usize, m: usize) -> bool {
+        match (self.delta, self.own[c]) {
+            (None, _) => false,
+            (Some(d), NO_ROW) => d.get(c, m),
+            (Some(_), r) => self.rows[r as usize * self.words + m / 64] >> (m % 64) & 1 == 1,
+        }
+    }
+
     fn weight(&self, a: usize, b: usize) -> f64 {
         self.adj[a].get(&(b as u32)).copied().unwrap_or(0.0)
     }
 
     /// Whether clusters `a` and `b` may merge: time, memory, `Δ`.
     fn fits(&self, a: usize, b: usize) -> bool {
-        let w = self.weight(a, b);
-        let time = self.proc[a]
-            + self.proc[b]
-            + (self.ext[a] + self.ext[b] - 2.0 * w).max(0.0) * self.itu_cost;
-        if time > self.limit || self.mem[a] + self.mem[b] > self.cap {
-            return false;
+        self.too_long(a, b) == Some(false)
+    }
+
+    /// `None` if clusters `a` and `b` may never merge (memory or `Δ`: both only grow),
+    /// `Some(true)` if their merged time exceeds the frame, `Some(false)` if they may merge.
+    fn too_long(&self, a: usize, b: usize) -> Option<bool> {
+        if self.mem[a] + self.mem[b] > self.cap {
+            return None;
         }
         let (row, other) = if self.members[a].len() >= self.members[b].len() {
             (a, b)
         } else {
             (b, a)
         };
-        match &self.par {
-            None => true,
-            Some(p) => !self.members[other].iter().any(|&m| p.get(row, m as usize)),
+        if self.delta.is_some()
+            && self.members[other]
+                .iter()
+                .any(|&m| self.parallel_to(row, m as usize))
+        {
+            return None;
         }
+        let w = self.weight(a, b);
+        let time = self.proc[a]
+            + self.proc[b]
+            + (self.ext[a] + self.ext[b] - 2.0 * w).max(0.0) * self.itu_cost;
+        Some(time > self.limit)
     }
 
     /// Merges the smaller of `a` and `b` into the other; returns the survivor. With a
@@ -265,16 +332,30 @@ impl Work {
             (b, a)
         };
         let w = self.weight(big, small);
+        let before = self.proc[big] + self.ext[big] * self.itu_cost;
         self.proc[big] += self.proc[small];
         self.mem[big] += self.mem[small];
         self.ext[big] = (self.ext[big] + self.ext[small] - 2.0 * w).max(0.0);
         let moved = std::mem::take(&mut self.members[small]);
         self.members[big].extend(moved);
-        if let Some(p) = &mut self.par {
-            p.or_rows(big, small);
+        if let Some(d) = self.delta {
+            let w = self.words;
+            if self.own[big] == NO_ROW {
+                self.own[big] = (self.rows.len() / w) as u32;
+                self.rows.extend_from_slice(d.row(big));
+            }
+            let dst = self.own[big] as usize * w;
+            for k in 0..w {
+                let bits = match self.own[small] {
+                    NO_ROW => d.row(small)[k],
+                    r => self.rows[r as usize * w + k],
+                };
+                self.rows[dst + k] |= bits;
+            }
         }
         let out = std::mem::take(&mut self.adj[small]);
         self.adj[big].remove(&(small as u32));
+        let mut changed: Vec<u32> = Vec::with_capacity(out.len());
         for (c, wc) in out {
             if c as usize == big {
                 continue;
@@ -283,19 +364,32 @@ impl Work {
             let nc = &mut self.adj[c as usize];
             nc.remove(&(small as u32));
             *nc.entry(big as u32).or_insert(0.0) += wc;
+            changed.push(c);
         }
         self.alive[small] = false;
-        self.stamp[big] += 1;
         if let Some(heap) = heap {
-            let mut ns: Vec<(u32, f64)> = self.adj[big].iter().map(|(&c, &w)| (c, w)).collect();
-            ns.sort_by_key(|x| x.0);
-            for (c, w) in ns {
+            // A heap entry stays valid while its weight is the pair's current one. Pairs
+            // whose weight changed need a new entry; when the survivor's own time dropped
+            // (it shed more communication than it gained processing), the pairs of it
+            // refused for their time are ranked again, since they may fit now.
+            let after = self.proc[big] + self.ext[big] * self.itu_cost;
+            let refused = std::mem::take(&mut self.refused[small]);
+            drop(refused); // its pairs are among `changed`
+            if after < before {
+                let again = std::mem::take(&mut self.refused[big]);
+                changed.extend(
+                    again
+                        .into_iter()
+                        .filter(|&c| self.alive[c as usize] && self.adj[big].contains_key(&c)),
+                );
+            }
+            changed.sort_unstable();
+            changed.dedup();
+            for c in changed {
                 heap.push(Pair {
-                    w,
+                    w: self.adj[big][&c],
                     a: big as u32,
                     b: c,
-                    stamp_a: self.stamp[big],
-                    stamp_b: self.stamp[c as usize],
                 });
             }
         }
@@ -316,45 +410,92 @@ pub fn alloc(inst: &Instance, frame: f64, itu_cost: f64, memory: Option<f64>) ->
         adj: (0..n)
             .map(|i| inst.neighbours(i).iter().copied().collect())
             .collect(),
-        stamp: vec![0; n],
         alive: vec![true; n],
-        par: inst.parallel.map(|p| p.0.clone()),
+        refused: vec![Vec::new(); n],
+        delta: inst.parallel.map(|p| &p.0),
+        own: vec![NO_ROW; n],
+        rows: Vec::new(),
+        words: n.div_ceil(64),
         limit: frame * (1.0 + 1e-12),
         cap: memory.unwrap_or(f64::INFINITY) * (1.0 + 1e-12),
         itu_cost,
     };
+    // The pairs in their first ranking, merged with a heap of the pairs whose weight
+    // changed since.
     let mut heap: BinaryHeap<Pair> = BinaryHeap::new();
-    for i in 0..n {
-        for &(j, wt) in inst.neighbours(i) {
-            if (i as u32) < j {
-                heap.push(Pair {
-                    w: wt,
-                    a: i as u32,
-                    b: j,
-                    stamp_a: 0,
-                    stamp_b: 0,
-                });
+    let mut next = 0;
+    let mut pop = |heap: &mut BinaryHeap<Pair>| -> Option<Pair> {
+        let first = inst.ranked.get(next);
+        match (first, heap.peek()) {
+            (Some(f), Some(h)) if h > f => heap.pop(),
+            (Some(f), _) => {
+                next += 1;
+                Some(*f)
             }
+            (None, _) => heap.pop(),
         }
-    }
-    while let Some(pair) = heap.pop() {
+    };
+    while let Some(pair) = pop(&mut heap) {
         let (a, b) = (pair.a as usize, pair.b as usize);
-        if !w.alive[a] || !w.alive[b] || w.stamp[a] != pair.stamp_a || w.stamp[b] != pair.stamp_b {
+        if !w.alive[a] || !w.alive[b] || w.adj[a].get(&pair.b) != Some(&pair.w) {
             continue;
         }
-        if w.fits(a, b) {
-            w.merge(a, b, Some(&mut heap));
+        match w.too_long(a, b) {
+            Some(false) => {
+                w.merge(a, b, Some(&mut heap));
+            }
+            Some(true) => {
+                w.refused[a].push(b as u32);
+                w.refused[b].push(a as u32);
+            }
+            None => {}
         }
     }
-    // Pairs without communication between them: first fit, heaviest first.
+    // Without Δ (step 2), pairs without communication between them merge too: first fit,
+    // heaviest first.
     let mut rest: Vec<usize> = (0..n).filter(|&i| w.alive[i]).collect();
     let load = |w: &Work, x: usize| w.proc[x] + w.ext[x] * itu_cost;
     rest.sort_by(|&x, &y| load(&w, y).total_cmp(&load(&w, x)).then(x.cmp(&y)));
     let mut kept: Vec<usize> = Vec::new();
-    for x in rest {
-        match kept.iter().position(|&y| w.fits(y, x)) {
-            Some(k) => kept[k] = w.merge(kept[k], x, None),
-            None => kept.push(x),
+    if w.delta.is_some() {
+        kept = rest;
+    } else {
+        // First fit: the leftmost kept cluster whose slack holds the newcomer's whole time
+        // (a tree of slacks finds it), or an earlier one it communicates with (their
+        // merge sheds that communication).
+        let mut slack = MaxTree::new(rest.len());
+        let mut at: KeyMap<u32, usize> = KeyMap::default();
+        for x in rest {
+            let need = load(&w, x);
+            let mut home = None;
+            let mut from = 0;
+            while let Some(k) = slack.first_at_least(from, need) {
+                if w.fits(kept[k], x) {
+                    home = Some(k);
+                    break;
+                }
+                from = k + 1;
+            }
+            for &c in w.adj[x].keys() {
+                if let Some(&k) = at.get(&c) {
+                    if home.is_none_or(|h| k < h) && w.fits(kept[k], x) {
+                        home = Some(k);
+                    }
+                }
+            }
+            let k = match home {
+                Some(k) => {
+                    at.remove(&(kept[k] as u32));
+                    kept[k] = w.merge(kept[k], x, None);
+                    k
+                }
+                None => {
+                    kept.push(x);
+                    kept.len() - 1
+                }
+            };
+            at.insert(kept[k] as u32, k);
+            slack.set(k, w.limit - load(&w, kept[k]));
         }
     }
     let mut firsts: Vec<(u32, usize)> = kept
@@ -384,6 +525,48 @@ pub fn alloc(inst: &Instance, frame: f64, itu_cost: f64, memory: Option<f64>) ->
     }
 }
 
+/// A tree of maxima over slots, for the leftmost slot holding at least a value.
+struct MaxTree {
+    size: usize,
+    t: Vec<f64>,
+}
+
+impl MaxTree {
+    fn new(n: usize) -> Self {
+        let size = n.next_power_of_two().max(1);
+        MaxTree {
+            size,
+            t: vec![f64::NEG_INFINITY; 2 * size],
+        }
+    }
+
+    fn set(&mut self, i: usize, v: f64) {
+        let mut x = i + self.size;
+        self.t[x] = v;
+        while x > 1 {
+            x /= 2;
+            self.t[x] = self.t[2 * x].max(self.t[2 * x + 1]);
+        }
+    }
+
+    /// The leftmost slot `>= from` holding at least `v`.
+    fn first_at_least(&self, from: usize, v: f64) -> Option<usize> {
+        self.descend(1, 0, self.size, from, v)
+    }
+
+    fn descend(&self, node: usize, lo: usize, hi: usize, from: usize, v: f64) -> Option<usize> {
+        if hi <= from || self.t[node] < v {
+            return None;
+        }
+        if hi - lo == 1 {
+            return Some(lo);
+        }
+        let mid = (lo + hi) / 2;
+        self.descend(2 * node, lo, mid, from, v)
+            .or_else(|| self.descend(2 * node + 1, mid, hi, from, v))
+    }
+}
+
 /// ITUs between different clusters.
 fn cut(inst: &Instance, cluster: &[u32]) -> f64 {
     (0..inst.len())
@@ -398,19 +581,18 @@ fn cut(inst: &Instance, cluster: &[u32]) -> f64 {
         / 2.0
 }
 
-/// ALLOC(T) with the delay settled against its own clustering.
-pub fn alloc_settled(inst: &Instance, frame: f64, machine: &Machine) -> Clustering {
-    let k = machine.processors;
-    let ic = machine.interconnect;
-    let mut rho = inst.rho(inst.total_comm(), machine);
-    let mut delay = ic.analyse(k, rho).delay;
+/// ALLOC(T) with the delay settled against its own clustering, starting from the load
+/// `rho`.
+pub fn alloc_settled(inst: &Instance, frame: f64, machine: &Machine, rho: f64) -> Clustering {
+    let mut rho = rho;
+    let mut delay = machine.model.analyse(rho).delay;
     let mut best = None;
     for _ in 0..DELAY_ROUNDS {
         let mut c = alloc(inst, frame, delay * machine.itu_time, machine.memory);
         c.rho = rho;
         c.delay = delay;
         let new_rho = inst.rho(cut(inst, &c.cluster), machine);
-        let new_delay = ic.analyse(k, new_rho).delay;
+        let new_delay = machine.model.analyse(new_rho).delay;
         let settled = (new_delay - delay).abs() <= 1e-9 * delay.max(1.0);
         best = Some(c);
         if settled {
@@ -423,36 +605,40 @@ pub fn alloc_settled(inst: &Instance, frame: f64, machine: &Machine) -> Clusteri
 }
 
 /// The smallest frame (to `tolerance`) whose clustering fits and has at most `target`
-/// clusters, by multisection; `None` when even an unbounded frame does not reach it.
+/// clusters, by multisection; `Err` with the clustering of a frame that holds everything
+/// when even that does not reach the target.
+/// Frames after the first start the delay from the load of the best clustering so far.
 pub fn search_frame(
     inst: &Instance,
     machine: &Machine,
     target: usize,
     tolerance: f64,
-) -> Option<(f64, Clustering)> {
+    samples: usize,
+) -> Result<(f64, Clustering), Clustering> {
+    let samples = samples.max(1);
     let work: f64 = inst.proc.iter().sum();
     let biggest = inst.proc.iter().copied().fold(0.0, f64::max);
-    let worst_delay = machine
-        .interconnect
-        .analyse(machine.processors, inst.rho(inst.total_comm(), machine))
-        .delay;
+    let start_rho = inst.rho(inst.total_comm(), machine);
+    let worst_delay = machine.model.analyse(start_rho).delay;
     // With this frame every merge fits in time: all the work and all the communication.
     let mut hi = (work + inst.total_comm() * machine.itu_time * worst_delay) * 1.01 + 1.0;
     let ok = |c: &Clustering| c.feasible && c.count <= target;
-    let at_hi = alloc_settled(inst, hi, machine);
+    let at_hi = alloc_settled(inst, hi, machine, start_rho);
     if !ok(&at_hi) {
-        return None;
+        return Err(at_hi);
     }
     let mut best = at_hi;
     let mut lo = biggest.max(work / target as f64) * (1.0 - 1e-9);
     while hi - lo > tolerance * hi {
-        let frames: Vec<f64> = (1..=SAMPLES)
-            .map(|i| lo + (hi - lo) * i as f64 / (SAMPLES + 1) as f64)
+        let frames: Vec<f64> = (1..=samples)
+            .map(|i| lo + (hi - lo) * i as f64 / (samples + 1) as f64)
             .collect();
+        let rho = best.rho;
         let runs: Vec<Clustering> = frames
             .par_iter()
-            .map(|&t| alloc_settled(inst, t, machine))
+            .map(|&t| alloc_settled(inst, t, machine, rho))
             .collect();
+        let before = (lo, hi);
         match runs.iter().position(ok) {
             Some(i) => {
                 if i > 0 {
@@ -461,11 +647,33 @@ pub fn search_frame(
                 hi = frames[i];
                 best = runs.into_iter().nth(i).expect("i is in range");
             }
-            None => lo = frames[SAMPLES - 1],
+            None => lo = frames[samples - 1],
+        }
+        if (lo, hi) == before {
+            break; // the frames no longer move (floating-point spacing)
         }
     }
-    Some((hi, best))
+    Ok((hi, best))
 }
+
+/// The longest time of a cluster: processing plus ITUs to other clusters × `itu_cost`.
+fn max_load(inst: &Instance, cluster: &[u32], itu_cost: f64) -> f64 {
+    let count = cluster.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let mut load = vec![0.0f64; count];
+    for i in 0..inst.len() {
+        let out: f64 = inst
+            .neighbours(i)
+            .iter()
+            .filter(|&&(j, _)| cluster[j as usize] != cluster[i])
+            .map(|x| x.1)
+            .sum();
+        load[cluster[i] as usize] += inst.proc[i] + out * itu_cost;
+    }
+    load.into_iter().fold(0.0, f64::max)
+}
+
+/// Step 1's target, the longest time of its clusters, and how many there are.
+pub type Step1 = (usize, f64, usize);
 
 /// One processor's share of the result.
 #[derive(Clone, Debug, PartialEq)]
@@ -484,13 +692,16 @@ pub struct AmapResult {
     /// Processor of each module.
     pub processor: Vec<u32>,
     pub loads: Vec<ProcessorLoad>,
-    /// Step 1: its target, its frame and clusters (`None` when `Δ` was not used).
-    pub step1: Option<(usize, f64, usize)>,
+    /// Step 1: its target, its longest cluster time and its clusters (`None` without `Δ`).
+    pub step1: Option<Step1>,
     /// Whether step 2 (parallelism reduction) ran.
     pub reduced: bool,
-    /// `T_seq = Σ m'`, `T_PAR`, `T_REAL`.
+    /// `T_seq = Σ m'`; `T_PAR`, the longest processor time (processing and
+    /// communication), the shortest frame the final clustering fits in; `T_REAL`.
     pub t_seq: f64,
     pub t_par: f64,
+    /// The frame the last search stopped at (at least `T_PAR`).
+    pub frame: f64,
     pub t_real: f64,
     /// Load and delay per ITU of the final clustering.
     pub rho: f64,
@@ -520,78 +731,154 @@ pub fn algorithm_mapper(
     machine: &Machine,
     params: &AllocParams,
 ) -> Result<AmapResult, Error> {
-    machine.interconnect.check(machine.processors)?;
-    if !(machine.itu_time.is_finite() && machine.itu_time >= 0.0) {
+    check_inputs(g, det, machine, params)?;
+    let k = machine.processors as usize;
+    let modules = Instance::of_modules(g, det, parallel);
+    let (cluster, frame1, step1) = step_one(&modules, machine, params)?;
+    let (cluster, frame, reduced) = reduce(g, det, machine, params, cluster, frame1, k)?;
+    let mut r = evaluate(g, det, &modules, machine, cluster)?;
+    r.step1 = step1;
+    r.reduced = reduced || parallel.is_none();
+    r.frame = frame;
+    Ok(r)
+}
+
+/// Checks the parameters, the times' range and the modules' memory.
+fn check_inputs(
+    g: &PrecedenceGraph,
+    det: &Deterministic,
+    machine: &Machine,
+    params: &AllocParams,
+) -> Result<(), Error> {
+    if !(params.tolerance >= 1e-12 && params.tolerance < 1.0) {
         return Err(Error::Config(format!(
-            "the ITU time must be finite and >= 0, not {}",
-            machine.itu_time
-        )));
-    }
-    if !(params.tolerance > 0.0 && params.tolerance < 1.0) {
-        return Err(Error::Config(format!(
-            "the frame tolerance must lie in (0, 1), not {}",
+            "the frame tolerance must lie in [1e-12, 1), not {}",
             params.tolerance
         )));
     }
-    let n = g.modules();
-    let k = machine.processors as usize;
+    let total_volume: f64 = det.volume.iter().sum::<f64>() * 2.0;
+    let worst = machine
+        .model
+        .analyse(1e6)
+        .delay
+        .max(machine.model.analyse(0.0).delay);
+    let t_seq: f64 = det.time.iter().sum();
+    if !(t_seq + total_volume * machine.itu_time * worst).is_finite() {
+        return Err(Error::Config(
+            "the processing and communication times add up beyond the largest float (about 1.8e308)".into(),
+        ));
+    }
     if let (Some(cap), Some(i)) = (
         machine.memory,
-        (0..n).find(|&i| g.memory[i] > machine.memory.unwrap_or(f64::INFINITY)),
+        (0..g.modules()).find(|&i| g.memory[i] > machine.memory.unwrap_or(f64::INFINITY)),
     ) {
         return Err(Error::Mismatch(format!(
             "module \"{}\" needs memory {} but a processor has {cap}",
             g.names[i], g.memory[i]
         )));
     }
-    let modules = Instance::of_modules(g, det, parallel);
-    let (mut cluster, mut frame, step1) = if parallel.is_some() {
-        let target = params.parallelism.map_or(k, |p| p as usize).max(1);
-        let (frame, c) = match search_frame(&modules, machine, target, params.tolerance) {
-            Some(found) => found,
-            None => {
-                let hi = alloc_settled(&modules, f64::MAX / 4.0, machine);
-                search_frame(&modules, machine, hi.count, params.tolerance).ok_or_else(|| {
-                    Error::Mismatch("the modules do not fit in the processors' memory".into())
-                })?
-            }
-        };
-        let count = c.count;
-        (c.cluster, frame, Some((target, frame, count)))
-    } else {
-        ((0..n as u32).collect::<Vec<u32>>(), 0.0, None)
+    Ok(())
+}
+
+/// Step 1 (with `Δ`): clusters for the assigned parallelism, their frame, and
+/// `(target, T, clusters)`; without `Δ`, every module alone.
+fn step_one(
+    modules: &Instance,
+    machine: &Machine,
+    params: &AllocParams,
+) -> Result<(Vec<u32>, f64, Option<Step1>), Error> {
+    if modules.parallel.is_none() {
+        return Ok(((0..modules.len() as u32).collect(), 0.0, None));
+    }
+    let k = machine.processors as usize;
+    let target = params.parallelism.map_or(k, |p| p as usize).max(1);
+    let search = |t: usize| search_frame(modules, machine, t, params.tolerance, params.samples);
+    let (f1, c) = match search(target) {
+        Ok(found) => found,
+        Err(at_hi) => search(at_hi.count).map_err(|_| {
+            Error::Mismatch("the modules do not fit in the processors' memory".into())
+        })?,
     };
+    let t1 = max_load(modules, &c.cluster, c.delay * machine.itu_time);
+    Ok((c.cluster, f1, Some((target, t1, c.count))))
+}
+
+/// Step 2 when there are more than `target` clusters: the clusters as modules, without
+/// `Δ`, clustered again for `target` processors. Returns the clusters, the frame and
+/// whether it ran.
+fn reduce(
+    g: &PrecedenceGraph,
+    det: &Deterministic,
+    machine: &Machine,
+    params: &AllocParams,
+    mut cluster: Vec<u32>,
+    frame: f64,
+    target: usize,
+) -> Result<(Vec<u32>, f64, bool), Error> {
     let count = cluster.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
-    let reduced = count > k || parallel.is_none();
-    if reduced {
-        // Step 2: the clusters as modules, without Δ.
-        let mut proc = vec![0.0; count];
-        let mut mem = vec![0.0; count];
-        for i in 0..n {
-            proc[cluster[i] as usize] += det.time[i];
-            mem[cluster[i] as usize] += g.memory[i];
-        }
-        let pairs = g
-            .links
-            .iter()
-            .zip(&det.volume)
-            .map(|(l, &v)| (cluster[l.from as usize], cluster[l.to as usize], v));
-        let coarse = Instance::build(proc, mem, pairs, None);
-        let (f, c) = search_frame(&coarse, machine, k, params.tolerance).ok_or_else(|| {
+    if count <= target {
+        return Ok((cluster, frame, false));
+    }
+    let mut proc = vec![0.0; count];
+    let mut mem = vec![0.0; count];
+    for i in 0..g.modules() {
+        proc[cluster[i] as usize] += det.time[i];
+        mem[cluster[i] as usize] += g.memory[i];
+    }
+    let pairs = g
+        .links
+        .iter()
+        .zip(&det.volume)
+        .map(|(l, &v)| (cluster[l.from as usize], cluster[l.to as usize], v));
+    let coarse = Instance::build(proc, mem, pairs, None);
+    let (f, c) =
+        search_frame(&coarse, machine, target, params.tolerance, params.samples).map_err(|_| {
             Error::Mismatch(format!(
-                "the modules do not fit in the memory of {k} processors"
+                "the modules do not fit in the memory of {target} processors"
             ))
         })?;
-        frame = f;
-        for x in cluster.iter_mut() {
-            *x = c.cluster[*x as usize];
-        }
+    for x in cluster.iter_mut() {
+        *x = c.cluster[*x as usize];
     }
-    let count = cluster.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
-    // The final delay, from the final clustering's load.
-    let rho = modules.rho(cut(&modules, &cluster), machine);
-    let state = machine.interconnect.analyse(machine.processors, rho);
-    let itu_cost = state.delay * machine.itu_time;
+    Ok((cluster, f, true))
+}
+
+/// Communication time of every module (its ITUs to modules on other processors × the
+/// delay at the assignment's load), and that load's queue state.
+fn module_comm(
+    modules: &Instance,
+    machine: &Machine,
+    processor: &[u32],
+    comm: &mut [f64],
+) -> crate::model::interconnect::QueueState {
+    let mut cut2 = 0.0;
+    for (i, c) in comm.iter_mut().enumerate() {
+        *c = modules
+            .neighbours(i)
+            .iter()
+            .filter(|&&(j, _)| processor[j as usize] != processor[i])
+            .map(|x| x.1)
+            .sum::<f64>();
+        cut2 += *c;
+    }
+    let state = machine.model.analyse(modules.rho(cut2 / 2.0, machine));
+    let cost = state.delay * machine.itu_time;
+    comm.iter_mut().for_each(|c| *c *= cost);
+    state
+}
+
+/// The result of an assignment: loads, delay, `T_PAR`, `T_REAL`.
+fn evaluate(
+    g: &PrecedenceGraph,
+    det: &Deterministic,
+    modules: &Instance,
+    machine: &Machine,
+    processor: Vec<u32>,
+) -> Result<AmapResult, Error> {
+    let n = g.modules();
+    let k = machine.processors as usize;
+    let mut comm = vec![0.0f64; n];
+    let state = module_comm(modules, machine, &processor, &mut comm);
     let mut loads: Vec<ProcessorLoad> = (0..k)
         .map(|_| ProcessorLoad {
             processing: 0.0,
@@ -599,39 +886,480 @@ pub fn algorithm_mapper(
             modules: Vec::new(),
         })
         .collect();
-    let mut own_comm = vec![0.0f64; n];
     for i in 0..n {
-        let p = cluster[i] as usize;
-        own_comm[i] = modules
-            .neighbours(i)
-            .iter()
-            .filter(|&&(j, _)| cluster[j as usize] != cluster[i])
-            .map(|x| x.1)
-            .sum::<f64>()
-            * itu_cost;
+        let p = processor[i] as usize;
         loads[p].processing += det.time[i];
-        loads[p].communication += own_comm[i];
+        loads[p].communication += comm[i];
         loads[p].modules.push(i as u32);
     }
-    debug_assert!(count <= k);
-    let t_real = simulate_schedule(g, det, &cluster, &own_comm, k)?;
+    let t_real = simulate_schedule(g, det, &processor, &comm, k)?;
+    // T_PAR: the shortest frame this clustering fits (the search's frame may be longer).
+    let t_par = loads
+        .iter()
+        .map(|l| l.processing + l.communication)
+        .fold(0.0, f64::max);
     Ok(AmapResult {
-        processor: cluster,
+        processor,
         loads,
-        step1,
-        reduced,
+        step1: None,
+        reduced: false,
         t_seq: det.time.iter().sum(),
-        t_par: frame,
+        t_par,
+        frame: t_par,
         t_real,
-        rho,
+        rho: state.rho,
         delay: state.delay,
         utilisation: state.utilisation,
         model_active: state.active,
     })
 }
 
+/// A list schedule of `G'` (ours): modules by decreasing bottom level (the longest path
+/// of processing times from them to an exit), ties by topological order, each placed on
+/// the processor where it would finish first, its links to predecessors on other
+/// processors costing ITUs × ITU time × the delay at the load of the unclustered graph.
+/// `None` when the memory does not allow it.
+pub fn list_schedule(
+    g: &PrecedenceGraph,
+    det: &Deterministic,
+    modules: &Instance,
+    machine: &Machine,
+) -> Option<Vec<u32>> {
+    let n = g.modules();
+    let k = machine.processors as usize;
+    let cost = machine
+        .model
+        .analyse(modules.rho(modules.total_comm(), machine))
+        .delay
+        * machine.itu_time;
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (l, &b) in g.links.iter().zip(&det.back) {
+        if !b && l.from != l.to {
+            preds[l.to as usize].push(l.from);
+            succs[l.from as usize].push(l.to);
+        }
+    }
+    let mut bottom = vec![0.0f64; n];
+    for &v in det.order.iter().rev() {
+        let v = v as usize;
+        let tail = succs[v]
+            .iter()
+            .map(|&s| bottom[s as usize])
+            .fold(0.0, f64::max);
+        bottom[v] = det.time[v] + tail;
+    }
+    let mut rank = vec![0usize; n];
+    for (r, &v) in det.order.iter().enumerate() {
+        rank[v as usize] = r;
+    }
+    // ready modules by (bottom level desc, rank asc)
+    let mut waiting: Vec<usize> = preds.iter().map(|p| p.len()).collect();
+    let mut ready: BinaryHeap<(u64, std::cmp::Reverse<usize>, usize)> = BinaryHeap::new();
+    for v in 0..n {
+        if waiting[v] == 0 {
+            ready.push(((bottom[v] + 0.0).to_bits(), std::cmp::Reverse(rank[v]), v));
+        }
+    }
+    let cap = machine.memory.unwrap_or(f64::INFINITY) * (1.0 + 1e-12);
+    let mut avail = vec![0.0f64; k];
+    let mut mem = vec![0.0f64; k];
+    let mut finish = vec![0.0f64; n];
+    let mut processor = vec![0u32; n];
+    while let Some((_, _, v)) = ready.pop() {
+        let mut best: Option<(f64, usize)> = None;
+        for p in 0..k {
+            if mem[p] + g.memory[v] > cap {
+                continue;
+            }
+            let mut start = avail[p];
+            let mut comm = 0.0;
+            for &u in &preds[v] {
+                start = start.max(finish[u as usize]);
+                if processor[u as usize] as usize != p {
+                    comm += modules
+                        .neighbours(v)
+                        .iter()
+                        .find(|x| x.0 == u)
+                        .map_or(0.0, |x| x.1);
+                }
+            }
+            let end = start + det.time[v] + comm * cost;
+            if best.is_none_or(|(b, _)| end < b) {
+                best = Some((end, p));
+            }
+        }
+        let (end, p) = best?;
+        processor[v] = p as u32;
+        finish[v] = end;
+        avail[p] = end;
+        mem[p] += g.memory[v];
+        for &s in &succs[v] {
+            let s = s as usize;
+            waiting[s] -= 1;
+            if waiting[s] == 0 {
+                ready.push(((bottom[s] + 0.0).to_bits(), std::cmp::Reverse(rank[s]), s));
+            }
+        }
+    }
+    Some(processor)
+}
+
+/// Work budget of [`alloc_ls`] by default: each schedule it simulates costs the modules
+/// plus the links plus the processors.
+pub const LS_BUDGET: u64 = 100_000_000;
+
+/// `alloc-ls` (ours, beyond the paper): the paper's steps 1 and 2 for `k`, `k/2`, `k/4`,
+/// … 1 processors (a parallel program may run faster on fewer) and a
+/// [`list_schedule`], the assignment with the least `T_REAL` of these, then a local search of `T_REAL` itself: a module on the
+/// critical path of the simulated schedule moves to the processor of one of its
+/// neighbours, or to one of the least busy (any processor when there are at most 16),
+/// when that shortens the schedule (or keeps its
+/// length and lowers the sum of the finish times). The delay follows the load of every
+/// assignment tried. Stops when no critical module can move for the better, or after
+/// `budget` units of work.
+pub fn alloc_ls(
+    g: &PrecedenceGraph,
+    det: &Deterministic,
+    parallel: Option<&ParallelMatrix>,
+    machine: &Machine,
+    params: &AllocParams,
+    budget: u64,
+) -> Result<AmapResult, Error> {
+    check_inputs(g, det, machine, params)?;
+    let n = g.modules();
+    let k = machine.processors as usize;
+    let modules = Instance::of_modules(g, det, parallel);
+    let (cluster, frame1, step1) = step_one(&modules, machine, params)?;
+    let mut targets = vec![k];
+    while *targets.last().expect("not empty") > 1 {
+        let t = targets.last().expect("not empty").div_ceil(2);
+        targets.push(t);
+    }
+    let mut best: Option<(AmapResult, bool)> = None;
+    for &t in &targets {
+        let Ok((c, frame, reduced)) = reduce(g, det, machine, params, cluster.clone(), frame1, t)
+        else {
+            continue; // memory: too few processors
+        };
+        let mut r = evaluate(g, det, &modules, machine, c)?;
+        r.frame = frame;
+        if best.as_ref().is_none_or(|(b, _)| r.t_real < b.t_real) {
+            best = Some((r, reduced || parallel.is_none()));
+        }
+    }
+    // A list schedule too: by decreasing bottom level, each module to the processor where
+    // it would finish first (paying, on the new processor, its links to predecessors
+    // elsewhere at the delay of the unclustered load).
+    if let Some(c) = list_schedule(g, det, &modules, machine) {
+        let r = evaluate(g, det, &modules, machine, c)?;
+        if best.as_ref().is_none_or(|(b, _)| r.t_real < b.t_real) {
+            best = Some((r, parallel.is_none()));
+        }
+    }
+    let (start, reduced) = best.ok_or_else(|| {
+        Error::Mismatch(format!(
+            "the modules do not fit in the memory of {k} processors"
+        ))
+    })?;
+    let mut processor = start.processor.clone();
+    let cost = (n + g.links.len() + k) as u64;
+    let mut spent = 0u64;
+    let mut sim = ScheduleSim::new(g, det, k);
+    let mut comm = vec![0.0f64; n];
+    let mut mem = vec![0.0f64; k];
+    let mut busy = vec![0.0f64; k];
+    for i in 0..n {
+        mem[processor[i] as usize] += g.memory[i];
+    }
+    let cap = machine.memory.unwrap_or(f64::INFINITY) * (1.0 + 1e-12);
+    let score = |processor: &[u32], sim: &mut ScheduleSim, comm: &mut Vec<f64>| {
+        module_comm(&modules, machine, processor, comm);
+        let d: Vec<f64> = det
+            .time
+            .iter()
+            .zip(comm.iter())
+            .map(|(t, c)| t + c)
+            .collect();
+        sim.run(processor, &d)
+    };
+    let better = |a: (f64, f64), b: (f64, f64)| {
+        a.0 < b.0 * (1.0 - 1e-12) || (a.0 <= b.0 && a.1 < b.1 * (1.0 - 1e-12))
+    };
+    let mut current = score(&processor, &mut sim, &mut comm);
+    spent += cost;
+    let neighbours: Vec<Vec<u32>> = {
+        let mut nb = vec![Vec::new(); n];
+        for l in &g.links {
+            if l.from != l.to {
+                nb[l.from as usize].push(l.to);
+                nb[l.to as usize].push(l.from);
+            }
+        }
+        nb
+    };
+    'search: while spent < budget {
+        busy.iter_mut().for_each(|b| *b = 0.0);
+        for i in 0..n {
+            busy[processor[i] as usize] += det.time[i] + comm[i];
+        }
+        // the least busy processors (all of them on small machines).
+        let mut idle: Vec<u32> = (0..k as u32).collect();
+        idle.sort_by(|&a, &b| {
+            busy[a as usize]
+                .total_cmp(&busy[b as usize])
+                .then(a.cmp(&b))
+        });
+        idle.truncate(if k <= 16 { k } else { 4 });
+        let path = sim.critical_path(g, det, &processor);
+        for &v in &path {
+            let v = v as usize;
+            let from = processor[v];
+            let mut to: Vec<u32> = neighbours[v]
+                .iter()
+                .map(|&u| processor[u as usize])
+                .collect();
+            to.extend_from_slice(&idle);
+            to.sort_unstable();
+            to.dedup();
+            for q in to {
+                if q == from || mem[q as usize] + g.memory[v] > cap {
+                    continue;
+                }
+                if spent >= budget {
+                    break 'search;
+                }
+                processor[v] = q;
+                let s = score(&processor, &mut sim, &mut comm);
+                spent += cost;
+                if better(s, current) {
+                    current = s;
+                    mem[from as usize] -= g.memory[v];
+                    mem[q as usize] += g.memory[v];
+                    continue 'search;
+                }
+                processor[v] = from;
+            }
+        }
+        break; // no critical module moves for the better
+    }
+    // re-simulate the kept assignment (the last run may have been a refused move).
+    let mut r = evaluate(g, det, &modules, machine, processor)?;
+    r.step1 = step1;
+    r.reduced = reduced;
+    r.frame = start.frame;
+    Ok(r)
+}
+
+/// The schedule of `G'`: module `i` runs on `processor[i]` for `duration[i]` without
+/// preemption once all its predecessors in the precedence DAG have finished; at every
+/// moment, after the modules finishing then are done, each idle processor starts its
+/// ready module first in the topological order `det.order`. Buffers are kept between
+/// runs.
+pub struct ScheduleSim {
+    n: usize,
+    k: usize,
+    /// DAG successors: `succ[first[v]..first[v + 1]]`.
+    first: Vec<u32>,
+    succ: Vec<u32>,
+    preds: Vec<u32>,
+    rank: Vec<u32>,
+    pending: Vec<u32>,
+    start: Vec<f64>,
+    finish: Vec<f64>,
+    queues: Vec<BinaryHeap<std::cmp::Reverse<(u32, u32)>>>,
+    busy: Vec<bool>,
+    events: BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
+}
+
+impl ScheduleSim {
+    /// A simulator of `g`'s DAG (`det`'s back links left out) on `k` processors.
+    pub fn new(g: &PrecedenceGraph, det: &Deterministic, k: usize) -> Self {
+        let n = g.modules();
+        let mut first = vec![0u32; n + 1];
+        let mut preds = vec![0u32; n];
+        let dag: Vec<&crate::model::precedence::Link> = g
+            .links
+            .iter()
+            .zip(&det.back)
+            .filter(|(l, &b)| !b && l.from != l.to)
+            .map(|(l, _)| l)
+            .collect();
+        for l in &dag {
+            first[l.from as usize + 1] += 1;
+            preds[l.to as usize] += 1;
+        }
+        for v in 0..n {
+            first[v + 1] += first[v];
+        }
+        let mut fill = first.clone();
+        let mut succ = vec![0u32; dag.len()];
+        for l in &dag {
+            succ[fill[l.from as usize] as usize] = l.to;
+            fill[l.from as usize] += 1;
+        }
+        let mut rank = vec![0u32; n];
+        for (r, &v) in det.order.iter().enumerate() {
+            rank[v as usize] = r as u32;
+        }
+        ScheduleSim {
+            n,
+            k,
+            first,
+            succ,
+            preds,
+            rank,
+            pending: vec![0; n],
+            start: vec![0.0; n],
+            finish: vec![0.0; n],
+            queues: vec![BinaryHeap::new(); k],
+            busy: vec![false; k],
+            events: BinaryHeap::new(),
+        }
+    }
+
+    /// The final time and the sum of the finish times.
+    ///
+    /// # Panics
+    ///
+    /// If a processor is out of range or a duration is negative or not finite.
+    pub fn run(&mut self, processor: &[u32], duration: &[f64]) -> (f64, f64) {
+        use std::cmp::Reverse;
+        let key = |t: f64| (t + 0.0).to_bits();
+        self.pending.copy_from_slice(&self.preds);
+        self.busy.iter_mut().for_each(|b| *b = false);
+        self.events.clear();
+        for v in 0..self.n {
+            assert!(
+                duration[v].is_finite() && duration[v] >= 0.0,
+                "durations are finite"
+            );
+            if self.pending[v] == 0 {
+                self.queues[processor[v] as usize].push(Reverse((self.rank[v], v as u32)));
+            }
+        }
+        let mut dirty: Vec<usize> = (0..self.k).collect();
+        let mut now = 0.0f64;
+        let (mut makespan, mut total) = (0.0f64, 0.0f64);
+        loop {
+            for &p in &dirty {
+                if self.busy[p] {
+                    continue;
+                }
+                if let Some(Reverse((_, v))) = self.queues[p].pop() {
+                    let v = v as usize;
+                    self.busy[p] = true;
+                    self.start[v] = now;
+                    self.finish[v] = now + duration[v];
+                    self.events.push(Reverse((key(self.finish[v]), v as u32)));
+                }
+            }
+            dirty.clear();
+            let Some(&Reverse((t, _))) = self.events.peek() else {
+                break;
+            };
+            now = f64::from_bits(t);
+            while let Some(&Reverse((t2, v))) = self.events.peek() {
+                if t2 != t {
+                    break;
+                }
+                self.events.pop();
+                let v = v as usize;
+                makespan = makespan.max(self.finish[v]);
+                total += self.finish[v];
+                let p = processor[v] as usize;
+                self.busy[p] = false;
+                dirty.push(p);
+                for &s in &self.succ[self.first[v] as usize..self.first[v + 1] as usize] {
+                    let s = s as usize;
+                    self.pending[s] -= 1;
+                    if self.pending[s] == 0 {
+                        let q = processor[s] as usize;
+                        self.queues[q].push(Reverse((self.rank[s], s as u32)));
+                        dirty.push(q);
+                    }
+                }
+            }
+            dirty.sort_unstable();
+            dirty.dedup();
+        }
+        (makespan, total + 0.0)
+    }
+
+    /// Start times of the last run.
+    pub fn starts(&self) -> &[f64] {
+        &self.start
+    }
+
+    /// Finish times of the last run.
+    pub fn finishes(&self) -> &[f64] {
+        &self.finish
+    }
+
+    /// The modules of a critical path of the last run, last first: from the module that
+    /// finished last, back through whatever it started on (a predecessor finishing at its
+    /// start, else the module before it on its processor).
+    pub fn critical_path(
+        &self,
+        g: &PrecedenceGraph,
+        det: &Deterministic,
+        processor: &[u32],
+    ) -> Vec<u32> {
+        let n = self.n;
+        let Some(mut v) =
+            (0..n).max_by(|&a, &b| self.finish[a].total_cmp(&self.finish[b]).then(b.cmp(&a)))
+        else {
+            return Vec::new();
+        };
+        // the module before each one on its processor.
+        let mut by_proc: Vec<Vec<u32>> = vec![Vec::new(); self.k];
+        for u in 0..n {
+            by_proc[processor[u] as usize].push(u as u32);
+        }
+        let mut before = vec![u32::MAX; n];
+        for list in &mut by_proc {
+            list.sort_by(|&a, &b| {
+                self.start[a as usize]
+                    .total_cmp(&self.start[b as usize])
+                    .then(a.cmp(&b))
+            });
+            for w in list.windows(2) {
+                before[w[1] as usize] = w[0];
+            }
+        }
+        let mut in_dag: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (l, &b) in g.links.iter().zip(&det.back) {
+            if !b && l.from != l.to {
+                in_dag[l.to as usize].push(l.from);
+            }
+        }
+        let mut path = vec![v as u32];
+        loop {
+            let s = self.start[v];
+            if s <= 0.0 {
+                break;
+            }
+            let next = in_dag[v]
+                .iter()
+                .copied()
+                .find(|&u| self.finish[u as usize] == s)
+                .or_else(|| {
+                    Some(before[v]).filter(|&u| u != u32::MAX && self.finish[u as usize] == s)
+                });
+            match next {
+                Some(u) => {
+                    v = u as usize;
+                    path.push(u);
+                }
+                None => break,
+            }
+        }
+        path
+    }
+}
+
 /// `T_REAL`: the schedule of `G'` with module `i` on `processor[i]` for
-/// `m'_i + comm[i]`.
+/// `m'_i + comm[i]` (see [`ScheduleSim`]).
 pub fn simulate_schedule(
     g: &PrecedenceGraph,
     det: &Deterministic,
@@ -639,43 +1367,17 @@ pub fn simulate_schedule(
     comm: &[f64],
     k: usize,
 ) -> Result<f64, Error> {
-    let n = g.modules();
-    // Tasks in topological order, so that the simulator's priority is topological.
-    let mut pos = vec![0u32; n];
-    for (r, &v) in det.order.iter().enumerate() {
-        pos[v as usize] = r as u32;
+    if let Some(i) = processor.iter().position(|&p| p as usize >= k) {
+        return Err(Error::Mismatch(format!(
+            "module {i} is on processor {} but there are {k}",
+            processor[i]
+        )));
     }
-    let tasks = det
-        .order
-        .iter()
-        .map(|&v| {
-            let v = v as usize;
-            (
-                g.names[v].clone(),
-                vec![(g.names[v].clone(), vec![det.time[v] + comm[v]])],
-            )
-        })
-        .collect();
-    let messages = g
-        .links
-        .iter()
-        .zip(&det.back)
-        .filter(|(l, &b)| !b && l.from != l.to)
-        .map(|(l, _)| SubtaskMessage {
-            from: pos[l.from as usize],
-            to: pos[l.to as usize],
-            bytes: 0,
-        })
-        .collect();
-    let program = HeteroProgram::new(1, tasks, messages)
-        .map_err(|_| Error::Mismatch("the precedence DAG has a cycle".into()))?;
-    let platform = Platform::new(
-        vec!["pe".into()],
-        vec![0; k],
-        vec![("bus".into(), 0.0, 0.0)],
-        |_, _| 0,
-    );
-    let alloc: Vec<u32> = det.order.iter().map(|&v| processor[v as usize]).collect();
-    let mut sim = Simulator::with(&program, &platform);
-    Ok(sim.schedule(&alloc, None)?.makespan)
+    let duration: Vec<f64> = det.time.iter().zip(comm).map(|(t, c)| t + c).collect();
+    if duration.iter().any(|d| !d.is_finite()) {
+        return Err(Error::Config(
+            "a module's time overflows (beyond about 1.8e308)".into(),
+        ));
+    }
+    Ok(ScheduleSim::new(g, det, k).run(processor, &duration).0)
 }

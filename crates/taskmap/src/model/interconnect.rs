@@ -39,8 +39,8 @@ use std::str::FromStr;
 
 use crate::error::Error;
 
-/// Most processors a model may have (the Banyan needs a power of two).
-pub const MAX_PROCESSORS: u32 = 1 << 16;
+/// Most processors a model may have (the schedule's simulation keeps a table per pair).
+pub const MAX_PROCESSORS: u32 = 4096;
 
 /// A shared-memory interconnect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -233,10 +233,43 @@ impl Interconnect {
     /// If `k` does not suit the interconnect (see [`Interconnect::check`]) or `ρ` is
     /// negative or not finite.
     pub fn analyse(&self, k: u32, rho: f64) -> QueueState {
-        self.check(k).expect("processors suit the interconnect");
+        DelayModel::new(*self, k)
+            .expect("processors suit the interconnect")
+            .analyse(rho)
+    }
+}
+
+/// An interconnect with its processors and its service rates `c(j)`, computed once (the
+/// multiple bus's take `O(k·m)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DelayModel {
+    pub interconnect: Interconnect,
+    pub processors: u32,
+    rates: Vec<f64>,
+}
+
+impl DelayModel {
+    /// The model of `interconnect` with `k` processors; errors if they do not suit.
+    pub fn new(interconnect: Interconnect, k: u32) -> Result<Self, Error> {
+        interconnect.check(k)?;
+        Ok(DelayModel {
+            interconnect,
+            processors: k,
+            rates: interconnect.service_rates(k),
+        })
+    }
+
+    /// The steady state at load `ρ = λ/μ >= 0` (finite).
+    ///
+    /// # Panics
+    ///
+    /// If `ρ` is negative or not finite.
+    pub fn analyse(&self, rho: f64) -> QueueState {
         assert!(rho.is_finite() && rho >= 0.0, "rho must be finite and >= 0");
+        let ic = self.interconnect;
+        let k = self.processors;
         let kf = f64::from(k);
-        if *self == Interconnect::Ideal {
+        if ic == Interconnect::Ideal {
             return QueueState {
                 rho,
                 active: kf,
@@ -251,10 +284,10 @@ impl Interconnect {
                 active: kf,
                 idle: 1.0,
                 utilisation: 0.0,
-                delay: self.crossings(),
+                delay: ic.crossings(),
             };
         }
-        let c = self.service_rates(k);
+        let c = &self.rates;
         // log weights, normalised at the end (k!/(k−j)!·ρ^j overflows quickly).
         let mut logw = Vec::with_capacity(k as usize + 1);
         logw.push(0.0f64);
@@ -266,15 +299,13 @@ impl Interconnect {
         let w: Vec<f64> = logw.iter().map(|l| (l - top).exp()).collect();
         let total: f64 = w.iter().sum();
         let p: Vec<f64> = w.iter().map(|x| x / total).collect();
-        let active: f64 = p
-            .iter()
-            .enumerate()
-            .map(|(j, pj)| (kf - j as f64) * pj)
-            .sum();
-        let carried: f64 = p.iter().zip(&c).map(|(pj, cj)| pj * cj).sum();
+        // transfers outstanding, summed directly (k − AP cancels at light loads).
+        let outstanding: f64 = p.iter().enumerate().map(|(j, pj)| j as f64 * pj).sum();
+        let active = kf - outstanding;
+        let carried: f64 = p.iter().zip(c).map(|(pj, cj)| pj * cj).sum();
         // Little: outstanding transfers over throughput (ρ·AP per 1/μ).
         let delay = if active > 0.0 {
-            self.crossings() * (kf - active) / (rho * active)
+            ic.crossings() * outstanding / (rho * active)
         } else {
             f64::INFINITY
         };
@@ -282,7 +313,7 @@ impl Interconnect {
             rho,
             active,
             idle: p[0],
-            utilisation: carried / self.capacity(k),
+            utilisation: carried / ic.capacity(k),
             delay,
         }
     }
@@ -384,5 +415,14 @@ mod tests {
         // heavy loads: large k and ρ neither overflow nor lose the order.
         let s = Interconnect::Banyan.analyse(4096, 50.0);
         assert!(s.active.is_finite() && s.delay.is_finite() && s.delay > 1.0);
+        // very light loads: the transfer alone, without cancellation.
+        for ic in [
+            Interconnect::Bus,
+            Interconnect::DualPortBus,
+            Interconnect::Banyan,
+        ] {
+            let s = ic.analyse(8, 1e-20);
+            assert!((s.delay - ic.crossings()).abs() < 1e-9, "{ic}: {}", s.delay);
+        }
     }
 }

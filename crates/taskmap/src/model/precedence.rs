@@ -16,16 +16,18 @@
 //!
 //! # Readings where the paper is silent
 //!
-//! * Entry modules (no incoming link) run once per program run. A module with `EOR` input
-//!   runs once per arriving control transfer, `f_j = Σ f_i·p_ij`; one with `AND` input
-//!   once per complete set of inputs, read as the mean over its `n` incoming links,
-//!   `f_j = Σ f_i·p_ij / n` (on a well-formed fork/join every branch carries the same
-//!   flow, and the mean equals it). The system is solved exactly, loop by loop; a loop
-//!   whose control never leaves it is an error.
-//! * Loops: within a strongly connected set of modules, a link to a module declared
-//!   earlier (or to itself) is a back link. Back links count for `f` and for the volumes,
-//!   but not for precedence: without them the graph is acyclic, and that DAG orders the
-//!   modules for `Δ` and the schedule.
+//! * Loops: a depth-first search from the entry modules (those with no link from another
+//!   module), in declaration order, marks as back links the links to a module on its path
+//!   (self links too). For a loop entered at one module, its head, these are the links
+//!   that return to the head, whatever the order of the declarations. Back links count for
+//!   `f` and for the volumes, but not for precedence: without them the graph is acyclic,
+//!   and that DAG orders the modules for `Δ` and the schedule.
+//! * Entry modules run once per program run. A module with `EOR` input runs once per
+//!   arriving control transfer, `f_j = Σ f_i·p_ij`; one with `AND` input once per
+//!   complete set of inputs, read as the mean over its `n` forward (not back) incoming
+//!   links, `f_j = Σ f_i·p_ij / n` (on a well-formed fork/join every branch carries the
+//!   same flow, and the mean equals it), plus what its back links return. The system is
+//!   solved exactly, loop by loop; a loop whose control never leaves it is an error.
 //! * `Δ`: two modules can run in parallel unless one reaches the other in the DAG, or
 //!   they lie on different branches of an `EOR` module that dominates both (every path
 //!   from the entries to them passes through it) and no branch reaches both.
@@ -122,29 +124,43 @@ impl PrecedenceGraph {
         let (in_first, in_links) = csr(n, self.links.iter().map(|l| l.to));
         let comp = strong_components(n, &out_first, &out_links, &self.links);
         let ncomp = comp.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
-        let back: Vec<bool> = self
-            .links
-            .iter()
-            .map(|l| comp[l.from as usize] == comp[l.to as usize] && l.to <= l.from)
+        // Entries: no link from another module.
+        let is_entry: Vec<bool> = (0..n)
+            .map(|j| {
+                in_links[in_first[j] as usize..in_first[j + 1] as usize]
+                    .iter()
+                    .all(|&e| self.links[e as usize].from as usize == j)
+            })
             .collect();
-        if (0..n).all(|i| in_first[i] != in_first[i + 1]) {
+        if !is_entry.iter().any(|&x| x) {
             return Err(ModelError {
                 module: 0,
-                message: "no entry module (every module has an incoming link), so nothing starts the program".into(),
+                message: "no entry module (every module has an incoming link from another), so nothing starts the program".into(),
             });
         }
+        let back = back_links(n, &out_first, &out_links, &self.links, &is_entry);
+        // AND input waits for its forward links; a back link (a loop's return) passes
+        // control on its own.
+        let forward_in: Vec<f64> = (0..n)
+            .map(|j| {
+                in_links[in_first[j] as usize..in_first[j + 1] as usize]
+                    .iter()
+                    .filter(|&&e| !back[e as usize])
+                    .count() as f64
+            })
+            .collect();
         // Members of each component; components are numbered in reverse topological
         // order (Tarjan), so solve from the last.
         let mut members: Vec<Vec<u32>> = vec![Vec::new(); ncomp];
         for (i, &c) in comp.iter().enumerate() {
             members[c as usize].push(i as u32);
         }
-        let weight = |l: &Link| -> f64 {
+        let weight = |e: usize| -> f64 {
+            let l = &self.links[e];
             let to = l.to as usize;
-            let indeg = (in_first[to + 1] - in_first[to]) as f64;
             match self.input[to] {
-                Logic::And => l.prob / indeg,
-                Logic::Eor => l.prob,
+                Logic::And if !back[e] => l.prob / forward_in[to],
+                _ => l.prob,
             }
         };
         let mut visits = vec![0.0f64; n];
@@ -152,26 +168,20 @@ impl PrecedenceGraph {
             let ms = &members[c];
             // inflow from outside the component (already solved) and entries.
             let inflow = |j: usize| -> f64 {
-                let entry = if in_first[j] == in_first[j + 1] {
-                    1.0
-                } else {
-                    0.0
-                };
+                let entry = if is_entry[j] { 1.0 } else { 0.0 };
                 entry
                     + in_links[in_first[j] as usize..in_first[j + 1] as usize]
                         .iter()
-                        .map(|&e| &self.links[e as usize])
-                        .filter(|l| comp[l.from as usize] as usize != c)
-                        .map(|l| visits[l.from as usize] * weight(l))
+                        .filter(|&&e| comp[self.links[e as usize].from as usize] as usize != c)
+                        .map(|&e| visits[self.links[e as usize].from as usize] * weight(e as usize))
                         .sum::<f64>()
             };
             if ms.len() == 1 {
                 let j = ms[0] as usize;
                 let self_w: f64 = out_links[out_first[j] as usize..out_first[j + 1] as usize]
                     .iter()
-                    .map(|&e| &self.links[e as usize])
-                    .filter(|l| l.to as usize == j)
-                    .map(weight)
+                    .filter(|&&e| self.links[e as usize].to as usize == j)
+                    .map(|&e| weight(e as usize))
                     .sum();
                 if self_w >= 1.0 - 1e-12 {
                     return Err(ModelError {
@@ -205,9 +215,8 @@ impl PrecedenceGraph {
                 for &e in
                     &in_links[in_first[m as usize] as usize..in_first[m as usize + 1] as usize]
                 {
-                    let l = &self.links[e as usize];
-                    if let Some(&col) = pos.get(&l.from) {
-                        a[r * (s + 1) + col] -= weight(l);
+                    if let Some(&col) = pos.get(&self.links[e as usize].from) {
+                        a[r * (s + 1) + col] -= weight(e as usize);
                     }
                 }
             }
@@ -381,6 +390,54 @@ fn strong_components(n: usize, first: &[u32], out: &[u32], links: &[Link]) -> Ve
     comp
 }
 
+/// The back links of a depth-first search from the entries (in index order), then from
+/// any module not reached: links to a module on the search's path (self links too).
+/// Without them the graph is acyclic; for a loop entered at one module (its head), the
+/// back links are the links into the head from the loop, whatever the search order.
+fn back_links(
+    n: usize,
+    first: &[u32],
+    out: &[u32],
+    links: &[Link],
+    is_entry: &[bool],
+) -> Vec<bool> {
+    const NEW: u8 = 0;
+    const OPEN: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; n];
+    let mut back = vec![false; links.len()];
+    let mut stack: Vec<(u32, u32)> = Vec::new();
+    let roots = (0..n)
+        .filter(|&v| is_entry[v])
+        .chain((0..n).filter(|&v| !is_entry[v]));
+    for root in roots {
+        if state[root] != NEW {
+            continue;
+        }
+        state[root] = OPEN;
+        stack.push((root as u32, first[root]));
+        while let Some(&mut (v, ref mut e)) = stack.last_mut() {
+            if *e == first[v as usize + 1] {
+                state[v as usize] = DONE;
+                stack.pop();
+                continue;
+            }
+            let link = out[*e as usize] as usize;
+            *e += 1;
+            let w = links[link].to as usize;
+            match state[w] {
+                OPEN => back[link] = true,
+                NEW => {
+                    state[w] = OPEN;
+                    stack.push((w as u32, first[w]));
+                }
+                _ => {}
+            }
+        }
+    }
+    back
+}
+
 /// Gaussian elimination with partial pivoting of the `s × (s+1)` augmented system `a`;
 /// `None` if it is singular.
 fn solve_dense(a: &mut [f64], s: usize) -> Option<Vec<f64>> {
@@ -513,7 +570,7 @@ impl ParallelMatrix {
         let n = g.modules();
         if n > MAX_PARALLEL_MODULES {
             return Err(Error::Config(format!(
-                "the parallelism constraint (the paper's Δ) takes at most {MAX_PARALLEL_MODULES} modules; this graph has {n} (leave it out to map without it)"
+                "the parallelism constraint (the paper's Δ) takes at most {MAX_PARALLEL_MODULES} modules; this graph has {n}"
             )));
         }
         let dag: Vec<&Link> = g
@@ -580,12 +637,37 @@ impl ParallelMatrix {
                 depth[idom[v] as usize] + 1
             };
         }
-        let dominates = |e: u32, mut v: u32| -> bool {
-            while v != ROOT && depth[v as usize] > depth[e as usize] {
-                v = idom[v as usize];
+        // Entry and exit times of a walk of the dominator tree: `e` dominates `v` when
+        // `v`'s interval lies within `e`'s.
+        let (tin, tout) = {
+            // children of each module: `children[kids[dfirst[v]..dfirst[v + 1]]]`.
+            let children: Vec<u32> = (0..n as u32)
+                .filter(|&v| idom[v as usize] != ROOT)
+                .collect();
+            let (dfirst, kids) = csr(n, children.iter().map(|&v| idom[v as usize]));
+            let (mut tin, mut tout) = (vec![0u32; n], vec![0u32; n]);
+            let mut clock = 0u32;
+            let mut stack: Vec<(u32, u32)> = Vec::new();
+            for r in (0..n).filter(|&v| idom[v] == ROOT) {
+                tin[r] = clock;
+                clock += 1;
+                stack.push((r as u32, dfirst[r]));
+                while let Some(&mut (v, ref mut c)) = stack.last_mut() {
+                    if *c == dfirst[v as usize + 1] {
+                        tout[v as usize] = clock;
+                        stack.pop();
+                        continue;
+                    }
+                    let w = children[kids[*c as usize] as usize];
+                    *c += 1;
+                    tin[w as usize] = clock;
+                    clock += 1;
+                    stack.push((w, dfirst[w as usize]));
+                }
             }
-            v == e
+            (tin, tout)
         };
+        let dominates = |e: usize, v: usize| tin[e] <= tin[v] && tout[v] <= tout[e];
         const NO: u32 = u32::MAX;
         const MANY: u32 = u32::MAX - 1;
         let rank: Vec<usize> = {
@@ -631,7 +713,7 @@ impl ParallelMatrix {
                 }
             }
             let branch: Vec<(usize, u32)> = (0..n)
-                .filter(|&v| label[v] < MANY && dominates(e as u32, v as u32))
+                .filter(|&v| label[v] < MANY && dominates(e, v))
                 .map(|v| (v, label[v]))
                 .collect();
             if branch.is_empty() {
@@ -644,7 +726,7 @@ impl ParallelMatrix {
                 sets.set(all, v, true);
             }
             for &(v, b) in &branch {
-                let (other, mine) = (sets.row(all).to_vec(), sets.row(b as usize).to_vec());
+                let (other, mine) = (sets.row(all), sets.row(b as usize));
                 for (k, w) in par.row_mut(v).iter_mut().enumerate() {
                     *w &= !(other[k] & !mine[k]);
                 }

@@ -47,7 +47,9 @@
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
+
+use crate::hash::KeyHasher;
 
 use taskmap_arch::{Architecture, LinkId, PeId};
 
@@ -934,24 +936,6 @@ impl MaxTree {
 
     fn max(&self) -> f64 {
         self.v[1]
-    }
-}
-
-/// A multiplicative hasher for the `(phase, link)` keys of the sparse owner table.
-#[derive(Clone, Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (x ^ (x >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 
