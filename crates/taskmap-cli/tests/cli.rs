@@ -1181,3 +1181,190 @@ fn hetero_follows_a_given_order() {
         assert!(stderr(&o).contains(want), "{order}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn amap_maps_reports_and_writes_the_assignment() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("procs.txt");
+    let out = out.to_str().unwrap();
+    let model = fixture("amap/cholesky4.amg");
+    let o = taskmap(&[
+        "amap",
+        &model,
+        "-k",
+        "4",
+        "--system",
+        "multibus:2",
+        "--itu-time",
+        "0.1",
+        "-f",
+        "json",
+        "-o",
+        out,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(
+        (r["modules"].as_u64(), r["links"].as_u64()),
+        (Some(20), Some(30))
+    );
+    let (t_seq, t_par, t_real) = (
+        r["t_seq"].as_f64().unwrap(),
+        r["t_par"].as_f64().unwrap(),
+        r["t_real"].as_f64().unwrap(),
+    );
+    assert_eq!(t_seq, 574.0);
+    assert!(t_real >= t_par && r["bounds_hold"] == true, "{r}");
+    // the written assignment lists a processor per module, as reported.
+    let written: Vec<u64> = std::fs::read_to_string(out)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let reported: Vec<u64> = r["processor_of"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    assert_eq!(written, reported);
+    // alloc-ls never loses to the paper's ALLOC.
+    let o = taskmap(&[
+        "amap",
+        &model,
+        "-k",
+        "4",
+        "--system",
+        "multibus:2",
+        "--itu-time",
+        "0.1",
+        "-f",
+        "json",
+        "-A",
+        "alloc-ls",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(json(&o)["t_real"].as_f64().unwrap() <= t_real);
+    // The human report, on the stochastic example and on an STG graph.
+    let o = taskmap(&[
+        "amap",
+        &fixture("amap/realtime.amg"),
+        "-k",
+        "2",
+        "--system",
+        "bus",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("*** PROCESSOR UTILIZATION ***"),
+        "{}",
+        stdout(&o)
+    );
+    let o = taskmap(&[
+        "amap",
+        "--stg",
+        &fixture("hetero/rand0000.stg"),
+        "-k",
+        "8",
+        "--system",
+        "banyan",
+        "--itus",
+        "3",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("50 modules, 96 links; 8 processors, banyan"),
+        "{}",
+        stdout(&o)
+    );
+    // The delay table, with the queue simulated beside it.
+    let o = taskmap(&[
+        "delay",
+        "--system",
+        "bus",
+        "-k",
+        "4",
+        "--rho",
+        "0.5",
+        "--simulate",
+        "20000",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let row: Vec<f64> = stdout(&o)
+        .lines()
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    // ρ, AP, u, D, AP and D simulated: the single bus is exact up to the noise.
+    assert_eq!(row.len(), 6);
+    assert!((row[1] - row[4]).abs() < 0.05 * row[1] && (row[3] - row[5]).abs() < 0.05 * row[3]);
+}
+
+#[test]
+fn amap_bad_inputs_exit_2() {
+    let model = fixture("amap/cholesky4.amg");
+    let bad = fixture("bad/amg_unknown_module.amg");
+    for (args, want) in [
+        (
+            vec!["amap", &bad, "-k", "2"],
+            "amg_unknown_module.amg:3:8: no module is named \"c\"",
+        ),
+        (
+            vec!["amap", &model, "-k", "6", "--system", "banyan"],
+            "a Banyan network joins a power of two",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "--system", "ring"],
+            "interconnect \"ring\"",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "--itu-time=-1"],
+            "the ITU time must be finite and >= 0",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "--tolerance", "1e-20"],
+            "the frame tolerance must lie in [1e-12, 1)",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "--budget", "5"],
+            "--budget applies to -A alloc-ls only",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "-A", "heft"],
+            "unknown --algorithm \"heft\"",
+        ),
+        (
+            vec!["amap", &model, "-k", "5000"],
+            "the models take 1 to 4096",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "-o", &model],
+            "is the input file",
+        ),
+        (
+            vec!["delay", "--system", "bus", "-k", "4", "--rho", "0"],
+            "--rho takes loads above 0",
+        ),
+    ] {
+        let o = taskmap(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+    }
+    // an overflowing model is refused, not simulated.
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.amg");
+    std::fs::write(
+        &big,
+        "MODULE a 1\nMODULE b 1\nMODULE c 1\nLINK a b 1e308\nLINK a c 1e308\n",
+    )
+    .unwrap();
+    let o = taskmap(&["amap", big.to_str().unwrap(), "-k", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("big.amg: the processing and communication times add up beyond"),
+        "{}",
+        stderr(&o)
+    );
+}

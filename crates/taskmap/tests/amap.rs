@@ -14,7 +14,8 @@ fn delay_models_agree_with_a_simulation_of_the_queue() {
     // A single bus is an exact finite-source queue: within the simulation's noise. The
     // multiple-bus and Banyan formulas average the conflicts over random destinations,
     // while waiting requests pile up on the busy memories and paths: they are optimistic,
-    // by up to 11 % (multiple bus) and 17 % (Banyan) at ρ = 1 (docs/algorithm-mapper.md).
+    // by up to 11 % (multiple bus) and 17 % (Banyan) at ρ = 1 with k <= 8
+    // (docs/algorithm-mapper.md gives larger machines: up to 14 % and 17 % at k = 16).
     let systems = [
         (Interconnect::Bus, 0.03),
         (Interconnect::DualPortBus, 0.03),

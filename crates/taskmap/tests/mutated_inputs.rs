@@ -365,3 +365,28 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
     // XML survives many cuts of attributes' text; a fifth at least are refused.
     assert_mostly_refused(refused, 5, name);
 }
+
+#[test]
+fn algorithm_mapper_graphs_refuse_mutations_at_a_line() {
+    use taskmap::mappers::alloc::{algorithm_mapper, AllocParams, Machine};
+    use taskmap::model::precedence::{parse_amg, ParallelMatrix};
+    for (i, name) in ["realtime.amg", "cholesky4.amg"].iter().enumerate() {
+        let original = std::fs::read(fixture(&format!("amap/{name}"))).unwrap();
+        let refused = mutations(&original, name, 700 + i as u64, |b| {
+            let g = parse_amg(&String::from_utf8_lossy(b), Path::new(name))
+                .map_err(|e| e.to_string())?;
+            // An accepted graph writes out as text that reads back the same, and maps.
+            let again = parse_amg(&g.to_text(), Path::new(name)).expect("written graph reads");
+            assert_eq!(again, g);
+            let det = g.deterministic().expect("an accepted graph has its G'");
+            let par = ParallelMatrix::new(&g, &det).unwrap();
+            let m = Machine::new(2, "bus".parse().unwrap(), 0.1, None).unwrap();
+            // mutated numbers may overflow: an error then, never a panic.
+            if let Ok(r) = algorithm_mapper(&g, &det, Some(&par), &m, &AllocParams::default()) {
+                assert!(r.processor.iter().all(|&p| p < 2));
+            }
+            Ok(())
+        });
+        assert_mostly_refused(refused, 4, name);
+    }
+}
