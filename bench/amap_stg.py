@@ -17,7 +17,6 @@ Needs the release binary (cargo build --release), or TASKMAP=path.
 """
 
 import argparse
-import gzip
 import json
 import os
 import statistics
@@ -25,23 +24,13 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hetero_stg import read_stg  # noqa: E402  (the same STG reader)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "..", "shared", "data", "stg")
 TASKMAP = os.environ.get("TASKMAP", os.path.join(ROOT, "target", "release", "taskmap"))
 MACHINES = [("dual-bus", 4), ("banyan", 8), ("multibus:4", 16)]
-
-
-def read_stg(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        lines = [l for l in f.read().splitlines() if l.strip()]
-    recs = []
-    for l in lines[1:]:
-        if l.lstrip().startswith("#"):
-            break
-        v = [int(x) for x in l.split()]
-        recs.append((v[1], v[3:]))
-    return recs
 
 
 def critical_path(recs):
