@@ -29,14 +29,14 @@ pub struct AmapArgs {
     /// --itu-bytes bytes per ITU).
     #[arg(long)]
     pub dax: Option<PathBuf>,
-    /// For --stg: ITUs of every arc.
-    #[arg(long, requires = "stg", default_value_t = 1)]
-    pub itus: u64,
-    /// For --dax: bytes per ITU.
-    #[arg(long, requires = "dax", default_value_t = 1000.0)]
-    pub itu_bytes: f64,
+    /// For --stg: ITUs of every arc (default 1).
+    #[arg(long)]
+    pub itus: Option<u64>,
+    /// For --dax: bytes per ITU (default 1000).
+    #[arg(long)]
+    pub itu_bytes: Option<f64>,
     /// For --dax: read negative file sizes and runtimes as 0 instead of refusing the file.
-    #[arg(long, requires = "dax")]
+    #[arg(long)]
     pub negative_as_zero: bool,
     /// Number of processors.
     #[arg(short = 'k', long)]
@@ -75,7 +75,8 @@ pub struct AmapArgs {
     /// depends on it, not on the threads).
     #[arg(long, default_value_t = taskmap::mappers::alloc::SAMPLES)]
     pub samples: usize,
-    /// Write the processor of every module to this file, one per line.
+    /// Write the processor of every module to this file, one per line (Scotch's
+    /// "index processor" lines for a name ending in .map).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Report format: human or json.
@@ -85,24 +86,31 @@ pub struct AmapArgs {
 
 /// Reads the graph the arguments name.
 fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, String)> {
+    if a.itus.is_some() && a.stg.is_none() {
+        bail!("--itus applies to --stg only");
+    }
+    if (a.itu_bytes.is_some() || a.negative_as_zero) && a.dax.is_none() {
+        bail!("--itu-bytes and --negative-as-zero apply to --dax only");
+    }
     // STG and DAX readers build a program for a platform; one processor is enough.
     let one = || Platform::new(vec!["pe".into()], vec![0], Vec::new(), |_, _| 0);
     Ok(match (&a.model, &a.stg, &a.dax) {
         (Some(m), _, _) => (read_amg(m)?, m.display().to_string()),
         (None, Some(f), _) => {
-            let t = read_stg_program(f, one(), &[1.0], a.itus)?;
+            let t = read_stg_program(f, one(), &[1.0], a.itus.unwrap_or(1))?;
             (
                 PrecedenceGraph::from_program(&t.program, 1.0),
                 f.display().to_string(),
             )
         }
         (None, None, Some(f)) => {
-            if !(a.itu_bytes.is_finite() && a.itu_bytes > 0.0) {
-                bail!("--itu-bytes must be a positive number, not {}", a.itu_bytes);
+            let itu_bytes = a.itu_bytes.unwrap_or(1000.0);
+            if !(itu_bytes.is_finite() && itu_bytes > 0.0) {
+                bail!("--itu-bytes must be a positive number, not {itu_bytes}");
             }
             let t = read_dax_program(f, one(), &[1.0], a.negative_as_zero)?;
             (
-                PrecedenceGraph::from_program(&t.program, a.itu_bytes),
+                PrecedenceGraph::from_program(&t.program, itu_bytes),
                 f.display().to_string(),
             )
         }

@@ -1347,6 +1347,14 @@ fn amap_bad_inputs_exit_2() {
             vec!["delay", "--system", "bus", "-k", "4", "--rho", "0"],
             "--rho takes loads above 0",
         ),
+        (
+            vec!["amap", &model, "-k", "2", "--itus", "5"],
+            "--itus applies to --stg only",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "--negative-as-zero"],
+            "apply to --dax only",
+        ),
     ] {
         let o = taskmap(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

@@ -26,6 +26,7 @@ pub(crate) mod hash;
 pub mod mapper;
 pub mod mappers;
 pub mod mapping;
+pub(crate) mod max_tree;
 pub mod metrics;
 pub mod model;
 pub mod multilevel;

@@ -35,12 +35,13 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
 use crate::hash::KeyMap;
+use crate::max_tree::MaxTree;
 
 use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::model::interconnect::{DelayModel, Interconnect};
-use crate::model::precedence::{BitMatrix, Deterministic, ParallelMatrix, PrecedenceGraph};
+use crate::model::precedence::{BitMatrix, Dag, Deterministic, ParallelMatrix, PrecedenceGraph};
 
 /// Frames clustered per round of the multisection, by default.
 pub const SAMPLES: usize = 4;
@@ -59,6 +60,11 @@ pub struct Machine {
     pub memory: Option<f64>,
     /// The interconnect's delay model for the processors.
     pub model: DelayModel,
+}
+
+/// A processor's memory with room for rounding (infinite when unbounded).
+fn memory_cap(memory: Option<f64>) -> f64 {
+    memory.unwrap_or(f64::INFINITY) * (1.0 + 1e-12)
 }
 
 impl Machine {
@@ -417,7 +423,7 @@ pub fn alloc(inst: &Instance, frame: f64, itu_cost: f64, memory: Option<f64>) ->
         rows: Vec::new(),
         words: n.div_ceil(64),
         limit: frame * (1.0 + 1e-12),
-        cap: memory.unwrap_or(f64::INFINITY) * (1.0 + 1e-12),
+        cap: memory_cap(memory),
         itu_cost,
     };
     // The pairs in their first ranking, merged with a heap of the pairs whose weight
@@ -463,7 +469,7 @@ pub fn alloc(inst: &Instance, frame: f64, itu_cost: f64, memory: Option<f64>) ->
         // First fit: the leftmost kept cluster whose slack holds the newcomer's whole time
         // (a tree of slacks finds it), or an earlier one it communicates with (their
         // merge sheds that communication).
-        let mut slack = MaxTree::new(rest.len());
+        let mut slack = MaxTree::new(rest.len(), f64::NEG_INFINITY);
         let mut at: KeyMap<u32, usize> = KeyMap::default();
         for x in rest {
             let need = load(&w, x);
@@ -525,58 +531,19 @@ pub fn alloc(inst: &Instance, frame: f64, itu_cost: f64, memory: Option<f64>) ->
     }
 }
 
-/// A tree of maxima over slots, for the leftmost slot holding at least a value.
-struct MaxTree {
-    size: usize,
-    t: Vec<f64>,
-}
-
-impl MaxTree {
-    fn new(n: usize) -> Self {
-        let size = n.next_power_of_two().max(1);
-        MaxTree {
-            size,
-            t: vec![f64::NEG_INFINITY; 2 * size],
-        }
-    }
-
-    fn set(&mut self, i: usize, v: f64) {
-        let mut x = i + self.size;
-        self.t[x] = v;
-        while x > 1 {
-            x /= 2;
-            self.t[x] = self.t[2 * x].max(self.t[2 * x + 1]);
-        }
-    }
-
-    /// The leftmost slot `>= from` holding at least `v`.
-    fn first_at_least(&self, from: usize, v: f64) -> Option<usize> {
-        self.descend(1, 0, self.size, from, v)
-    }
-
-    fn descend(&self, node: usize, lo: usize, hi: usize, from: usize, v: f64) -> Option<usize> {
-        if hi <= from || self.t[node] < v {
-            return None;
-        }
-        if hi - lo == 1 {
-            return Some(lo);
-        }
-        let mid = (lo + hi) / 2;
-        self.descend(2 * node, lo, mid, from, v)
-            .or_else(|| self.descend(2 * node + 1, mid, hi, from, v))
-    }
+/// ITUs between module `i` and modules of other clusters.
+fn outside(inst: &Instance, cluster: &[u32], i: usize) -> f64 {
+    inst.neighbours(i)
+        .iter()
+        .filter(|&&(j, _)| cluster[j as usize] != cluster[i])
+        .map(|x| x.1)
+        .sum()
 }
 
 /// ITUs between different clusters.
 fn cut(inst: &Instance, cluster: &[u32]) -> f64 {
     (0..inst.len())
-        .map(|i| {
-            inst.neighbours(i)
-                .iter()
-                .filter(|&&(j, _)| cluster[j as usize] != cluster[i])
-                .map(|x| x.1)
-                .sum::<f64>()
-        })
+        .map(|i| outside(inst, cluster, i))
         .sum::<f64>()
         / 2.0
 }
@@ -661,13 +628,7 @@ fn max_load(inst: &Instance, cluster: &[u32], itu_cost: f64) -> f64 {
     let count = cluster.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
     let mut load = vec![0.0f64; count];
     for i in 0..inst.len() {
-        let out: f64 = inst
-            .neighbours(i)
-            .iter()
-            .filter(|&&(j, _)| cluster[j as usize] != cluster[i])
-            .map(|x| x.1)
-            .sum();
-        load[cluster[i] as usize] += inst.proc[i] + out * itu_cost;
+        load[cluster[i] as usize] += inst.proc[i] + outside(inst, cluster, i) * itu_cost;
     }
     load.into_iter().fold(0.0, f64::max)
 }
@@ -700,7 +661,7 @@ pub struct AmapResult {
     /// communication), the shortest frame the final clustering fits in; `T_REAL`.
     pub t_seq: f64,
     pub t_par: f64,
-    /// The frame the last search stopped at (at least `T_PAR`).
+    /// The frame the last search stopped at (for `alloc-ls`, that of its start).
     pub frame: f64,
     pub t_real: f64,
     /// Load and delay per ITU of the final clustering.
@@ -853,12 +814,7 @@ fn module_comm(
 ) -> crate::model::interconnect::QueueState {
     let mut cut2 = 0.0;
     for (i, c) in comm.iter_mut().enumerate() {
-        *c = modules
-            .neighbours(i)
-            .iter()
-            .filter(|&&(j, _)| processor[j as usize] != processor[i])
-            .map(|x| x.1)
-            .sum::<f64>();
+        *c = outside(modules, processor, i);
         cut2 += *c;
     }
     let state = machine.model.analyse(modules.rho(cut2 / 2.0, machine));
@@ -932,18 +888,12 @@ pub fn list_schedule(
         .analyse(modules.rho(modules.total_comm(), machine))
         .delay
         * machine.itu_time;
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (l, &b) in g.links.iter().zip(&det.back) {
-        if !b && l.from != l.to {
-            preds[l.to as usize].push(l.from);
-            succs[l.from as usize].push(l.to);
-        }
-    }
+    let dag = Dag::new(g, det);
     let mut bottom = vec![0.0f64; n];
     for &v in det.order.iter().rev() {
         let v = v as usize;
-        let tail = succs[v]
+        let tail = dag
+            .succs(v)
             .iter()
             .map(|&s| bottom[s as usize])
             .fold(0.0, f64::max);
@@ -954,14 +904,14 @@ pub fn list_schedule(
         rank[v as usize] = r;
     }
     // ready modules by (bottom level desc, rank asc)
-    let mut waiting: Vec<usize> = preds.iter().map(|p| p.len()).collect();
+    let mut waiting: Vec<usize> = (0..n).map(|v| dag.preds(v).len()).collect();
     let mut ready: BinaryHeap<(u64, std::cmp::Reverse<usize>, usize)> = BinaryHeap::new();
     for v in 0..n {
         if waiting[v] == 0 {
             ready.push(((bottom[v] + 0.0).to_bits(), std::cmp::Reverse(rank[v]), v));
         }
     }
-    let cap = machine.memory.unwrap_or(f64::INFINITY) * (1.0 + 1e-12);
+    let cap = memory_cap(machine.memory);
     let mut avail = vec![0.0f64; k];
     let mut mem = vec![0.0f64; k];
     let mut finish = vec![0.0f64; n];
@@ -974,7 +924,7 @@ pub fn list_schedule(
             }
             let mut start = avail[p];
             let mut comm = 0.0;
-            for &u in &preds[v] {
+            for &u in dag.preds(v) {
                 start = start.max(finish[u as usize]);
                 if processor[u as usize] as usize != p {
                     comm += modules
@@ -994,7 +944,7 @@ pub fn list_schedule(
         finish[v] = end;
         avail[p] = end;
         mem[p] += g.memory[v];
-        for &s in &succs[v] {
+        for &s in dag.succs(v) {
             let s = s as usize;
             waiting[s] -= 1;
             if waiting[s] == 0 {
@@ -1072,7 +1022,7 @@ pub fn alloc_ls(
     for i in 0..n {
         mem[processor[i] as usize] += g.memory[i];
     }
-    let cap = machine.memory.unwrap_or(f64::INFINITY) * (1.0 + 1e-12);
+    let cap = memory_cap(machine.memory);
     let score = |processor: &[u32], sim: &mut ScheduleSim, comm: &mut Vec<f64>| {
         module_comm(&modules, machine, processor, comm);
         let d: Vec<f64> = det
@@ -1111,7 +1061,7 @@ pub fn alloc_ls(
                 .then(a.cmp(&b))
         });
         idle.truncate(if k <= 16 { k } else { 4 });
-        let path = sim.critical_path(g, det, &processor);
+        let path = sim.critical_path(&processor);
         for &v in &path {
             let v = v as usize;
             let from = processor[v];
@@ -1159,9 +1109,8 @@ pub fn alloc_ls(
 pub struct ScheduleSim {
     n: usize,
     k: usize,
-    /// DAG successors: `succ[first[v]..first[v + 1]]`.
-    first: Vec<u32>,
-    succ: Vec<u32>,
+    dag: Dag,
+    /// Number of DAG predecessors of each module.
     preds: Vec<u32>,
     rank: Vec<u32>,
     pending: Vec<u32>,
@@ -1176,28 +1125,8 @@ impl ScheduleSim {
     /// A simulator of `g`'s DAG (`det`'s back links left out) on `k` processors.
     pub fn new(g: &PrecedenceGraph, det: &Deterministic, k: usize) -> Self {
         let n = g.modules();
-        let mut first = vec![0u32; n + 1];
-        let mut preds = vec![0u32; n];
-        let dag: Vec<&crate::model::precedence::Link> = g
-            .links
-            .iter()
-            .zip(&det.back)
-            .filter(|(l, &b)| !b && l.from != l.to)
-            .map(|(l, _)| l)
-            .collect();
-        for l in &dag {
-            first[l.from as usize + 1] += 1;
-            preds[l.to as usize] += 1;
-        }
-        for v in 0..n {
-            first[v + 1] += first[v];
-        }
-        let mut fill = first.clone();
-        let mut succ = vec![0u32; dag.len()];
-        for l in &dag {
-            succ[fill[l.from as usize] as usize] = l.to;
-            fill[l.from as usize] += 1;
-        }
+        let dag = Dag::new(g, det);
+        let preds = (0..n).map(|v| dag.preds(v).len() as u32).collect();
         let mut rank = vec![0u32; n];
         for (r, &v) in det.order.iter().enumerate() {
             rank[v as usize] = r as u32;
@@ -1205,8 +1134,7 @@ impl ScheduleSim {
         ScheduleSim {
             n,
             k,
-            first,
-            succ,
+            dag,
             preds,
             rank,
             pending: vec![0; n],
@@ -1270,7 +1198,7 @@ impl ScheduleSim {
                 let p = processor[v] as usize;
                 self.busy[p] = false;
                 dirty.push(p);
-                for &s in &self.succ[self.first[v] as usize..self.first[v + 1] as usize] {
+                for &s in self.dag.succs(v) {
                     let s = s as usize;
                     self.pending[s] -= 1;
                     if self.pending[s] == 0 {
@@ -1299,12 +1227,7 @@ impl ScheduleSim {
     /// The modules of a critical path of the last run, last first: from the module that
     /// finished last, back through whatever it started on (a predecessor finishing at its
     /// start, else the module before it on its processor).
-    pub fn critical_path(
-        &self,
-        g: &PrecedenceGraph,
-        det: &Deterministic,
-        processor: &[u32],
-    ) -> Vec<u32> {
+    pub fn critical_path(&self, processor: &[u32]) -> Vec<u32> {
         let n = self.n;
         let Some(mut v) =
             (0..n).max_by(|&a, &b| self.finish[a].total_cmp(&self.finish[b]).then(b.cmp(&a)))
@@ -1327,19 +1250,15 @@ impl ScheduleSim {
                 before[w[1] as usize] = w[0];
             }
         }
-        let mut in_dag: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (l, &b) in g.links.iter().zip(&det.back) {
-            if !b && l.from != l.to {
-                in_dag[l.to as usize].push(l.from);
-            }
-        }
         let mut path = vec![v as u32];
         loop {
             let s = self.start[v];
             if s <= 0.0 {
                 break;
             }
-            let next = in_dag[v]
+            let next = self
+                .dag
+                .preds(v)
                 .iter()
                 .copied()
                 .find(|&u| self.finish[u as usize] == s)

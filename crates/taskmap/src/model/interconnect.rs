@@ -39,7 +39,7 @@ use std::str::FromStr;
 
 use crate::error::Error;
 
-/// Most processors a model may have (the schedule's simulation keeps a table per pair).
+/// Most processors a model may have.
 pub const MAX_PROCESSORS: u32 = 4096;
 
 /// A shared-memory interconnect.
@@ -159,7 +159,7 @@ impl Interconnect {
     }
 
     /// Bus crossings per ITU.
-    fn crossings(&self) -> f64 {
+    pub(crate) fn crossings(&self) -> f64 {
         if *self == Interconnect::Bus {
             2.0
         } else {
@@ -168,7 +168,7 @@ impl Interconnect {
     }
 
     /// Transfers the interconnect can carry at once when enough are outstanding.
-    fn capacity(&self, k: u32) -> f64 {
+    pub(crate) fn capacity(&self, k: u32) -> f64 {
         match *self {
             Interconnect::Bus | Interconnect::DualPortBus => 1.0,
             Interconnect::MultiBus { buses, .. } => f64::from(buses.min(self.memories(k))),

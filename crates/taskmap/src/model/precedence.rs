@@ -27,7 +27,8 @@
 //!   complete set of inputs, read as the mean over its `n` forward (not back) incoming
 //!   links, `f_j = Σ f_i·p_ij / n` (on a well-formed fork/join every branch carries the
 //!   same flow, and the mean equals it), plus what its back links return. The system is
-//!   solved exactly, loop by loop; a loop whose control never leaves it is an error.
+//!   solved exactly, loop by loop; a loop whose control never leaves it is an error (one
+//!   that control never enters runs 0 times).
 //! * `Δ`: two modules can run in parallel unless one reaches the other in the DAG, or
 //!   they lie on different branches of an `EOR` module that dominates both (every path
 //!   from the entries to them passes through it) and no branch reaches both.
@@ -183,7 +184,11 @@ impl PrecedenceGraph {
                     .filter(|&&e| self.links[e as usize].to as usize == j)
                     .map(|&e| weight(e as usize))
                     .sum();
-                if self_w >= 1.0 - 1e-12 {
+                let inflow_j = inflow(j);
+                if inflow_j == 0.0 {
+                    continue; // never reached: it never runs
+                }
+                if 1.0 - self_w <= f64::EPSILON {
                     return Err(ModelError {
                         module: j as u32,
                         message: format!(
@@ -192,8 +197,11 @@ impl PrecedenceGraph {
                         ),
                     });
                 }
-                visits[j] = inflow(j) / (1.0 - self_w);
+                visits[j] = inflow_j / (1.0 - self_w);
                 continue;
+            }
+            if ms.iter().all(|&m| inflow(m as usize) == 0.0) {
+                continue; // a loop control never enters: it never runs
             }
             if ms.len() > MAX_LOOP_MODULES {
                 return Err(ModelError {
@@ -502,6 +510,48 @@ fn topological(n: usize, links: &[Link], back: &[bool]) -> Vec<u32> {
     order
 }
 
+/// The precedence DAG of `G'` (the links that are not back links) as successor and
+/// predecessor lists, a link listed once per occurrence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dag {
+    first_succ: Vec<u32>,
+    succ: Vec<u32>,
+    first_pred: Vec<u32>,
+    pred: Vec<u32>,
+}
+
+impl Dag {
+    /// The DAG of `g` without `det`'s back links.
+    pub fn new(g: &PrecedenceGraph, det: &Deterministic) -> Self {
+        let n = g.modules();
+        let dag: Vec<&Link> = g
+            .links
+            .iter()
+            .zip(&det.back)
+            .filter(|(_, &b)| !b)
+            .map(|(l, _)| l)
+            .collect();
+        let (first_succ, out) = csr(n, dag.iter().map(|l| l.from));
+        let (first_pred, inn) = csr(n, dag.iter().map(|l| l.to));
+        Dag {
+            first_succ,
+            succ: out.iter().map(|&e| dag[e as usize].to).collect(),
+            first_pred,
+            pred: inn.iter().map(|&e| dag[e as usize].from).collect(),
+        }
+    }
+
+    /// Successors of module `v`.
+    pub fn succs(&self, v: usize) -> &[u32] {
+        &self.succ[self.first_succ[v] as usize..self.first_succ[v + 1] as usize]
+    }
+
+    /// Predecessors of module `v`.
+    pub fn preds(&self, v: usize) -> &[u32] {
+        &self.pred[self.first_pred[v] as usize..self.first_pred[v + 1] as usize]
+    }
+}
+
 /// A square bit matrix.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BitMatrix {
@@ -573,21 +623,13 @@ impl ParallelMatrix {
                 "the parallelism constraint (the paper's Δ) takes at most {MAX_PARALLEL_MODULES} modules; this graph has {n}"
             )));
         }
-        let dag: Vec<&Link> = g
-            .links
-            .iter()
-            .zip(&det.back)
-            .filter(|(_, &b)| !b)
-            .map(|(l, _)| l)
-            .collect();
-        let (first, out) = csr(n, dag.iter().map(|l| l.from));
-        let (in_first, inn) = csr(n, dag.iter().map(|l| l.to));
+        let dag = Dag::new(g, det);
         // descendants, in reverse topological order.
         let mut desc = BitMatrix::new(n);
         for &v in det.order.iter().rev() {
             let v = v as usize;
-            for &e in &out[first[v] as usize..first[v + 1] as usize] {
-                let s = dag[e as usize].to as usize;
+            for &s in dag.succs(v) {
+                let s = s as usize;
                 desc.or_rows(v, s);
                 desc.set(v, s, true);
             }
@@ -620,8 +662,7 @@ impl ParallelMatrix {
         for &v in &det.order {
             let v = v as usize;
             let mut d: Option<u32> = None;
-            for &e in &inn[in_first[v] as usize..in_first[v + 1] as usize] {
-                let u = dag[e as usize].from;
+            for &u in dag.preds(v) {
                 d = Some(match d {
                     None => u,
                     Some(x) => lca(&idom, &depth, x, u),
@@ -679,10 +720,7 @@ impl ParallelMatrix {
         };
         let mut label = vec![NO; n];
         for e in 0..n {
-            let succ: Vec<u32> = out[first[e] as usize..first[e + 1] as usize]
-                .iter()
-                .map(|&x| dag[x as usize].to)
-                .collect();
+            let succ = dag.succs(e);
             if g.output[e] != Logic::Eor || succ.len() < 2 {
                 continue;
             }
@@ -697,8 +735,8 @@ impl ParallelMatrix {
             }
             for &v in &det.order[rank[e] + 1..] {
                 let v = v as usize;
-                for &x in &inn[in_first[v] as usize..in_first[v + 1] as usize] {
-                    let u = dag[x as usize].from as usize;
+                for &u in dag.preds(v) {
+                    let u = u as usize;
                     if u == e {
                         continue;
                     }

@@ -159,12 +159,7 @@ pub fn simulate(ic: Interconnect, k: u32, rho: f64, completions: u64, seed: u64)
     let span = now - t0;
     let measured = completions as f64;
     let active = active_area / span;
-    let crossings = if ic == Interconnect::Bus { 2.0 } else { 1.0 };
-    let capacity = match ic {
-        Interconnect::MultiBus { .. } => buses.min(memories) as f64,
-        Interconnect::Banyan | Interconnect::Ideal => kk as f64,
-        _ => 1.0,
-    };
+    let (crossings, capacity) = (ic.crossings(), ic.capacity(k));
     QueueState {
         rho,
         active,

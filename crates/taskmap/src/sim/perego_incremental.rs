@@ -50,6 +50,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::hash::BuildHasherDefault;
 
 use crate::hash::KeyHasher;
+use crate::max_tree::MaxTree;
 
 use taskmap_arch::{Architecture, LinkId, PeId};
 
@@ -291,7 +292,7 @@ impl<'a> IncrementalF<'a> {
             class_pes: ClassPes::new(ne),
             owners: LinkOwners::new(links, np),
             link_use: vec![0; links],
-            tree: MaxTree::new(k),
+            tree: MaxTree::new(k, 0.0),
             s,
         })
     }
@@ -395,7 +396,7 @@ impl<'a> IncrementalF<'a> {
             if v + bound <= best {
                 break;
             }
-            if let Some(n) = self.tree.leaf_pe(node) {
+            if let Some(n) = self.tree.leaf(node) {
                 if n >= self.k || self.s.pe_stamp[n] == stamp {
                     continue;
                 }
@@ -881,61 +882,6 @@ impl PartialOrd for OrdF64 {
 impl Ord for OrdF64 {
     fn cmp(&self, other: &Self) -> Ordering {
         self.0.total_cmp(&other.0)
-    }
-}
-
-/// A max segment tree over the PEs' `R` (leaves past `k` hold −∞).
-#[derive(Clone, Debug)]
-struct MaxTree {
-    size: usize,
-    v: Vec<f64>,
-}
-
-impl MaxTree {
-    fn new(k: usize) -> Self {
-        let size = k.next_power_of_two().max(1);
-        let mut v = vec![f64::NEG_INFINITY; 2 * size];
-        for i in 0..k {
-            v[size + i] = 0.0;
-        }
-        let mut t = Self { size, v };
-        t.fix_all();
-        t
-    }
-
-    fn fix_all(&mut self) {
-        for i in (1..self.size).rev() {
-            self.v[i] = self.v[2 * i].max(self.v[2 * i + 1]);
-        }
-    }
-
-    fn rebuild(&mut self, r: &[f64]) {
-        self.v[self.size..self.size + r.len()].copy_from_slice(r);
-        self.fix_all();
-    }
-
-    fn set(&mut self, i: usize, x: f64) {
-        let mut j = self.size + i;
-        self.v[j] = x;
-        while j > 1 {
-            j /= 2;
-            self.v[j] = self.v[2 * j].max(self.v[2 * j + 1]);
-        }
-    }
-
-    #[inline]
-    fn node(&self, j: u32) -> f64 {
-        self.v[j as usize]
-    }
-
-    /// The PE of a leaf node, `None` for an inner node.
-    #[inline]
-    fn leaf_pe(&self, j: u32) -> Option<usize> {
-        (j as usize >= self.size).then(|| j as usize - self.size)
-    }
-
-    fn max(&self) -> f64 {
-        self.v[1]
     }
 }
 
