@@ -20,16 +20,13 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hetero_stg import read_stg  # noqa: E402  (the same STG reader)
+from hetero_stg import read_stg, run  # noqa: E402  (the same reader and runner)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "..", "shared", "data", "stg")
-TASKMAP = os.environ.get("TASKMAP", os.path.join(ROOT, "target", "release", "taskmap"))
 MACHINES = [("dual-bus", 4), ("banyan", 8), ("multibus:4", 16)]
 
 
@@ -40,15 +37,9 @@ def critical_path(recs):
     return max(finish), sum(t for t, _ in recs)
 
 
-def run(path, system, k, itus, alg):
-    t0 = time.time()
-    o = subprocess.run(
-        [TASKMAP, "amap", "--stg", path, "-k", str(k), "--system", system,
-         "--itus", str(itus), "-A", alg, "-f", "json"],
-        capture_output=True, text=True)
-    if o.returncode != 0:
-        sys.exit(f"{path}: {o.stderr}")
-    return json.loads(o.stdout), time.time() - t0
+def amap(path, system, k, itus, alg):
+    return run(["amap", "--stg", path, "-k", str(k), "--system", system,
+                "--itus", str(itus), "-A", alg, "-f", "json"])
 
 
 def main():
@@ -73,8 +64,8 @@ def main():
                     n = sum(1 for t, _ in recs if t > 0) or 1
                     itus = max(0, round(ratio * work / n))
                     lb = max(cp, work / k)
-                    a, ta = run(path, system, k, itus, "alloc")
-                    b, tb = run(path, system, k, itus, "alloc-ls")
+                    a, ta = amap(path, system, k, itus, "alloc")
+                    b, tb = amap(path, system, k, itus, "alloc-ls")
                     assert b["t_real"] <= a["t_real"] + 1e-9, (f, a["t_real"], b["t_real"])
                     rows.append((a["t_real"] / lb, b["t_real"] / lb, b["speedup"], ta, tb))
                 col = lambda i: [r[i] for r in rows]
