@@ -3,7 +3,8 @@
 
 use std::hash::Hasher;
 
-/// Multiplicative hashing of integer keys (not for keys an adversary chooses).
+/// Multiplicative hashing of keys made of one integer (each integer written replaces the
+/// state, so not for tuples; not for keys an adversary chooses).
 #[derive(Clone, Default)]
 pub(crate) struct KeyHasher(u64);
 

@@ -7,19 +7,24 @@
 //!   their modules can run in parallel (`Δ`, step 1 only), (b) the merged cluster's
 //!   processing plus communication time fits in `T`, and (c) its memory fits in a
 //!   processor's. A cluster's communication time is its ITUs to other clusters × the time
-//!   of an ITU × the interconnect's delay `D` ([`crate::model::interconnect`]). After each
-//!   merge the pairs of the new cluster are ranked again. Without `Δ` (step 2), pairs that
-//!   do not communicate come last: they merge first-fit, the heaviest clusters first.
+//!   of an ITU × the interconnect's delay `D` ([`crate::model::interconnect`]). After a
+//!   merge, the new cluster's pairs whose communication changed are ranked again, and when
+//!   its time dropped, so are its pairs refused before for their time. Without `Δ` (step
+//!   2), pairs that do not communicate come last: they merge first-fit, the heaviest
+//!   clusters first.
 //! * **Delay**: `D` depends on the load `ρ` = (ITUs between clusters × ITU time) /
 //!   processing time, and the clustering depends on `D`; ALLOC starts from the load of the
-//!   unclustered graph and is run again with the load of its own result until `D` settles
-//!   (at most [`DELAY_ROUNDS`] runs).
+//!   unclustered graph (the search's first frame) or of the best clustering so far (its
+//!   later frames) and is run again with the load of its own result until `D` settles (at
+//!   most [`DELAY_ROUNDS`] runs).
 //! * **`T_PAR`**: the shortest frame for which the clusters reach their target, read as
 //!   the longest cluster time (processing and communication) of the clustering the search
-//!   ends with: the search's frame is only an upper bound of it.
+//!   ends with, at the delay of its load (the search's frame may differ from it when the
+//!   delay had not settled).
 //! * **The frame**: the paper's multisection. A number of frames ([`SAMPLES`] by default)
-//!   spread over an interval are clustered in parallel; the interval shrinks to the gap before the smallest frame
-//!   that reaches the target number of clusters, until it is shorter than the tolerance.
+//!   spread over an interval are clustered in parallel; the interval shrinks to the gap
+//!   before the smallest frame that reaches the target number of clusters, until it is
+//!   shorter than the tolerance.
 //! * **Step 1** targets the assigned parallelism (default: the processors). Where `Δ`
 //!   keeps more clusters than the target even with an unbounded frame, the target becomes
 //!   the fewest clusters reached. **Step 2** (parallelism reduction), when there are more
@@ -379,8 +384,7 @@ impl Work<'_> {
             // (it shed more communication than it gained processing), the pairs of it
             // refused for their time are ranked again, since they may fit now.
             let after = self.proc[big] + self.ext[big] * self.itu_cost;
-            let refused = std::mem::take(&mut self.refused[small]);
-            drop(refused); // its pairs are among `changed`
+            self.refused[small] = Vec::new(); // its pairs are among `changed`
             if after < before {
                 let again = std::mem::take(&mut self.refused[big]);
                 changed.extend(
