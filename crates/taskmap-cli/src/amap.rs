@@ -9,8 +9,8 @@ use serde_json::json;
 use taskmap::mappers::alloc::{
     algorithm_mapper, alloc_ls, AllocParams, AmapResult, Machine, LS_BUDGET,
 };
-use taskmap::model::interconnect::Interconnect;
-use taskmap::model::precedence::{read_amg, ParallelMatrix, PrecedenceGraph};
+use taskmap::model::interconnect::{DelayModel, Interconnect};
+use taskmap::model::precedence::{read_amg_model, Deterministic, ParallelMatrix, PrecedenceGraph};
 use taskmap::model::ttigha::{read_dax_program, read_stg_program, Platform};
 use taskmap::sim::bus_queue::simulate;
 use taskmap::{Mapping, MappingFormat, PeId};
@@ -84,8 +84,8 @@ pub struct AmapArgs {
     pub format: String,
 }
 
-/// Reads the graph the arguments name.
-fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, String)> {
+/// Reads the graph the arguments name, with its `G'`.
+fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, Deterministic, String)> {
     if a.itus.is_some() && a.stg.is_none() {
         bail!("--itus applies to --stg only");
     }
@@ -94,8 +94,11 @@ fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, String)> {
     }
     // STG and DAX readers build a program for a platform; one processor is enough.
     let one = || Platform::new(vec!["pe".into()], vec![0], Vec::new(), |_, _| 0);
-    Ok(match (&a.model, &a.stg, &a.dax) {
-        (Some(m), _, _) => (read_amg(m)?, m.display().to_string()),
+    let (g, path) = match (&a.model, &a.stg, &a.dax) {
+        (Some(m), _, _) => {
+            let (g, det) = read_amg_model(m)?;
+            return Ok((g, det, m.display().to_string()));
+        }
         (None, Some(f), _) => {
             let t = read_stg_program(f, one(), &[1.0], a.itus.unwrap_or(1))?;
             (
@@ -115,7 +118,11 @@ fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, String)> {
             )
         }
         _ => bail!("give a graph file, --stg FILE or --dax FILE"),
-    })
+    };
+    let det = g
+        .deterministic()
+        .map_err(|e| anyhow::anyhow!("{path}: {}", e.message))?;
+    Ok((g, det, path))
 }
 
 /// Runs `taskmap amap`.
@@ -141,10 +148,7 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
         bail!("--parallelism must be at least 1");
     }
     let machine = Machine::new(a.processors, interconnect, a.itu_time, a.memory)?;
-    let (g, path) = read_graph(&a)?;
-    let det = g
-        .deterministic()
-        .map_err(|e| anyhow::anyhow!("{path}: {}", e.message))?;
+    let (g, det, path) = read_graph(&a)?;
     let parallel = if a.no_parallelism {
         None
     } else {
@@ -365,7 +369,7 @@ pub struct DelayArgs {
 /// Runs `taskmap delay`.
 pub fn cmd_delay(a: DelayArgs) -> Result<u8> {
     let ic: Interconnect = a.system.parse()?;
-    ic.check(a.processors)?;
+    let model = DelayModel::new(ic, a.processors)?;
     if let Some(&r) = a
         .rho
         .iter()
@@ -401,7 +405,7 @@ pub fn cmd_delay(a: DelayArgs) -> Result<u8> {
         ),
     }
     for &rho in &a.rho {
-        let s = ic.analyse(a.processors, rho);
+        let s = model.analyse(rho);
         match a.simulate {
             None => outln!(
                 "{:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}",

@@ -200,7 +200,8 @@ impl PrecedenceGraph {
                 visits[j] = inflow_j / (1.0 - self_w);
                 continue;
             }
-            if ms.iter().all(|&m| inflow(m as usize) == 0.0) {
+            let inflows: Vec<f64> = ms.iter().map(|&m| inflow(m as usize)).collect();
+            if inflows.iter().all(|&x| x == 0.0) {
                 continue; // a loop control never enters: it never runs
             }
             if ms.len() > MAX_LOOP_MODULES {
@@ -219,7 +220,7 @@ impl PrecedenceGraph {
             let mut a = vec![0.0f64; s * (s + 1)];
             for (r, &m) in ms.iter().enumerate() {
                 a[r * (s + 1) + r] = 1.0;
-                a[r * (s + 1) + s] = inflow(m as usize);
+                a[r * (s + 1) + s] = inflows[r];
                 for &e in
                     &in_links[in_first[m as usize] as usize..in_first[m as usize + 1] as usize]
                 {
@@ -261,7 +262,7 @@ impl PrecedenceGraph {
                 ),
             });
         }
-        let order = topological(n, &self.links, &back);
+        let order = topological(n, &out_first, &out_links, &self.links, &back);
         Ok(Deterministic {
             visits,
             time,
@@ -480,15 +481,14 @@ fn solve_dense(a: &mut [f64], s: usize) -> Option<Vec<f64>> {
 }
 
 /// A topological order of the links that are not back links (the smallest ready index
-/// first).
-fn topological(n: usize, links: &[Link], back: &[bool]) -> Vec<u32> {
+/// first); `first`/`out` list each module's outgoing links.
+fn topological(n: usize, first: &[u32], out: &[u32], links: &[Link], back: &[bool]) -> Vec<u32> {
     let mut indeg = vec![0u32; n];
     for (l, &b) in links.iter().zip(back) {
         if !b {
             indeg[l.to as usize] += 1;
         }
     }
-    let (first, out) = csr(n, links.iter().map(|l| l.from));
     let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<u32>> = (0..n as u32)
         .filter(|&v| indeg[v as usize] == 0)
         .map(std::cmp::Reverse)
@@ -593,7 +593,7 @@ impl BitMatrix {
         &mut self.bits[i * self.words..(i + 1) * self.words]
     }
     /// `row(dst) |= row(src)`.
-    pub fn or_rows(&mut self, dst: usize, src: usize) {
+    fn or_rows(&mut self, dst: usize, src: usize) {
         let w = self.words;
         let (a, b) = (dst * w, src * w);
         for k in 0..w {
@@ -794,7 +794,12 @@ fn lca(idom: &[u32], depth: &[u32], mut a: u32, mut b: u32) -> u32 {
 
 /// Reads an `.amg` file (plain or gzip); see the module documentation.
 pub fn read_amg(path: &Path) -> Result<PrecedenceGraph, Error> {
-    crate::model::ttigha::with_text(path, |text| parse_amg(text, path))
+    Ok(read_amg_model(path)?.0)
+}
+
+/// Reads an `.amg` file with its `G'` (computed once, while the file is checked).
+pub fn read_amg_model(path: &Path) -> Result<(PrecedenceGraph, Deterministic), Error> {
+    crate::model::ttigha::with_text(path, |text| parse_amg_model(text, path))
 }
 
 /// Parses `.amg` text; `path` names the input in errors. Besides the syntax, checks that
@@ -802,6 +807,11 @@ pub fn read_amg(path: &Path) -> Result<PrecedenceGraph, Error> {
 /// out of an `AND` module have probability 1, and that the expected executions exist
 /// (there is an entry, no loop repeats forever): such errors name the module's line.
 pub fn parse_amg(text: &str, path: &Path) -> Result<PrecedenceGraph, Error> {
+    Ok(parse_amg_model(text, path)?.0)
+}
+
+/// [`parse_amg`] with the graph's `G'`.
+pub fn parse_amg_model(text: &str, path: &Path) -> Result<(PrecedenceGraph, Deterministic), Error> {
     let err = |line: usize, column: usize, message: String| Error::Parse {
         path: path.to_path_buf(),
         line,
@@ -1041,8 +1051,8 @@ pub fn parse_amg(text: &str, path: &Path) -> Result<PrecedenceGraph, Error> {
             ));
         }
     }
-    if let Err(e) = g.deterministic() {
-        return Err(err(module_line[e.module as usize], 1, e.message));
+    match g.deterministic() {
+        Ok(det) => Ok((g, det)),
+        Err(e) => Err(err(module_line[e.module as usize], 1, e.message)),
     }
-    Ok(g)
 }

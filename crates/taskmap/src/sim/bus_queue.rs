@@ -63,7 +63,7 @@ pub fn simulate(ic: Interconnect, k: u32, rho: f64, completions: u64, seed: u64)
     let mut asked = vec![0.0f64; kk];
     let mut waiting: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
     let mut free_buses = buses;
-    let mut memory_busy = vec![false; memories.max(1)];
+    let mut memory_busy = vec![false; memories];
     // link_busy[stage * k + line]: the Omega network's links after each stage.
     let mut link_busy = vec![false; stages * kk];
     let path = |src: usize, d: usize, stage: usize| omega_line(src, d, stage, stages);
@@ -92,11 +92,7 @@ pub fn simulate(ic: Interconnect, k: u32, rho: f64, completions: u64, seed: u64)
             think_end[p] = f64::INFINITY;
             active -= 1;
             asked[p] = now;
-            dest[p] = if memories > 0 {
-                rng.gen_range(0..memories)
-            } else {
-                0
-            };
+            dest[p] = rng.gen_range(0..memories);
             waiting.push_back(p);
         } else {
             transfer_end[p] = f64::INFINITY;
