@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MATEHa and mateha-ls on the Kasahara STG task graphs (../shared/data/stg), on two-cluster
+"""MATEHa, mateha-ls, HEFT and heft-ls on the Kasahara STG task graphs (../shared/data/stg), on two-cluster
 platforms, against lower bounds.
 
 Every STG task becomes a task of one sub-task, every arc a message of --bytes bytes
@@ -78,14 +78,16 @@ def main():
     ap.add_argument("--bytes", type=int, default=1000)
     ap.add_argument("--slowness", type=float, default=1.2)
     ap.add_argument("--platforms", default="2+2,4+12")
+    ap.add_argument("--algs", default="mateha,mateha-ls,heft,heft-ls")
     args = ap.parse_args()
+    algs = args.algs.split(",")
     tmp = tempfile.mkdtemp()
     print(f"bytes per message {args.bytes}; lan 1 + 0.001/byte, switch 2 + 0.002/byte; "
           f"celeron {args.slowness}x slower; first {args.limit} graphs of each random set")
     print()
-    print("| set | platform | graphs | MATEHa T/LB | mateha-ls T/LB | MATEHa speed-up | mateha-ls speed-up | "
-          "mateha-ls / MATEHa | MATEHa time | mateha-ls time |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    names = " / ".join(algs)
+    print(f"| set | platform | graphs | T/LB {names} | speed-up {names} | time {names} |")
+    print("|---|---|---|---|---|---|")
     for plat in args.platforms.split(","):
         p4, cel = (int(x) for x in plat.split("+"))
         ppath = os.path.join(tmp, f"p{p4}_{cel}.platform")
@@ -96,27 +98,26 @@ def main():
             files = sorted(os.listdir(d))
             if s != "app":
                 files = files[: args.limit]
-            r = {"mateha": [], "mateha-ls": [], "su": {"mateha": [], "mateha-ls": []},
-                 "t": {"mateha": [], "mateha-ls": []}, "ratio": []}
+            r = {a: [] for a in algs}
+            r["su"] = {a: [] for a in algs}
+            r["t"] = {a: [] for a in algs}
             for name in files:
                 path = os.path.join(d, name)
                 recs = read_stg(path)
                 cp, wl, work = bounds(recs, p4, cel, args.slowness)
                 lb = max(cp, wl)
-                ms = {}
-                for alg in ("mateha", "mateha-ls"):
+                for alg in algs:
                     j, secs = run(["hetero", "--stg", path, "--platform", ppath, "--slowness",
                                    f"1,{args.slowness}", "--bytes", str(args.bytes), "-A", alg,
                                    "-f", "json"])
-                    ms[alg] = j["makespan"]
                     r[alg].append(j["makespan"] / lb)
                     r["su"][alg].append(work / j["makespan"])
                     r["t"][alg].append(secs)
-                r["ratio"].append(ms["mateha-ls"] / ms["mateha"])
             g = statistics.geometric_mean
-            print(f"| {s} | {p4} + {cel} | {len(files)} | {g(r['mateha']):.3f} | {g(r['mateha-ls']):.3f} | "
-                  f"{g(r['su']['mateha']):.2f} | {g(r['su']['mateha-ls']):.2f} | {g(r['ratio']):.3f} | "
-                  f"{statistics.mean(r['t']['mateha']):.2f} s | {statistics.mean(r['t']['mateha-ls']):.2f} s |")
+            ratio = " / ".join(f"{g(r[a]):.3f}" for a in algs)
+            su = " / ".join(f"{g(r['su'][a]):.2f}" for a in algs)
+            secs = " / ".join(f"{statistics.mean(r['t'][a]):.2f}" for a in algs)
+            print(f"| {s} | {p4} + {cel} | {len(files)} | {ratio} | {su} | {secs} s |")
             sys.stdout.flush()
 
 

@@ -11,7 +11,8 @@ use taskmap::mappers::alloc::{
 };
 use taskmap::model::interconnect::{DelayModel, Interconnect};
 use taskmap::model::precedence::{read_amg_model, Deterministic, ParallelMatrix, PrecedenceGraph};
-use taskmap::model::ttigha::{read_dax_program, read_stg_program, Platform};
+use taskmap::model::ttigha::{read_stg_program, Platform};
+use taskmap::model::wfcommons::read_workflow_program;
 use taskmap::sim::bus_queue::simulate;
 use taskmap::{Mapping, MappingFormat, PeId};
 
@@ -19,23 +20,24 @@ use taskmap::{Mapping, MappingFormat, PeId};
 #[derive(Args, Debug)]
 pub struct AmapArgs {
     /// Graph file (.amg): MODULE and LINK lines (docs/formats.md).
-    #[arg(required_unless_present_any = ["stg", "dax"], conflicts_with_all = ["stg", "dax"])]
+    #[arg(required_unless_present_any = ["stg", "workflow"], conflicts_with_all = ["stg", "workflow"])]
     pub model: Option<PathBuf>,
     /// Read a Kasahara STG task graph instead (AND logic, a link per arc with --itus ITUs;
     /// the dummy entry and exit left out).
-    #[arg(long, conflicts_with = "dax")]
+    #[arg(long, conflicts_with = "workflow")]
     pub stg: Option<PathBuf>,
-    /// Read a Pegasus DAX workflow instead (a link per parent-child pair carrying its files,
-    /// --itu-bytes bytes per ITU).
-    #[arg(long)]
-    pub dax: Option<PathBuf>,
+    /// Read a workflow instead, Pegasus DAX (XML) or WfCommons (JSON), plain or gzip (a
+    /// link per parent-child pair carrying its files, --itu-bytes bytes per ITU).
+    #[arg(long, visible_alias = "dax")]
+    pub workflow: Option<PathBuf>,
     /// For --stg: ITUs of every arc (default 1).
     #[arg(long)]
     pub itus: Option<u64>,
-    /// For --dax: bytes per ITU (default 1000).
+    /// For --workflow: bytes per ITU (default 1000).
     #[arg(long)]
     pub itu_bytes: Option<f64>,
-    /// For --dax: read negative file sizes and runtimes as 0 instead of refusing the file.
+    /// For --workflow: read negative file sizes and runtimes as 0 instead of refusing the
+    /// file.
     #[arg(long)]
     pub negative_as_zero: bool,
     /// Number of processors.
@@ -89,12 +91,12 @@ fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, Deterministic, String)> 
     if a.itus.is_some() && a.stg.is_none() {
         bail!("--itus applies to --stg only");
     }
-    if (a.itu_bytes.is_some() || a.negative_as_zero) && a.dax.is_none() {
-        bail!("--itu-bytes and --negative-as-zero apply to --dax only");
+    if (a.itu_bytes.is_some() || a.negative_as_zero) && a.workflow.is_none() {
+        bail!("--itu-bytes and --negative-as-zero apply to --workflow only");
     }
-    // STG and DAX readers build a program for a platform; one processor is enough.
+    // STG and workflow readers build a program for a platform; one processor is enough.
     let one = || Platform::new(vec!["pe".into()], vec![0], Vec::new(), |_, _| 0);
-    let (g, path) = match (&a.model, &a.stg, &a.dax) {
+    let (g, path) = match (&a.model, &a.stg, &a.workflow) {
         (Some(m), _, _) => {
             let (g, det) = read_amg_model(m)?;
             return Ok((g, det, m.display().to_string()));
@@ -111,13 +113,13 @@ fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, Deterministic, String)> 
             if !(itu_bytes.is_finite() && itu_bytes > 0.0) {
                 bail!("--itu-bytes must be a positive number, not {itu_bytes}");
             }
-            let t = read_dax_program(f, one(), &[1.0], a.negative_as_zero)?;
+            let t = read_workflow_program(f, one(), &[1.0], a.negative_as_zero)?;
             (
                 PrecedenceGraph::from_program(&t.program, itu_bytes),
                 f.display().to_string(),
             )
         }
-        _ => bail!("give a graph file, --stg FILE or --dax FILE"),
+        _ => bail!("give a graph file, --stg FILE or --workflow FILE"),
     };
     let det = g
         .deterministic()
@@ -135,7 +137,7 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
     if let Some(out) = &a.output {
         crate::cli::refuse_overwriting_inputs(
             out,
-            &[a.model.as_ref(), a.stg.as_ref(), a.dax.as_ref()],
+            &[a.model.as_ref(), a.stg.as_ref(), a.workflow.as_ref()],
         )?;
     }
     match (a.algorithm.as_str(), a.budget) {

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
+use taskmap::mappers::heft::{heft, heft_ls};
 use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
-use taskmap::model::ttigha::{
-    read_dax_program, read_order, read_platform, read_stg_program, read_ttigha, Ttigha,
-};
+use taskmap::model::ttigha::{read_order, read_platform, read_stg_program, read_ttigha, Ttigha};
+use taskmap::model::wfcommons::read_workflow_program;
 use taskmap::sim::simulha::{schedule_svg, Schedule, Simulator};
 use taskmap::{Mapping, MappingFormat, PeId};
 
@@ -18,47 +18,52 @@ use taskmap::{Mapping, MappingFormat, PeId};
 #[derive(Args, Debug)]
 pub struct HeteroArgs {
     /// Model file: PROCTYPE, COMM, LINK, TASK, SUBTASK and SEND lines (docs/formats.md).
-    #[arg(required_unless_present_any = ["stg", "dax"], conflicts_with_all = ["stg", "dax"])]
+    #[arg(required_unless_present_any = ["stg", "workflow"], conflicts_with_all = ["stg", "workflow"])]
     pub model: Option<PathBuf>,
     /// Read the program from a Kasahara STG task graph instead (a task of one sub-task per
     /// STG task, a message per arc; the dummy entry and exit left out); needs --platform.
-    #[arg(long, requires = "platform", conflicts_with = "dax")]
+    #[arg(long, requires = "platform", conflicts_with = "workflow")]
     pub stg: Option<PathBuf>,
-    /// Read the program from a Pegasus DAX workflow instead (a task of one sub-task per job,
-    /// its runtime as time; a message per parent-child pair carrying the files the parent
-    /// writes and the child reads); needs --platform.
-    #[arg(long, requires = "platform")]
-    pub dax: Option<PathBuf>,
-    /// For --dax: read negative file sizes and runtimes as 0 instead of refusing the file.
-    #[arg(long, requires = "dax", conflicts_with_all = ["stg", "model"])]
+    /// Read the program from a workflow instead, Pegasus DAX (XML) or WfCommons (JSON),
+    /// plain or gzip (a task of one sub-task per job, its runtime as time; a message per
+    /// parent-child pair carrying the files the parent writes and the child reads); needs
+    /// --platform.
+    #[arg(long, visible_alias = "dax", requires = "platform")]
+    pub workflow: Option<PathBuf>,
+    /// For --workflow: read negative file sizes and runtimes as 0 instead of refusing the
+    /// file.
+    #[arg(long, requires = "workflow", conflicts_with_all = ["stg", "model"])]
     pub negative_as_zero: bool,
-    /// Platform file for --stg and --dax: PROCTYPE, COMM and LINK lines.
+    /// Platform file for --stg and --workflow: PROCTYPE, COMM and LINK lines.
     #[arg(long, conflicts_with = "model")]
     pub platform: Option<PathBuf>,
-    /// For --stg and --dax: the time factor of each processor type, comma-separated
+    /// For --stg and --workflow: the time factor of each processor type, comma-separated
     /// (default 1 for every type).
     #[arg(long, value_delimiter = ',')]
     pub slowness: Vec<f64>,
     /// For --stg: bytes of every message (default 1000).
-    #[arg(long, requires = "stg", conflicts_with_all = ["dax", "model"])]
+    #[arg(long, requires = "stg", conflicts_with_all = ["workflow", "model"])]
     pub bytes: Option<u64>,
     /// Allocation file (a processor per task, one per line, or Scotch .map) to simulate
     /// instead of computing one.
     #[arg(long, conflicts_with = "algorithm")]
     pub mapping: Option<PathBuf>,
-    /// mateha (the paper's heuristic) or mateha-ls (ours: MATEHa, then a local search
-    /// guided by SIMULHa with --kicks random restarts).
+    /// mateha (the paper's heuristic), mateha-ls (ours: MATEHa, then a local search
+    /// guided by SIMULHa with --kicks random restarts) or heft (Topcuoglu et al.'s list
+    /// scheduler, for comparison; the simulation follows its order unless --order is
+    /// given) or heft-ls (ours: HEFT, then mateha-ls's search from its allocation; the
+    /// better schedule).
     #[arg(short = 'A', long)]
     pub algorithm: Option<String>,
-    /// Random kicks of mateha-ls's iterated local search (0: plain local search; default
+    /// Random kicks of the iterated local search of mateha-ls and heft-ls (0: plain local search; default
     /// 100).
     #[arg(long)]
     pub kicks: Option<usize>,
-    /// Work budget of mateha-ls: each simulation costs the program's sub-tasks + messages
+    /// Work budget of mateha-ls and heft-ls: each simulation costs the program's sub-tasks + messages
     /// + the platform's processors; it stops when the budget is spent (default 10^8).
     #[arg(long)]
     pub budget: Option<u64>,
-    /// Seed of mateha-ls (default 1).
+    /// Seed of mateha-ls and heft-ls (default 1).
     #[arg(short, long)]
     pub seed: Option<u64>,
     /// Also search every allocation (up to interchangeable processors) for the least final
@@ -94,7 +99,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
     let inputs = [
         a.model.as_ref(),
         a.stg.as_ref(),
-        a.dax.as_ref(),
+        a.workflow.as_ref(),
         a.platform.as_ref(),
         a.mapping.as_ref(),
         a.order.as_ref(),
@@ -110,38 +115,47 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             );
         }
     }
-    if a.algorithm.as_deref() != Some("mateha-ls")
+    if !matches!(a.algorithm.as_deref(), Some("mateha-ls" | "heft-ls"))
         && (a.kicks.is_some() || a.budget.is_some() || a.seed.is_some())
     {
-        bail!("--kicks, --budget and --seed apply to -A mateha-ls only");
+        bail!("--kicks, --budget and --seed apply to -A mateha-ls and heft-ls only");
     }
-    if !a.slowness.is_empty() && a.stg.is_none() && a.dax.is_none() {
-        bail!("--slowness applies to --stg and --dax only (a model file gives its own times)");
+    if !a.slowness.is_empty() && a.stg.is_none() && a.workflow.is_none() {
+        bail!("--slowness applies to --stg and --workflow only (a model file gives its own times)");
     }
-    let (model, model_path) = match (&a.model, &a.stg, &a.dax, &a.platform) {
+    let (model, model_path) = match (&a.model, &a.stg, &a.workflow, &a.platform) {
         (Some(m), _, _, _) => (read_ttigha(m)?, m.display().to_string()),
-        (None, stg, dax, Some(plat)) => {
+        (None, stg, workflow, Some(plat)) => {
             let platform = read_platform(plat)?;
             let slowness = if a.slowness.is_empty() {
                 vec![1.0; platform.types()]
             } else {
                 a.slowness.clone()
             };
-            match (stg, dax) {
+            match (stg, workflow) {
                 (Some(f), _) => (
                     read_stg_program(f, platform, &slowness, a.bytes.unwrap_or(1000))?,
                     f.display().to_string(),
                 ),
                 (None, Some(f)) => (
-                    read_dax_program(f, platform, &slowness, a.negative_as_zero)?,
+                    read_workflow_program(f, platform, &slowness, a.negative_as_zero)?,
                     f.display().to_string(),
                 ),
-                (None, None) => bail!("give a model file, --stg FILE or --dax FILE"),
+                (None, None) => bail!("give a model file, --stg FILE or --workflow FILE"),
             }
         }
-        _ => bail!("give a model file, or --stg FILE or --dax FILE with --platform FILE"),
+        _ => bail!("give a model file, or --stg FILE or --workflow FILE with --platform FILE"),
     };
     let (pr, pl) = (&model.program, &model.platform);
+    // HEFT plans an order with its allocation; the simulation follows it.
+    let mut planned_order = None;
+    let d = SearchParams::default();
+    let search = SearchParams {
+        kicks: a.kicks.unwrap_or(d.kicks),
+        seed: a.seed.unwrap_or(d.seed),
+        budget: a.budget.unwrap_or(d.budget),
+        ..d
+    };
     let (alloc, source, levels) = match &a.mapping {
         Some(path) => {
             let m = Mapping::read_for(path, pr.tasks(), pl.processors() as u32)?;
@@ -156,22 +170,29 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             "mateha-ls" => {
                 let r = mateha(&model);
                 let mut alloc = r.alloc;
-                let d = SearchParams::default();
-                let params = SearchParams {
-                    kicks: a.kicks.unwrap_or(d.kicks),
-                    seed: a.seed.unwrap_or(d.seed),
-                    budget: a.budget.unwrap_or(d.budget),
-                    ..d
-                };
-                iterated_local_search(&model, &mut alloc, &params);
+                iterated_local_search(&model, &mut alloc, &search);
                 (alloc, "mateha-ls", r.level)
             }
-            other => bail!("unknown --algorithm \"{other}\" (mateha, mateha-ls)"),
+            "heft-ls" => {
+                let (alloc, order) = heft_ls(&model, &search);
+                if a.order.is_none() {
+                    planned_order = order;
+                }
+                (alloc, "heft-ls", taskmap::mappers::mateha::levels(pr))
+            }
+            "heft" => {
+                let h = heft(&model);
+                if a.order.is_none() {
+                    planned_order = Some(h.order);
+                }
+                (h.alloc, "heft", taskmap::mappers::mateha::levels(pr))
+            }
+            other => bail!("unknown --algorithm \"{other}\" (mateha, mateha-ls, heft, heft-ls)"),
         },
     };
     let order = match &a.order {
         Some(path) => Some(read_order(path, pr, pl.processors())?),
-        None => None,
+        None => planned_order,
     };
     let schedule = Simulator::new(&model)
         .schedule(&alloc, order.as_deref())

@@ -998,27 +998,63 @@ fn hetero_reads_pegasus_workflows() {
     let j = json(&o);
     assert_eq!(j["tasks"].as_array().unwrap().len(), 25);
     assert_eq!(j["allocation_source"], "mateha-ls");
-    // --slowness and --bytes belong to --stg and --dax.
+    // A WfCommons instance through --workflow (--dax is its other name).
+    let o = taskmap(&[
+        "hetero",
+        "--workflow",
+        &fixture("hetero/montage-chameleon-2mass-005d-001.json.gz"),
+        "--platform",
+        &fixture("hetero/two_sites.platform"),
+        "-f",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["tasks"].as_array().unwrap().len(), 58);
+    // HEFT follows its own order; heft-ls is never longer; --kicks is heft-ls's, not HEFT's.
+    let montage = fixture("hetero/montage-chameleon-2mass-005d-001.json.gz");
+    let platform = fixture("hetero/two_sites.platform");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["hetero", "--workflow", &montage, "--platform", &platform];
+        args.extend_from_slice(extra);
+        taskmap(&args)
+    };
+    let o = run(&["-A", "heft", "--kicks", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("apply to -A mateha-ls and heft-ls only"),
+        "{}",
+        stderr(&o)
+    );
+    let mut times = Vec::new();
+    for extra in [&["-A", "heft"][..], &["-A", "heft-ls", "--kicks", "5"]] {
+        let o = run(&[extra, &["-f", "json"]].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(json(&o)["allocation_source"], extra[1]);
+        times.push(json(&o)["makespan"].as_f64().unwrap());
+    }
+    assert!(times[1] <= times[0], "{times:?}");
+    // --slowness and --bytes belong to --stg and --workflow.
     let o = taskmap(&["hetero", &fixture("hetero/small.ttig"), "--slowness", "1,2"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("--slowness applies to --stg and --dax only"),
+        stderr(&o).contains("--slowness applies to --stg and --workflow only"),
         "{}",
         stderr(&o)
     );
-    let o = taskmap(&[
-        "hetero",
-        "--dax",
-        &fixture("bad/dax_unknown_ref.xml"),
-        "--platform",
-        &fixture("hetero/two_clusters.platform"),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("dax_unknown_ref.xml:10:5: no job has the id \"C\""),
-        "{}",
-        stderr(&o)
-    );
+    for (file, want) in [
+        ("bad/dax_unknown_ref.xml", "dax_unknown_ref.xml:10:5: no job has the id \"C\""),
+        ("bad/wfc_unknown_parent.json", "wfc_unknown_parent.json:23:7: task \"b\" lists \"c\" as a parent, but no task has that id"),
+    ] {
+        let o = taskmap(&[
+            "hetero",
+            "--workflow",
+            &fixture(file),
+            "--platform",
+            &fixture("hetero/two_clusters.platform"),
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
 }
 
 #[test]
@@ -1044,10 +1080,10 @@ fn hetero_bad_inputs_exit_2() {
     let o = taskmap(&["hetero", &model, "--mapping", short.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("short.txt:2:"), "{}", stderr(&o));
-    let o = taskmap(&["hetero", &model, "-A", "heft"]);
+    let o = taskmap(&["hetero", &model, "-A", "cpop"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("unknown --algorithm \"heft\""),
+        stderr(&o).contains("unknown --algorithm \"cpop\""),
         "{}",
         stderr(&o)
     );
@@ -1277,6 +1313,24 @@ fn amap_maps_reports_and_writes_the_assignment() {
         "{}",
         stdout(&o)
     );
+    // A WfCommons trace: a module per task, a link per parent-child pair.
+    let o = taskmap(&[
+        "amap",
+        "--workflow",
+        &fixture("hetero/montage-chameleon-2mass-005d-001.json.gz"),
+        "-k",
+        "4",
+        "--itu-bytes",
+        "1e6",
+        "-f",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    assert_eq!(
+        (r["modules"].as_u64(), r["links"].as_u64()),
+        (Some(58), Some(114))
+    );
     // The delay table, with the queue simulated beside it.
     let o = taskmap(&[
         "delay",
@@ -1353,7 +1407,7 @@ fn amap_bad_inputs_exit_2() {
         ),
         (
             vec!["amap", &model, "-k", "2", "--negative-as-zero"],
-            "apply to --dax only",
+            "apply to --workflow only",
         ),
     ] {
         let o = taskmap(&args);

@@ -832,3 +832,291 @@ fn dax_workflows_keep_jobs_files_and_dependencies() {
         );
     }
 }
+
+/// Malformed WfCommons instances and the error each gives (`fixtures/bad/wfc*.json`).
+const BAD_WFCOMMONS: &[(&str, &str)] = &[
+    ("wfc_syntax.json", "21:6: JSON: expected ',' or '}' in an object, found '\"'"),
+    ("wfc_truncated.json", "25:6: JSON: a string that never ends (truncated?)"),
+    ("wfc_not_object.json", "1:1: the instance is an array, not an object"),
+    ("wfc_no_workflow.json", "1:1: the instance has no \"workflow\" member (is this a WfCommons instance?)"),
+    ("wfc_no_execution.json", "4:14: workflow has no \"execution\" member (is this a WfCommons instance?)"),
+    ("wfc_no_runtime.json", "19:5: task \"b\" has no entry in workflow.execution.tasks, so no runtime"),
+    ("wfc_negative_runtime.json", "48:26: the runtime of task \"b\" is -2, below 0 (--negative-as-zero reads negative sizes and runtimes as 0)"),
+    ("wfc_runtime_string.json", "48:26: the \"runtimeInSeconds\" of task \"b\" is a string, not a number"),
+    ("wfc_negative_size.json", "35:21: the size of file \"f\" is -10, below 0 (--negative-as-zero reads negative sizes and runtimes as 0)"),
+    ("wfc_fractional_size.json", "35:21: the size of file \"f\" is 10.5, not an integer of at most 64 bits"),
+    ("wfc_unknown_parent.json", "23:7: task \"b\" lists \"c\" as a parent, but no task has that id"),
+    ("wfc_unlisted_file.json", "27:7: task \"b\" reads file \"g\", which workflow.specification.files does not list"),
+    ("wfc_duplicate_task.json", "31:5: a second task with id \"b\""),
+    ("wfc_duplicate_file.json", "37:5: a second file with id \"f\""),
+    ("wfc_cycle.json", "11:7: this dependency lies on a cycle of tasks"),
+    ("wfc_self_parent.json", "11:7: task \"a\" is its own parent"),
+    ("wfc_parents_not_array.json", "22:17: \"parents\" of task \"b\" is a string, not an array"),
+    ("wfc_task_without_id.json", "19:5: a task of workflow.specification.tasks has no \"id\" member"),
+    ("wfc14_no_name.json", "20:4: a task of workflow.tasks has no \"name\" member"),
+    ("wfc14_no_link.json", "28:6: file \"f\" of task \"b\" has no \"link\" member"),
+    ("wfc14_no_tasks.json", "4:14: workflow has no \"specification\" (schema 1.5) nor \"tasks\" (earlier schemas) member (is this a WfCommons instance?)"),
+];
+
+/// A WfCommons 1.5 instance recomputed naively with serde_json: (runtime of each task id,
+/// bytes of each (parent, child) pair from either side's list).
+#[allow(clippy::type_complexity)]
+fn naive_wfcommons(
+    path: &Path,
+) -> (
+    std::collections::BTreeMap<String, f64>,
+    std::collections::BTreeMap<(String, String), u64>,
+) {
+    let raw = std::fs::read(path).unwrap();
+    let raw = taskmap_graph::decompress(&raw, path).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&raw).unwrap();
+    let spec = &v["workflow"]["specification"];
+    let size = |f: &str| {
+        spec["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["id"] == f)
+            .unwrap()["sizeInBytes"]
+            .as_u64()
+            .unwrap()
+    };
+    let tasks = spec["tasks"].as_array().unwrap();
+    let task = |id: &str| tasks.iter().find(|t| t["id"] == id).unwrap();
+    let names = |t: &serde_json::Value, k: &str| -> Vec<String> {
+        t[k].as_array()
+            .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default()
+    };
+    let mut runtime = std::collections::BTreeMap::new();
+    for t in v["workflow"]["execution"]["tasks"].as_array().unwrap() {
+        runtime.insert(
+            t["id"].as_str().unwrap().to_string(),
+            t["runtimeInSeconds"].as_f64().unwrap(),
+        );
+    }
+    let mut pairs = std::collections::BTreeMap::new();
+    for t in tasks {
+        let id = t["id"].as_str().unwrap().to_string();
+        let mut arcs: Vec<(String, String)> = names(t, "parents")
+            .into_iter()
+            .map(|p| (p, id.clone()))
+            .collect();
+        arcs.extend(names(t, "children").into_iter().map(|c| (id.clone(), c)));
+        for (p, c) in arcs {
+            let (outs, ins) = (
+                names(task(&p), "outputFiles"),
+                names(task(&c), "inputFiles"),
+            );
+            let mut shared: Vec<&String> = outs.iter().filter(|f| ins.contains(f)).collect();
+            shared.sort();
+            shared.dedup();
+            pairs.insert((p, c), shared.iter().map(|f| size(f)).sum());
+        }
+    }
+    (runtime, pairs)
+}
+
+#[test]
+fn wfcommons_instances_keep_tasks_files_and_dependencies() {
+    use taskmap::model::ttigha::read_platform;
+    use taskmap::model::wfcommons::{read_wfcommons_program, read_workflow_program};
+    let platform = read_platform(&fixture("hetero/two_clusters.platform")).unwrap();
+    for (file, want) in BAD_WFCOMMONS {
+        let path = fixture(&format!("bad/{file}"));
+        let e = read_workflow_program(&path, platform.clone(), &[1.0, 1.2], false)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, format!("{}:{want}", path.display()), "{file}");
+    }
+    for file in ["wfc_negative_size.json", "wfc_negative_runtime.json"] {
+        let ok = read_wfcommons_program(
+            &fixture(&format!("bad/{file}")),
+            platform.clone(),
+            &[1.0, 1.2],
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            (ok.program.tasks(), ok.program.messages.len()),
+            (2, 1),
+            "{file}"
+        );
+    }
+    // The two layouts: a → b carrying file f of 100 bytes, runtimes 1.5 and 2.
+    for path in [
+        fixture("bad/wfc_negative_size.json"),
+        fixture("hetero/wfcommons14.json"),
+    ] {
+        let negative = path.ends_with("wfc_negative_size.json");
+        let m = read_workflow_program(&path, platform.clone(), &[1.0, 2.0], negative).unwrap();
+        let pr = &m.program;
+        assert_eq!(pr.task_names, ["a", "b"]);
+        assert_eq!((pr.time(0, 1), pr.time(1, 0)), (3.0, 2.0));
+        let want = if negative { 0 } else { 100 };
+        assert_eq!(
+            pr.messages
+                .iter()
+                .map(|x| (x.from, x.to, x.bytes))
+                .collect::<Vec<_>>(),
+            [(0, 1, want)]
+        );
+    }
+    // Real traces: every runtime and every pair's bytes against the naive reading.
+    let mut files = vec![
+        fixture("hetero/montage-chameleon-2mass-005d-001.json.gz"),
+        fixture("hetero/helloworld-forkjoin-10-chameleon.json.gz"),
+    ];
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/workflows/wfinstances");
+    // Tasks and edges as listed in ../shared/data/README.md.
+    let expected: &[(&str, usize, usize)] = &[
+        ("montage-chameleon-2mass-005d-001", 58, 114),
+        ("montage-chameleon-2mass-01d-001", 103, 231),
+        ("montage-chameleon-2mass-015d-001", 310, 798),
+        ("montage-chameleon-dss-05d-001", 58, 114),
+        ("montage-chameleon-dss-075d-001", 178, 444),
+        ("epigenomics-chameleon-hep-1seq-100k-001", 41, 48),
+        ("epigenomics-chameleon-hep-2seq-100k-001", 119, 144),
+        ("epigenomics-chameleon-ilmn-1seq-100k-001", 125, 153),
+        ("seismology-chameleon-100p-001", 101, 100),
+        ("seismology-chameleon-200p-001", 201, 200),
+        ("soykb-chameleon-10fastq-10ch-001", 96, 194),
+        ("1000genome-chameleon-2ch-100k-001", 52, 76),
+        ("1000genome-chameleon-4ch-100k-001", 104, 152),
+        ("srasearch-chameleon-10a-001", 22, 30),
+        ("srasearch-chameleon-50a-001", 104, 152),
+        ("cycles-chameleon-1l-1c-9p-001", 67, 97),
+        ("blast-chameleon-small-001", 43, 120),
+        ("bwa-chameleon-small-001", 104, 400),
+        ("bacass-dirt02-001", 11, 14),
+        ("scrnaseq-dirt02-001", 14, 17),
+        ("helloworld-chain-5-chameleon", 5, 4),
+        ("helloworld-forkjoin-10-chameleon", 10, 16),
+    ];
+    if dir.is_dir() {
+        for &(name, tasks, edges) in expected {
+            let path = dir.join(format!("{name}.json.gz"));
+            let m = read_workflow_program(&path, platform.clone(), &[1.0, 1.2], false).unwrap();
+            assert_eq!(
+                (m.program.tasks(), m.program.messages.len()),
+                (tasks, edges),
+                "{name}"
+            );
+            files.push(path);
+        }
+    } else {
+        eprintln!("skipping the shared workflows: {} is absent", dir.display());
+    }
+    for path in files {
+        let m = read_workflow_program(&path, platform.clone(), &[1.0, 1.2], false).unwrap();
+        let pr = &m.program;
+        let (runtime, pairs) = naive_wfcommons(&path);
+        for (t, name) in pr.task_names.iter().enumerate() {
+            assert_eq!(pr.time(t, 0), runtime[name], "{}", path.display());
+            assert!((pr.time(t, 1) - 1.2 * runtime[name]).abs() <= 1e-12 * runtime[name]);
+        }
+        let ours: std::collections::BTreeMap<(String, String), u64> = pr
+            .messages
+            .iter()
+            .map(|x| {
+                let n = |i: u32| pr.task_names[i as usize].clone();
+                ((n(x.from), n(x.to)), x.bytes)
+            })
+            .collect();
+        assert_eq!(ours.len(), pr.messages.len(), "one message per pair");
+        assert!(ours.values().sum::<u64>() > 0, "{}", path.display());
+        assert_eq!(ours, pairs, "{}", path.display());
+    }
+}
+
+/// HEFT's plan is a feasible schedule (each sub-task on its task's processor for its time
+/// there, after its task's previous sub-task and after every input has arrived, no two
+/// overlapping on a processor), and SIMULHa run strictly in HEFT's order starts no
+/// sub-task later than planned; HEFT is deterministic.
+#[test]
+fn heft_plans_feasible_schedules_that_simulha_meets() {
+    use taskmap::mappers::heft::heft;
+    for seed in 0..60u64 {
+        let mut p = params(
+            6 + (seed % 20) as usize,
+            1 + (seed % 3) as usize,
+            (seed % 4) as usize,
+        );
+        if seed % 5 == 0 {
+            p.time = (0, 3); // zero times and ties
+        }
+        let m = random_ttigha(&p, seed);
+        let (pr, pl) = (&m.program, &m.platform);
+        let h = heft(&m);
+        assert_eq!(h, heft(&m), "deterministic");
+        let eps = 1e-9 * (1.0 + h.makespan);
+        let proc_of = |s: usize| h.alloc[pr.subtask_task[s] as usize] as usize;
+        let mut listed = vec![0; pr.subtasks()];
+        for (q, list) in h.order.iter().enumerate() {
+            for w in list.windows(2) {
+                let (a, b) = (w[0] as usize, w[1] as usize);
+                assert!(
+                    h.finish[a] <= h.start[b] + eps,
+                    "seed {seed}: overlap on {q}"
+                );
+            }
+            for &s in list {
+                listed[s as usize] += 1;
+                assert_eq!(proc_of(s as usize), q);
+            }
+        }
+        assert!(
+            listed.iter().all(|&c| c == 1),
+            "seed {seed}: every sub-task once"
+        );
+        for s in 0..pr.subtasks() {
+            let q = proc_of(s);
+            let t = pr.time(s, pl.proc_type[q] as usize);
+            assert!((h.finish[s] - h.start[s] - t).abs() <= eps);
+            if let Some(r) = pr.previous(s) {
+                assert!(h.finish[r] <= h.start[s] + eps);
+            }
+            for msg in pr.incoming(s) {
+                let f = msg.from as usize;
+                let arrive = h.finish[f] + pl.comm_time(proc_of(f), q, 1, msg.bytes);
+                assert!(
+                    arrive <= h.start[s] + eps,
+                    "seed {seed}: sub-task {s} starts early"
+                );
+            }
+        }
+        let makespan = h.finish.iter().copied().fold(0.0, f64::max);
+        assert_eq!(makespan, h.makespan);
+        let sched = Simulator::new(&m)
+            .schedule(&h.alloc, Some(&h.order))
+            .unwrap();
+        for s in 0..pr.subtasks() {
+            assert!(sched.start[s] <= h.start[s] + eps, "seed {seed}: {s} late");
+        }
+        assert!(sched.makespan <= h.makespan + eps);
+    }
+}
+
+/// heft-ls is never longer than HEFT's own schedule nor than MATEHa's (default order).
+#[test]
+fn heft_ls_never_loses_to_heft_or_mateha() {
+    use taskmap::mappers::heft::{heft, heft_ls};
+    let search = taskmap::mappers::mateha::SearchParams {
+        kicks: 5,
+        ..Default::default()
+    };
+    for seed in 0..25u64 {
+        let m = random_ttigha(&params(10, 2, 2), seed);
+        let mut sim = Simulator::new(&m);
+        let h = heft(&m);
+        let planned = sim.schedule(&h.alloc, Some(&h.order)).unwrap().makespan;
+        let matehas = sim.makespan(&mateha(&m).alloc);
+        let (alloc, order) = heft_ls(&m, &search);
+        let t = sim.schedule(&alloc, order.as_deref()).unwrap().makespan;
+        assert!(
+            t <= planned && t <= matehas,
+            "seed {seed}: {t} {planned} {matehas}"
+        );
+    }
+}

@@ -364,6 +364,25 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
     });
     // XML survives many cuts of attributes' text; a fifth at least are refused.
     assert_mostly_refused(refused, 5, name);
+    let name = "montage-chameleon-2mass-005d-001.json.gz";
+    let raw = std::fs::read(fixture(&format!("hetero/{name}"))).unwrap();
+    let original = taskmap_graph::decompress(&raw, Path::new(name))
+        .unwrap()
+        .into_owned();
+    let refused = mutations(&original, name, 540, |b| {
+        let m = taskmap::model::wfcommons::parse_wfcommons_program(
+            &String::from_utf8_lossy(b),
+            Path::new(name),
+            platform.clone(),
+            &[1.0, 1.2],
+            false,
+        )
+        .map_err(|e| e.to_string())?;
+        Simulator::new(&m).makespan(&mateha(&m).alloc);
+        Ok(())
+    });
+    // Pretty-printed JSON loses a comma or a bracket with most dropped or cut lines.
+    assert_mostly_refused(refused, 5, name);
 }
 
 #[test]

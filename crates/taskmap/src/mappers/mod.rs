@@ -7,6 +7,7 @@ pub mod block;
 pub mod drb;
 pub mod greedy_perego;
 pub mod gtwp;
+pub mod heft;
 pub mod mateha;
 pub mod multilevel;
 pub mod pnp;

@@ -50,7 +50,7 @@ pub const MAX_PROCESSORS: usize = 4096;
 const MAX_LINK_PAIRS: u64 = 1 << 26;
 
 /// A time as written: a finite real `>= 0` (`-0` read as 0), or `None`.
-fn time_value(t: &str) -> Option<f64> {
+pub(crate) fn time_value(t: &str) -> Option<f64> {
     t.parse::<f64>()
         .ok()
         .filter(|v| v.is_finite() && *v >= 0.0)
@@ -1046,7 +1046,11 @@ pub fn random_ttigha(params: &RandomTtigha, seed: u64) -> Ttigha {
 }
 
 /// Errors unless `slowness` gives one finite factor `>= 0` per processor type.
-fn check_slowness(path: &Path, platform: &Platform, slowness: &[f64]) -> Result<(), Error> {
+pub(crate) fn check_slowness(
+    path: &Path,
+    platform: &Platform,
+    slowness: &[f64],
+) -> Result<(), Error> {
     if slowness.len() != platform.types() {
         return Err(Error::Config(format!(
             "{}: give one slowness per processor type of the platform ({}), found {}",
@@ -1333,15 +1337,14 @@ pub fn parse_dax_program(
         }
     };
     check_slowness(path, &platform, slowness)?;
-    let top = slowness.iter().copied().fold(0.0, f64::max);
-    let mut total = 0.0f64;
     let mut reader = quick_xml::Reader::from_str(text);
     reader.config_mut().trim_text(true);
     // Jobs: id, runtime, files read, files written (with sizes).
     let mut ids: Vec<String> = Vec::new();
     let mut runtime: Vec<f64> = Vec::new();
-    let mut reads: Vec<Vec<(String, u64)>> = Vec::new();
+    let mut reads: Vec<Vec<String>> = Vec::new();
     let mut writes: Vec<HashMap<String, u64>> = Vec::new();
+    let mut job_at: Vec<usize> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     // (child, parent, place of the parent element)
     let mut arcs: Vec<(String, String, usize)> = Vec::new();
@@ -1449,12 +1452,9 @@ pub fn parse_dax_program(
                         ))
                     }
                 };
-                total += r * top;
-                if !total.is_finite() {
-                    return Err(err(at, TOO_LONG.into()));
-                }
                 index.insert(id.clone(), ids.len());
                 ids.push(id);
+                job_at.push(at);
                 runtime.push(r);
                 reads.push(Vec::new());
                 writes.push(HashMap::new());
@@ -1483,7 +1483,7 @@ pub fn parse_dax_program(
                 let link = attr("link")?.unwrap_or_default();
                 let j = ids.len() - 1;
                 match link.as_str() {
-                    "input" => reads[j].push((file, size)),
+                    "input" => reads[j].push(file),
                     "output" => {
                         writes[j].insert(file, size);
                     }
@@ -1507,16 +1507,7 @@ pub fn parse_dax_program(
     if ids.is_empty() {
         return Err(err(text.len(), "no <job>: the workflow is empty".into()));
     }
-    // Bytes of each parent-child pair: each file a child reads (once, however often it is
-    // listed) counts for the pair with the job that writes it, as that job declares it.
-    let mut writers: HashMap<&str, Vec<(usize, u64)>> = HashMap::new();
-    for (j, w) in writes.iter().enumerate() {
-        for (f, &size) in w {
-            writers.entry(f.as_str()).or_default().push((j, size));
-        }
-    }
-    let mut pair_at: HashMap<(usize, usize), usize> = HashMap::new();
-    let mut pairs: Vec<(usize, usize, u64, usize)> = Vec::with_capacity(arcs.len());
+    let mut resolved = Vec::with_capacity(arcs.len());
     for (c, p, at) in &arcs {
         let find = |r: &str| {
             index
@@ -1524,55 +1515,120 @@ pub fn parse_dax_program(
                 .copied()
                 .ok_or_else(|| err(*at, format!("no job has the id \"{r}\"")))
         };
-        let (ci, pi) = (find(c)?, find(p)?);
-        if ci == pi {
-            return Err(err(*at, format!("job \"{c}\" is its own parent")));
-        }
-        if let std::collections::hash_map::Entry::Vacant(v) = pair_at.entry((pi, ci)) {
-            v.insert(pairs.len());
-            pairs.push((pi, ci, 0, *at));
-        }
+        resolved.push((find(p)?, find(c)?, *at));
     }
-    for (ci, r) in reads.iter_mut().enumerate() {
-        r.sort_unstable();
-        r.dedup_by(|a, b| a.0 == b.0);
-        for (f, _) in r.iter() {
-            for &(pi, size) in writers.get(f.as_str()).map_or(&[][..], |v| &v[..]) {
-                if let Some(&k) = pair_at.get(&(pi, ci)) {
-                    pairs[k].2 = pairs[k].2.saturating_add(size);
+    let jobs = WorkflowJobs {
+        what: "job",
+        ids,
+        at: job_at,
+        runtime,
+        reads,
+        writes,
+        arcs: resolved,
+    };
+    jobs.program(platform, slowness, &err)
+}
+
+/// The jobs of a workflow file (Pegasus DAX, WfCommons) and their dependencies, before
+/// they become a program.
+pub(crate) struct WorkflowJobs {
+    /// What the format calls a job ("job", "task"), for error messages.
+    pub what: &'static str,
+    pub ids: Vec<String>,
+    /// Where each job is declared (a byte offset).
+    pub at: Vec<usize>,
+    pub runtime: Vec<f64>,
+    /// The files each job reads.
+    pub reads: Vec<Vec<String>>,
+    /// The files each job writes, with their sizes in bytes.
+    pub writes: Vec<HashMap<String, u64>>,
+    /// (parent, child, where the dependency is written), repeats allowed.
+    pub arcs: Vec<(usize, usize, usize)>,
+}
+
+impl WorkflowJobs {
+    /// The program: a task of one sub-task per job (named by its id, its time on processor
+    /// type `p` its runtime × `slowness[p]`), a message per parent-child pair whose bytes
+    /// are the summed sizes (as the parent declares them) of the files the parent writes
+    /// and the child reads, each file once. `err` turns a byte offset and a message into
+    /// the error.
+    pub(crate) fn program(
+        mut self,
+        platform: Platform,
+        slowness: &[f64],
+        err: &dyn Fn(usize, String) -> Error,
+    ) -> Result<Ttigha, Error> {
+        let top = slowness.iter().copied().fold(0.0, f64::max);
+        let mut total = 0.0f64;
+        for (r, &at) in self.runtime.iter().zip(&self.at) {
+            total += r * top;
+            if !total.is_finite() {
+                return Err(err(at, TOO_LONG.into()));
+            }
+        }
+        let mut writers: HashMap<&str, Vec<(usize, u64)>> = HashMap::new();
+        for (j, w) in self.writes.iter().enumerate() {
+            for (f, &size) in w {
+                writers.entry(f.as_str()).or_default().push((j, size));
+            }
+        }
+        let mut pair_at: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut pairs: Vec<(usize, usize, u64, usize)> = Vec::with_capacity(self.arcs.len());
+        for &(pi, ci, at) in &self.arcs {
+            if ci == pi {
+                return Err(err(
+                    at,
+                    format!("{} \"{}\" is its own parent", self.what, self.ids[ci]),
+                ));
+            }
+            if let std::collections::hash_map::Entry::Vacant(v) = pair_at.entry((pi, ci)) {
+                v.insert(pairs.len());
+                pairs.push((pi, ci, 0, at));
+            }
+        }
+        for (ci, r) in self.reads.iter_mut().enumerate() {
+            r.sort_unstable();
+            r.dedup();
+            for f in r.iter() {
+                for &(pi, size) in writers.get(f.as_str()).map_or(&[][..], |v| &v[..]) {
+                    if let Some(&k) = pair_at.get(&(pi, ci)) {
+                        pairs[k].2 = pairs[k].2.saturating_add(size);
+                    }
                 }
             }
         }
-    }
-    let mut messages = Vec::with_capacity(pairs.len());
-    let mut places = Vec::with_capacity(pairs.len());
-    for &(pi, ci, bytes, at) in &pairs {
-        total += platform.worst_message(bytes);
-        if !total.is_finite() {
-            return Err(err(at, TOO_LONG.into()));
+        let mut messages = Vec::with_capacity(pairs.len());
+        let mut places = Vec::with_capacity(pairs.len());
+        for &(pi, ci, bytes, at) in &pairs {
+            total += platform.worst_message(bytes);
+            if !total.is_finite() {
+                return Err(err(at, TOO_LONG.into()));
+            }
+            messages.push(SubtaskMessage {
+                from: pi as u32,
+                to: ci as u32,
+                bytes,
+            });
+            places.push(at);
         }
-        messages.push(SubtaskMessage {
-            from: pi as u32,
-            to: ci as u32,
-            bytes,
-        });
-        places.push(at);
-    }
-    let tasks = ids
-        .iter()
-        .zip(&runtime)
-        .map(|(id, &r)| {
-            (
-                id.clone(),
-                vec![(id.clone(), slowness.iter().map(|s| r * s).collect())],
+        let tasks = self
+            .ids
+            .iter()
+            .zip(&self.runtime)
+            .map(|(id, &r)| {
+                (
+                    id.clone(),
+                    vec![(id.clone(), slowness.iter().map(|s| r * s).collect())],
+                )
+            })
+            .collect();
+        let what = self.what;
+        let program = HeteroProgram::new(platform.types(), tasks, messages).map_err(|e| {
+            err(
+                places[e.message as usize],
+                format!("this dependency lies on a cycle of {what}s"),
             )
-        })
-        .collect();
-    let program = HeteroProgram::new(platform.types(), tasks, messages).map_err(|e| {
-        err(
-            places[e.message as usize],
-            "this dependency lies on a cycle of jobs".into(),
-        )
-    })?;
-    Ok(Ttigha { platform, program })
+        })?;
+        Ok(Ttigha { platform, program })
+    }
 }
