@@ -191,7 +191,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         },
     };
     let order = match &a.order {
-        Some(path) => Some(read_order(path, pr, pl.processors())?),
+        Some(path) => Some(read_order(path, pr, pl.processors(), &alloc)?),
         None => planned_order,
     };
     let schedule = Simulator::new(&model)

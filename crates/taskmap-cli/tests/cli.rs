@@ -1196,16 +1196,29 @@ fn hetero_follows_a_given_order() {
         j["processors"][0]["order"],
         serde_json::json!(["a1", "b1", "a2"])
     );
-    // b1 first waits for a1 forever; an unknown name; a sub-task on the wrong processor.
+    // b1 first waits for a1 forever; an unknown name; a sub-task on the wrong processor,
+    // listed twice or missing.
     for (order, want) in [
         (
             "b1 a1 a2\n",
-            "the order never finishes: processor 0 waits for sub-task 2 (b1)",
+            "order.txt:1:1: the order never finishes: processor 0 waits here for sub-task \"b1\", whose inputs depend on sub-tasks queued behind others",
+        ),
+        (
+            "a1 b1   # a2 \n",
+            "order.txt:1:1: the line of processor 0 does not list sub-task \"a2\"",
         ),
         ("a1 zz\n", "order.txt:1:4: unknown sub-task \"zz\""),
         (
             "a1 a2\nb1\n",
-            "the order of processor 1 lists sub-task 2 (b1) of a task allocated elsewhere",
+            "order.txt:2:1: sub-task \"b1\" is on the line of processor 1, but its task B is allocated to processor 0",
+        ),
+        (
+            "a1 b1 a2 b1\n",
+            "order.txt:1:10: sub-task \"b1\" is listed a second time (first at 1:4)",
+        ),
+        (
+            "a1 a2   # b1 forgotten\n\n",
+            "order.txt:1:1: the line of processor 0 does not list sub-task \"b1\" (of task B, allocated to processor 0)",
         ),
         (
             "a1 a2 b1\n\nb1\n",

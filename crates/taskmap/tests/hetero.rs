@@ -1120,3 +1120,58 @@ fn heft_ls_never_loses_to_heft_or_mateha() {
         );
     }
 }
+
+/// An order file is accepted exactly when SIMULHa can run it: random orders (each
+/// processor's sub-tasks in declaration order, then two random entries of a random processor
+/// swapped) of random programs and allocations, the parser's deadlock check against the
+/// simulation.
+#[test]
+fn order_files_are_accepted_exactly_when_they_simulate() {
+    use rand::{Rng, SeedableRng};
+    use taskmap::model::ttigha::parse_order;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+    let (mut accepted, mut refused) = (0, 0);
+    for seed in 0..200u64 {
+        let m = random_ttigha(&params(5, 1, 2), seed);
+        let (pr, k) = (&m.program, m.platform.processors());
+        let alloc: Vec<u32> = (0..pr.tasks())
+            .map(|_| rng.gen_range(0..k as u32))
+            .collect();
+        let mut lines: Vec<Vec<&str>> = vec![Vec::new(); k];
+        for s in 0..pr.subtasks() {
+            let p = alloc[pr.subtask_task[s] as usize] as usize;
+            lines[p].push(&pr.subtask_names[s]);
+        }
+        let p = rng.gen_range(0..k);
+        if lines[p].len() > 1 {
+            let (i, j) = (
+                rng.gen_range(0..lines[p].len()),
+                rng.gen_range(0..lines[p].len()),
+            );
+            lines[p].swap(i, j);
+        }
+        let text: String = lines.iter().map(|l| l.join(" ") + "\n").collect();
+        let parsed = parse_order(&text, Path::new("o.txt"), pr, k, &alloc);
+        let order: Vec<Vec<u32>> = lines
+            .iter()
+            .map(|l| {
+                l.iter()
+                    .map(|n| pr.subtask_names.iter().position(|x| x == n).unwrap() as u32)
+                    .collect()
+            })
+            .collect();
+        let simulated = Simulator::new(&m).schedule(&alloc, Some(&order));
+        assert_eq!(parsed.is_ok(), simulated.is_ok(), "seed {seed}: {text}");
+        match parsed {
+            Ok(o) => {
+                assert_eq!(o, order);
+                accepted += 1;
+            }
+            Err(e) => {
+                assert!(e.to_string().contains("never finishes"), "{e}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(accepted > 20 && refused > 20, "{accepted} {refused}");
+}

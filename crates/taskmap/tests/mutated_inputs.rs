@@ -312,11 +312,14 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
             Path::new("o.txt"),
             &small.program,
             2,
+            &[0, 0],
         )
         .map_err(|e| e.to_string())?;
         assert_eq!(order.len(), 2);
-        // The simulator refuses an order that does not fit, without panicking.
-        let _ = Simulator::new(&small).schedule(&[0, 0], Some(&order));
+        // An accepted order fits the allocation: it simulates.
+        Simulator::new(&small)
+            .schedule(&[0, 0], Some(&order))
+            .expect("an accepted order simulates");
         Ok(())
     });
     assert_mostly_refused(refused, 5, "order");
