@@ -855,6 +855,10 @@ const BAD_WFCOMMONS: &[(&str, &str)] = &[
     ("wfc_task_without_id.json", "19:5: a task of workflow.specification.tasks has no \"id\" member"),
     ("wfc14_no_name.json", "20:4: a task of workflow.tasks has no \"name\" member"),
     ("wfc14_no_link.json", "28:6: file \"f\" of task \"b\" has no \"link\" member"),
+    ("wfc_empty_tasks.json", "6:13: workflow.specification.tasks is empty: the workflow has no task"),
+    ("wfc_unknown_execution.json", "50:5: workflow.execution.tasks has task \"c\", which workflow.specification.tasks does not"),
+    ("wfc14_bad_link.json", "29:15: the link of file \"f\" of task \"b\" is \"inptu\", not input or output"),
+    ("wfc14_duplicate_id.json", "35:11: a second task with id \"x\""),
     ("wfc14_no_tasks.json", "4:14: workflow has no \"specification\" (schema 1.5) nor \"tasks\" (earlier schemas) member (is this a WfCommons instance?)"),
 ];
 
@@ -1098,7 +1102,8 @@ fn heft_plans_feasible_schedules_that_simulha_meets() {
     }
 }
 
-/// heft-ls is never longer than HEFT's own schedule nor than MATEHa's (default order).
+/// heft-ls is never longer than HEFT's own schedule nor than MATEHa's allocation run in
+/// HEFT's priority order, and its order replays to its time.
 #[test]
 fn heft_ls_never_loses_to_heft_or_mateha() {
     use taskmap::mappers::heft::{heft, heft_ls};
@@ -1111,9 +1116,11 @@ fn heft_ls_never_loses_to_heft_or_mateha() {
         let mut sim = Simulator::new(&m);
         let h = heft(&m);
         let planned = sim.schedule(&h.alloc, Some(&h.order)).unwrap().makespan;
-        let matehas = sim.makespan(&mateha(&m).alloc);
+        let mut ranked = m.program.clone();
+        ranked.rank.clone_from(&h.priority);
+        let matehas = Simulator::with(&ranked, &m.platform).makespan(&mateha(&m).alloc);
         let (alloc, order) = heft_ls(&m, &search);
-        let t = sim.schedule(&alloc, order.as_deref()).unwrap().makespan;
+        let t = sim.schedule(&alloc, Some(&order)).unwrap().makespan;
         assert!(
             t <= planned && t <= matehas,
             "seed {seed}: {t} {planned} {matehas}"
@@ -1174,4 +1181,21 @@ fn order_files_are_accepted_exactly_when_they_simulate() {
         }
     }
     assert!(accepted > 20 && refused > 20, "{accepted} {refused}");
+}
+
+/// HEFT on the example of its paper (Topcuoglu, Hariri & Wu 2002, Figure 2, in
+/// `fixtures/hetero/topcuoglu.ttig`): the published allocation and makespan 80.
+#[test]
+fn heft_reproduces_its_papers_example() {
+    use taskmap::mappers::heft::heft;
+    let text = std::fs::read_to_string(fixture("hetero/topcuoglu.ttig")).unwrap();
+    let m = parse_ttigha(&text, Path::new("topcuoglu.ttig")).unwrap();
+    let h = heft(&m);
+    assert_eq!(h.makespan, 80.0);
+    // n1, n3, n5, n7 on P3; n2, n8 on P1; n4, n6, n9, n10 on P2.
+    assert_eq!(h.alloc, [2, 0, 2, 1, 2, 1, 2, 0, 1, 1]);
+    let s = Simulator::new(&m)
+        .schedule(&h.alloc, Some(&h.order))
+        .unwrap();
+    assert_eq!(s.makespan, 80.0);
 }

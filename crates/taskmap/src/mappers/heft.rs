@@ -19,15 +19,18 @@
 //!   the planned one.
 //!
 //! * [`heft_ls`] (ours): HEFT, then the SIMULHa-guided iterated local search of
-//!   `mateha-ls` ([`iterated_local_search`]) from the better (in SIMULHa's default order)
-//!   of HEFT's and MATEHa's allocations; the better of HEFT's and the search's schedules.
+//!   `mateha-ls` with HEFT's sequence as the priority order (an idle processor runs its
+//!   ready sub-task of highest upward rank), from the better of HEFT's and MATEHa's
+//!   allocations in that order; the better of HEFT's and the search's schedules, with the
+//!   order each ran in.
 //!
 //! Cost: `O(S log S + E · M)` for the ranks and the ready times of `S` sub-tasks with `E`
-//! messages on `M` processors, plus the gap searches, `O(S)` per processor at worst
-//! (`O(S² · M)` in all; the scan starts at the first sub-task ending after the ready time,
-//! found by bisection).
+//! messages on `M` processors, plus the gap searches: each processor keeps its idle gaps,
+//! the search bisects to the first one ending at or after the ready time and scans on
+//! from there, so sub-tasks placed back to back cost nothing; `O(S)` per processor at
+//! worst, when every placement leaves a gap (`O(S² · M)` in all).
 
-use crate::mappers::mateha::{iterated_local_search, SearchParams};
+use crate::mappers::mateha::{iterated_local_search_with, mateha, SearchParams};
 use crate::model::ttigha::Ttigha;
 use crate::sim::simulha::Simulator;
 
@@ -44,6 +47,9 @@ pub struct Heft {
     pub finish: Vec<f64>,
     /// The planned final time.
     pub makespan: f64,
+    /// Position of each sub-task in HEFT's sequence (by decreasing upward rank): a
+    /// topological order, usable as a program's priority order `rank`.
+    pub priority: Vec<u32>,
 }
 
 /// Schedules `model` with HEFT (see the module documentation).
@@ -96,8 +102,8 @@ pub fn heft(model: &Ttigha) -> Heft {
     let mut alloc = vec![u32::MAX; pr.tasks()];
     let mut proc_of = vec![u32::MAX; n];
     let (mut start, mut finish) = (vec![0.0f64; n], vec![0.0f64; n]);
-    // Busy intervals (start, finish, sub-task) of each processor, sorted.
-    let mut busy: Vec<Vec<(f64, f64, u32)>> = vec![Vec::new(); m];
+    // Idle gaps (start, end) of each processor, sorted; the last one never ends.
+    let mut gaps: Vec<Vec<(f64, f64)>> = vec![vec![(0.0, f64::INFINITY)]; m];
     let mut makespan = 0.0f64;
     for &s in &seq {
         let s = s as usize;
@@ -119,73 +125,114 @@ pub fn heft(model: &Ttigha) -> Heft {
                 ready = ready.max(finish[from] + pl.comm_time(q, p, 1, msg.bytes));
             }
             let w = pr.time(s, pl.proc_type[p] as usize);
-            let (at, slot) = earliest_gap(&busy[p], ready, w);
+            let (at, gap) = earliest_gap(&gaps[p], ready, w);
             if at + w < best.0 {
-                best = (at + w, at, p, slot);
+                best = (at + w, at, p, gap);
             }
         }
-        let (end, at, p, slot) = best;
-        busy[p].insert(slot, (at, end, s as u32));
+        let (end, at, p, gap) = best;
+        fill_gap(&mut gaps[p], gap, at, end);
         proc_of[s] = p as u32;
         alloc[task] = p as u32;
         start[s] = at;
         finish[s] = end;
         makespan = makespan.max(end);
     }
-    let order = busy
-        .into_iter()
-        .map(|b| b.into_iter().map(|(_, _, s)| s).collect())
-        .collect();
+    let mut priority = vec![0u32; n];
+    for (i, &s) in seq.iter().enumerate() {
+        priority[s as usize] = i as u32;
+    }
+    // Each processor's sub-tasks by planned start, then finish (a sub-task of no time
+    // before one starting at the same instant), then sequence (dependencies first).
+    let mut order: Vec<Vec<u32>> = vec![Vec::new(); m];
+    for &s in &seq {
+        order[proc_of[s as usize] as usize].push(s);
+    }
+    for list in &mut order {
+        list.sort_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            start[a]
+                .total_cmp(&start[b])
+                .then(finish[a].total_cmp(&finish[b]))
+                .then(priority[a].cmp(&priority[b]))
+        });
+    }
     Heft {
         alloc,
         order,
         start,
         finish,
         makespan,
+        priority,
     }
 }
 
-/// HEFT, then [`iterated_local_search`] (which simulates in SIMULHa's default order) from
-/// the better of HEFT's and MATEHa's allocations in that order (ties: HEFT's): the
-/// allocation of the shorter schedule, with HEFT's order when HEFT's own schedule
-/// (simulated in its order) is at most as long, else `None` (the default order). Never
-/// longer than HEFT's schedule, nor than MATEHa's in the default order.
-pub fn heft_ls(model: &Ttigha, params: &SearchParams) -> (Vec<u32>, Option<Vec<Vec<u32>>>) {
+/// HEFT, then the iterated local search of `mateha-ls`
+/// ([`iterated_local_search_with`]) on the program with HEFT's sequence as its priority
+/// order, so that SIMULHa's default order runs an idle processor's ready sub-task of
+/// highest upward rank; it starts from the better of HEFT's and MATEHa's allocations in
+/// that order (ties: HEFT's). Returns the allocation of the shorter schedule, HEFT's
+/// (simulated in its planned order) or the search's, and the order it runs in (for
+/// [`Simulator::schedule`]). Never longer than HEFT's schedule, nor than MATEHa's
+/// allocation run in that priority order.
+pub fn heft_ls(model: &Ttigha, params: &SearchParams) -> (Vec<u32>, Vec<Vec<u32>>) {
     let h = heft(model);
-    let mut sim = Simulator::new(model);
-    let planned = sim
+    let planned = Simulator::new(model)
         .schedule(&h.alloc, Some(&h.order))
         .expect("HEFT's order is feasible")
         .makespan;
-    let m = crate::mappers::mateha::mateha(model).alloc;
+    let mut ranked = model.program.clone();
+    ranked.rank.clone_from(&h.priority);
+    let mut sim = Simulator::with(&ranked, &model.platform);
+    let m = mateha(model).alloc;
     let mut alloc = if sim.makespan(&m) < sim.makespan(&h.alloc) {
         m
     } else {
         h.alloc.clone()
     };
-    let searched = iterated_local_search(model, &mut alloc, params);
+    let searched = iterated_local_search_with(&ranked, &model.platform, &mut alloc, params);
     if planned <= searched {
-        (h.alloc, Some(h.order))
+        (h.alloc, h.order)
     } else {
-        (alloc, None)
+        let order = sim
+            .schedule(&alloc, None)
+            .expect("the default order runs")
+            .order;
+        (alloc, order)
     }
 }
 
-/// The earliest start `>= ready` of a sub-task of length `w` between the sorted,
-/// non-overlapping intervals `busy`, and the index at which it is inserted. A gap of
-/// length 0 (`w = 0`) may sit where one interval ends and the next starts.
-fn earliest_gap(busy: &[(f64, f64, u32)], ready: f64, w: f64) -> (f64, usize) {
-    // Intervals ending by `ready` cannot delay it.
-    let mut i = busy.partition_point(|iv| iv.1 <= ready);
-    let mut at = ready;
-    while let Some(&(a, b, _)) = busy.get(i) {
-        if at + w <= a {
-            break;
+/// The earliest start `>= ready` of a sub-task of length `w` in the sorted, disjoint idle
+/// `gaps` of a processor (the last one never ends), and the index of its gap. A sub-task
+/// of no time may sit at either end of a gap. Only gaps, not busy intervals, are scanned,
+/// so sub-tasks placed back to back cost nothing to skip.
+fn earliest_gap(gaps: &[(f64, f64)], ready: f64, w: f64) -> (f64, usize) {
+    let mut i = gaps.partition_point(|g| g.1 < ready);
+    loop {
+        let (a, b) = gaps[i];
+        let at = ready.max(a);
+        if at + w <= b {
+            return (at, i);
         }
-        at = at.max(b);
         i += 1;
     }
-    (at, i)
+}
+
+/// Marks `[at, end]` busy inside gap `i`: the gap keeps its parts before and after (a
+/// sub-task of no time splits it in two, so that no later sub-task runs across it).
+fn fill_gap(gaps: &mut Vec<(f64, f64)>, i: usize, at: f64, end: f64) {
+    let (a, b) = gaps[i];
+    match (a < at, end < b) {
+        (true, true) => {
+            gaps[i] = (a, at);
+            gaps.insert(i + 1, (end, b));
+        }
+        (true, false) => gaps[i] = (a, at),
+        (false, true) => gaps[i] = (end, b),
+        (false, false) => {
+            gaps.remove(i);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -194,12 +241,24 @@ mod tests {
 
     #[test]
     fn gaps() {
-        let busy = [(0.0, 2.0, 0), (5.0, 6.0, 1), (6.0, 9.0, 2)];
-        assert_eq!(earliest_gap(&busy, 0.0, 3.0), (2.0, 1));
-        assert_eq!(earliest_gap(&busy, 0.0, 4.0), (9.0, 3));
-        assert_eq!(earliest_gap(&busy, 2.5, 2.5), (2.5, 1));
-        assert_eq!(earliest_gap(&busy, 5.5, 0.0), (6.0, 2));
-        assert_eq!(earliest_gap(&busy, 1.0, 0.0), (2.0, 1));
-        assert_eq!(earliest_gap(&[], 3.0, 1.0), (3.0, 0));
+        // Busy 0-2, 5-6 and 6-9.
+        let gaps = [(2.0, 5.0), (9.0, f64::INFINITY)];
+        assert_eq!(earliest_gap(&gaps, 0.0, 3.0), (2.0, 0));
+        assert_eq!(earliest_gap(&gaps, 0.0, 4.0), (9.0, 1));
+        assert_eq!(earliest_gap(&gaps, 2.5, 2.5), (2.5, 0));
+        // no gap is kept between back-to-back sub-tasks, even for one of no time.
+        assert_eq!(earliest_gap(&gaps, 5.5, 0.0), (9.0, 1));
+        assert_eq!(earliest_gap(&gaps, 5.0, 0.0), (5.0, 0));
+        assert_eq!(earliest_gap(&gaps, 1.0, 0.0), (2.0, 0));
+        let mut g = vec![(0.0, f64::INFINITY)];
+        fill_gap(&mut g, 0, 0.0, 2.0);
+        assert_eq!(g, [(2.0, f64::INFINITY)]);
+        fill_gap(&mut g, 0, 4.0, 4.0);
+        assert_eq!(g, [(2.0, 4.0), (4.0, f64::INFINITY)]);
+        // a sub-task of no time splits the gap: 1 unit from 3 cannot run across 4.
+        assert_eq!(earliest_gap(&g, 3.0, 1.0), (3.0, 0));
+        assert_eq!(earliest_gap(&g, 3.5, 1.0), (4.0, 1));
+        fill_gap(&mut g, 0, 2.0, 4.0);
+        assert_eq!(g, [(4.0, f64::INFINITY)]);
     }
 }

@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::model::ttigha::{HeteroProgram, Ttigha};
+use crate::model::ttigha::{HeteroProgram, Platform, Ttigha};
 use crate::sim::simulha::Simulator;
 
 /// The TTIGHa graph of a program on a platform's processor types. The concurrency `TP`
@@ -424,9 +424,8 @@ struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    fn new(model: &'a Ttigha, alloc: &[u32], budget: u64) -> Self {
-        let pr = &model.program;
-        let mut sim = Simulator::new(model);
+    fn new(pr: &'a HeteroProgram, pl: &'a Platform, alloc: &[u32], budget: u64) -> Self {
+        let mut sim = Simulator::with(pr, pl);
         let best = sim.makespan_and_total(alloc);
         // Pairs of communicating tasks (a < b), in ascending order.
         let graph = TtigGraph::new(pr);
@@ -443,14 +442,14 @@ impl<'a> Search<'a> {
             sim,
             best,
             used: Vec::new(),
-            class: model.platform.symmetry_classes(),
+            class: pl.symmetry_classes(),
             pairs,
             graph,
             work: 0,
             budget,
             // A simulation walks the sub-tasks, the messages and the processors.
-            sim_cost: (pr.subtasks() + pr.messages.len() + model.platform.processors()) as u64,
-            class_seen: vec![0; model.platform.processors()],
+            sim_cost: (pr.subtasks() + pr.messages.len() + pl.processors()) as u64,
+            class_seen: vec![0; pl.processors()],
             stamp: 0,
         };
         s.recount(alloc);
@@ -574,7 +573,7 @@ impl Default for SearchParams {
 ///
 /// Returns the final time of the result.
 pub fn local_search(model: &Ttigha, alloc: &mut [u32], params: &SearchParams) -> f64 {
-    let mut s = Search::new(model, alloc, params.budget);
+    let mut s = Search::new(&model.program, &model.platform, alloc, params.budget);
     s.descend(alloc, params.rounds);
     s.best.0
 }
@@ -586,12 +585,26 @@ pub fn local_search(model: &Ttigha, alloc: &mut [u32], params: &SearchParams) ->
 /// partners) · M` allocations per round. Stops early when the budget is spent.
 /// Deterministic per `params.seed`; never worse than `alloc`. Returns the final time.
 pub fn iterated_local_search(model: &Ttigha, alloc: &mut [u32], params: &SearchParams) -> f64 {
+    iterated_local_search_with(&model.program, &model.platform, alloc, params)
+}
+
+/// [`iterated_local_search`] of `program` on `platform` (a program whose priority order
+/// `rank` was changed, for instance, so that the default order follows it).
+pub fn iterated_local_search_with(
+    program: &HeteroProgram,
+    platform: &Platform,
+    alloc: &mut [u32],
+    params: &SearchParams,
+) -> f64 {
     use rand::{Rng, SeedableRng};
     let (rounds, kicks) = (params.rounds, params.kicks);
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(params.seed);
-    let mut s = Search::new(model, alloc, params.budget);
+    let mut s = Search::new(program, platform, alloc, params.budget);
     s.descend(alloc, rounds);
-    let (nt, mp) = (alloc.len(), model.platform.processors() as u32);
+    let (nt, mp) = (alloc.len(), platform.processors() as u32);
+    if nt == 0 {
+        return s.best.0;
+    }
     let mut trial = alloc.to_vec();
     let mut focus: Vec<usize> = Vec::new();
     for _ in 0..kicks {

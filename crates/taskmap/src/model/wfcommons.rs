@@ -148,6 +148,17 @@ impl<'e> Reader<'e> {
         }
     }
 
+    /// Errors when the task list `tasks` (the value `n`) is empty.
+    fn some(&self, n: &Node, tasks: &[Node], what: &str) -> Result<(), Error> {
+        if tasks.is_empty() {
+            return Err((self.err)(
+                n.at,
+                format!("{what} is empty: the workflow has no task"),
+            ));
+        }
+        Ok(())
+    }
+
     fn string<'n>(&self, n: &'n Node, what: &str) -> Result<&'n str, Error> {
         n.as_str()
             .ok_or_else(|| (self.err)(n.at, format!("{what} is {}, not a string", n.kind())))
@@ -232,10 +243,9 @@ impl<'e> Reader<'e> {
     /// Schema 1.5: specification (tasks, files) and execution (runtimes).
     fn schema_15(&self, workflow: &Node, spec: &Node) -> Result<WorkflowJobs, Error> {
         self.object(spec, "workflow.specification")?;
-        let tasks = self.array(
-            self.member(spec, "tasks", "workflow.specification")?,
-            "workflow.specification.tasks",
-        )?;
+        let list = self.member(spec, "tasks", "workflow.specification")?;
+        let tasks = self.array(list, "workflow.specification.tasks")?;
+        self.some(list, tasks, "workflow.specification.tasks")?;
         let mut sizes: HashMap<&str, u64> = HashMap::new();
         for f in self.list(spec, "files", "workflow.specification")? {
             self.object(f, "a file of workflow.specification.files")?;
@@ -250,7 +260,7 @@ impl<'e> Reader<'e> {
         }
         let execution = self.member(workflow, "execution", "workflow")?;
         self.object(execution, "workflow.execution")?;
-        let mut runtimes: HashMap<&str, f64> = HashMap::new();
+        let mut runtimes: HashMap<&str, (f64, usize)> = HashMap::new();
         for t in self.array(
             self.member(execution, "tasks", "workflow.execution")?,
             "workflow.execution.tasks",
@@ -258,7 +268,7 @@ impl<'e> Reader<'e> {
             self.object(t, "a task of workflow.execution.tasks")?;
             let id = self.string_member(t, &["id"], "a task of workflow.execution.tasks")?;
             let r = self.runtime(t, &["runtimeInSeconds"], id)?;
-            if runtimes.insert(id, r).is_some() {
+            if runtimes.insert(id, (r, t.at)).is_some() {
                 return Err((self.err)(
                     t.at,
                     format!("a second execution of task \"{id}\" in workflow.execution.tasks"),
@@ -283,7 +293,7 @@ impl<'e> Reader<'e> {
             if index.insert(id, j).is_some() {
                 return Err((self.err)(t.at, format!("a second task with id \"{id}\"")));
             }
-            let r = runtimes.get(id).copied().ok_or_else(|| {
+            let (r, _) = runtimes.get(id).copied().ok_or_else(|| {
                 (self.err)(
                     t.at,
                     format!(
@@ -315,6 +325,16 @@ impl<'e> Reader<'e> {
             jobs.reads.push(reads);
             jobs.writes.push(writes);
         }
+        if let Some((id, &(_, at))) = runtimes
+            .iter()
+            .filter(|(id, _)| !index.contains_key(*id))
+            .min_by_key(|(_, v)| v.1)
+        {
+            return Err((self.err)(
+                at,
+                format!("workflow.execution.tasks has task \"{id}\", which workflow.specification.tasks does not"),
+            ));
+        }
         self.resolve(&mut jobs, &index, &HashMap::new(), &refs, "id")?;
         Ok(jobs)
     }
@@ -341,6 +361,7 @@ impl<'e> Reader<'e> {
             }
         };
         let tasks = self.array(list, &format!("workflow.{key}"))?;
+        self.some(list, tasks, &format!("workflow.{key}"))?;
         let mut jobs = WorkflowJobs {
             what: "task",
             ids: Vec::with_capacity(tasks.len()),
@@ -362,9 +383,13 @@ impl<'e> Reader<'e> {
                 return Err((self.err)(t.at, format!("a second task named \"{name}\"")));
             }
             if let Some(id) = t.get("id") {
-                by_id
-                    .entry(self.string(id, &format!("the \"id\" of task \"{name}\""))?)
-                    .or_insert(j);
+                let id_str = self.string(id, &format!("the \"id\" of task \"{name}\""))?;
+                if by_id.insert(id_str, j).is_some() {
+                    return Err((self.err)(
+                        id.at,
+                        format!("a second task with id \"{id_str}\""),
+                    ));
+                }
             }
             let r = self.runtime(t, &["runtimeInSeconds", "runtime"], name)?;
             let what = format!("task \"{name}\"");
@@ -380,12 +405,16 @@ impl<'e> Reader<'e> {
                     Some(v) => self.size(v, file)?,
                     None => 0,
                 };
-                match link {
-                    "input" => reads.push(file.to_string()),
-                    "output" => {
-                        writes.insert(file.to_string(), size);
-                    }
-                    _ => {}
+                if link.eq_ignore_ascii_case("input") {
+                    reads.push(file.to_string());
+                } else if link.eq_ignore_ascii_case("output") {
+                    writes.insert(file.to_string(), size);
+                } else {
+                    let at = f.get("link").map_or(f.at, |v| v.at);
+                    return Err((self.err)(
+                        at,
+                        format!("the link of file \"{file}\" of {what} is \"{link}\", not input or output"),
+                    ));
                 }
             }
             self.refs(t, j, &what, &mut refs)?;
