@@ -81,6 +81,10 @@ pub struct HeteroArgs {
     /// (default: an idle processor runs its ready sub-task first in the program's order).
     #[arg(long)]
     pub order: Option<PathBuf>,
+    /// Write the order each processor ran its sub-tasks in, as an order file for --order
+    /// (with -o and --mapping it replays the same schedule, HEFT's too).
+    #[arg(long)]
+    pub write_order: Option<PathBuf>,
     /// Write the schedule as an SVG picture (a row per processor, a bar per sub-task) to
     /// this file.
     #[arg(long)]
@@ -105,14 +109,18 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         a.mapping.as_ref(),
         a.order.as_ref(),
     ];
-    for out in [&a.output, &a.svg].into_iter().flatten() {
+    let outputs = [
+        ("-o", &a.output),
+        ("--svg", &a.svg),
+        ("--write-order", &a.write_order),
+    ];
+    for (i, (name, out)) in outputs.iter().enumerate() {
+        let Some(out) = out else { continue };
         crate::cli::refuse_overwriting_inputs(out, &inputs)?;
-    }
-    if let (Some(o), Some(v)) = (&a.output, &a.svg) {
-        if o == v {
+        if let Some((other, _)) = outputs[..i].iter().find(|(_, o)| o.as_ref() == Some(out)) {
             bail!(
-                "-o and --svg name the same file {}; give two paths",
-                o.display()
+                "{other} and {name} name the same file {}; give two paths",
+                out.display()
             );
         }
     }
@@ -212,6 +220,29 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
     if let Some(out) = &a.output {
         Mapping::new(alloc.iter().map(|&p| PeId(p)).collect())
             .write(out, MappingFormat::from_path(out))?;
+    }
+    if let Some(out) = &a.write_order {
+        if let Some(n) = pr
+            .subtask_names
+            .iter()
+            .find(|n| n.contains(|c: char| c.is_whitespace() || c == '#'))
+        {
+            bail!(
+                "--write-order: the sub-task name \"{n}\" holds white space or '#', which an order file cannot hold"
+            );
+        }
+        let text: String = schedule
+            .order
+            .iter()
+            .map(|list| {
+                let names: Vec<&str> = list
+                    .iter()
+                    .map(|&s| pr.subtask_names[s as usize].as_str())
+                    .collect();
+                names.join(" ") + "\n"
+            })
+            .collect();
+        taskmap::error::write_atomically(out, text.as_bytes())?;
     }
     if json {
         let mut v = report_json(&model, &levels, &alloc, &schedule);

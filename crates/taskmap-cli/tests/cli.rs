@@ -1033,6 +1033,31 @@ fn hetero_reads_pegasus_workflows() {
         times.push(json(&o)["makespan"].as_f64().unwrap());
     }
     assert!(times[1] <= times[0], "{times:?}");
+    // The written allocation and order replay heft-ls's schedule.
+    let dir = tempfile::tempdir().unwrap();
+    let (alloc, order) = (dir.path().join("a.txt"), dir.path().join("o.txt"));
+    let (alloc, order) = (alloc.to_str().unwrap(), order.to_str().unwrap());
+    let o = run(&[
+        "-A",
+        "heft-ls",
+        "--kicks",
+        "5",
+        "-o",
+        alloc,
+        "--write-order",
+        order,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&["--mapping", alloc, "--order", order, "-f", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["makespan"].as_f64().unwrap(), times[1]);
+    let o = run(&["-A", "heft", "-o", order, "--write-order", order]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("-o and --write-order name the same file"),
+        "{}",
+        stderr(&o)
+    );
     // --slowness and --bytes belong to --stg and --workflow.
     let o = taskmap(&["hetero", &fixture("hetero/small.ttig"), "--slowness", "1,2"]);
     assert_eq!(o.status.code(), Some(2));
