@@ -1625,7 +1625,12 @@ pub fn parse_dax_program(
                 .copied()
                 .ok_or_else(|| err(*at, format!("no job has the id \"{r}\"")))
         };
-        resolved.push((find(p)?, find(c)?, *at));
+        let (ci, pi) = (find(c)?, find(p)?);
+        // Refused here too, so that the first wrong dependency in the file is named.
+        if pi == ci {
+            return Err(err(*at, format!("job \"{c}\" is its own parent")));
+        }
+        resolved.push((pi, ci, *at));
     }
     let jobs = WorkflowJobs {
         what: "job",
