@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MATEHa, mateha-ls, HEFT and heft-ls on the Kasahara STG task graphs (../shared/data/stg), on two-cluster
+"""MATEHa, mateha-ls, HEFT, heft-ls and PEFT (--algs) on the Kasahara STG task graphs (../shared/data/stg), on two-cluster
 platforms, against lower bounds.
 
 Every STG task becomes a task of one sub-task, every arc a message of --bytes bytes
@@ -78,7 +78,7 @@ def main():
     ap.add_argument("--bytes", type=int, default=1000)
     ap.add_argument("--slowness", type=float, default=1.2)
     ap.add_argument("--platforms", default="2+2,4+12")
-    ap.add_argument("--algs", default="mateha,mateha-ls,heft,heft-ls")
+    ap.add_argument("--algs", default="mateha,mateha-ls,heft,heft-ls,peft")
     args = ap.parse_args()
     algs = args.algs.split(",")
     tmp = tempfile.mkdtemp()

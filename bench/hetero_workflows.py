@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MATEHa, mateha-ls, HEFT and heft-ls on real workflows: the WfCommons traces (../shared/data/workflows/
+"""MATEHa, mateha-ls, HEFT, heft-ls and PEFT (--algs) on real workflows: the WfCommons traces (../shared/data/workflows/
 wfinstances, JSON) and the Pegasus DAX set (../shared/data/workflows/pegasus_dax), on the
 two-site platform of fixtures/hetero/two_sites.platform (8 fast and 8 slower machines, a
 LAN inside a site, a WAN between them), read by `taskmap hetero --workflow`.
@@ -11,7 +11,7 @@ T / LB with LB = max(longest path of runtimes on fast machines without communica
 total runtime / total speed), which no allocation can beat. The runtimes and dependencies
 for T_seq and LB are read here, independently of taskmap (json, xml.etree).
 
-    python3 bench/hetero_workflows.py [--slowness 1.5] [--sets wfcommons,dax] [--budget N]
+    python3 bench/hetero_workflows.py [--slowness 1.5] [--sets wfcommons,dax] [--algs LIST] [--budget N]
 
 Needs the release binary (cargo build --release), or TASKMAP=path.
 """
@@ -98,18 +98,20 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--slowness", type=float, default=1.5)
     ap.add_argument("--sets", default="wfcommons,dax")
-    ap.add_argument("--budget", type=int, default=None, help="mateha-ls work budget")
+    ap.add_argument("--algs", default="mateha,mateha-ls,heft,heft-ls,peft")
+    ap.add_argument("--budget", type=int, default=None, help="work budget of the searches")
     args = ap.parse_args()
+    algs = args.algs.split(",")
     files = []
     for s in args.sets.split(","):
         sub = {"wfcommons": "wfinstances", "dax": "pegasus_dax"}[s]
         d = os.path.join(DATA, sub)
         files += [(s, os.path.join(d, f)) for f in sorted(os.listdir(d))
                   if f.endswith((".json.gz", ".xml", ".xml.gz"))]
+    names = " / ".join(algs)
     print(f"platform {PLATFORM} (8 fast + 8 at slowness {args.slowness})")
-    print("| set | workflow | tasks | MATEHa T/LB | mateha-ls T/LB | HEFT T/LB | heft-ls T/LB | "
-          "speed-up MATEHa / mateha-ls / HEFT / heft-ls | time MATEHa / mateha-ls / HEFT / heft-ls |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"| set | workflow | tasks | T/LB {names} | speed-up {names} | time {names} |")
+    print("|---|---|---|---|---|---|")
     ratios = {}
     for s, path in files:
         runtime, pairs = (read_wfcommons if s == "wfcommons" else read_dax)(path)
@@ -118,27 +120,27 @@ def main():
                 "--slowness", f"1,{args.slowness}"]
         if os.path.basename(path).startswith("Epigenomics_997"):
             base.append("--negative-as-zero")
-        m, tm = run(base)
-        ls_args = base + ["-A", "mateha-ls"]
-        if args.budget:
-            ls_args += ["--budget", str(args.budget)]
-        l, tl = run(ls_args)
-        h, th = run(base + ["-A", "heft"])
-        hl, thl = run(base + ["-A", "heft-ls"] + (["--budget", str(args.budget)] if args.budget else []))
+        t, secs = {}, {}
+        for alg in algs:
+            extra = ["-A", alg]
+            if args.budget and alg.endswith("-ls"):
+                extra += ["--budget", str(args.budget)]
+            t[alg], secs[alg] = run(base + extra)
         name = os.path.basename(path).split(".")[0]
-        print(f"| {s} | {name} | {len(runtime)} | {m / lb:.3f} | {l / lb:.3f} | {h / lb:.3f} | "
-              f"{hl / lb:.3f} | {t_seq / m:.2f} / {t_seq / l:.2f} / {t_seq / h:.2f} / "
-              f"{t_seq / hl:.2f} | {tm:.2f} / {tl:.2f} / {th:.2f} / {thl:.2f} s |")
-        ratios.setdefault(s, []).append((m / lb, l / lb, h / lb, hl / lb))
-    for s, r in ratios.items():
-        cols = list(zip(*r))
-        wins = sum(1 for x in r if x[1] < x[2] - 1e-9)
-        losses = sum(1 for x in r if x[1] > x[2] + 1e-9)
-        print(f"{s}: {len(r)} workflows; T/LB mean (max) MATEHa {statistics.mean(cols[0]):.3f} "
-              f"({max(cols[0]):.3f}), mateha-ls {statistics.mean(cols[1]):.3f} "
-              f"({max(cols[1]):.3f}), HEFT {statistics.mean(cols[2]):.3f} ({max(cols[2]):.3f}), "
-              f"heft-ls {statistics.mean(cols[3]):.3f} ({max(cols[3]):.3f}); "
-              f"mateha-ls shorter than HEFT on {wins}, longer on {losses}")
+        print(f"| {s} | {name} | {len(runtime)} | "
+              + " / ".join(f"{t[a] / lb:.3f}" for a in algs) + " | "
+              + " / ".join(f"{t_seq / t[a]:.2f}" for a in algs) + " | "
+              + " / ".join(f"{secs[a]:.2f}" for a in algs) + " s |")
+        ratios.setdefault(s, []).append({a: t[a] / lb for a in algs})
+    for s, rows in ratios.items():
+        means = ", ".join(f"{a} {statistics.mean(r[a] for r in rows):.3f} "
+                          f"({max(r[a] for r in rows):.3f})" for a in algs)
+        line = f"{s}: {len(rows)} workflows; T/LB mean (max): {means}"
+        if "mateha-ls" in algs and "heft" in algs:
+            wins = sum(1 for r in rows if r["mateha-ls"] < r["heft"] - 1e-9)
+            losses = sum(1 for r in rows if r["mateha-ls"] > r["heft"] + 1e-9)
+            line += f"; mateha-ls shorter than HEFT on {wins}, longer on {losses}"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
-use taskmap::mappers::heft::{heft, heft_ls};
+use taskmap::mappers::heft::{heft, heft_ls, peft};
 use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
 use taskmap::model::ttigha::{read_order, read_platform, read_stg_program, read_ttigha, Ttigha};
 use taskmap::model::wfcommons::read_workflow_program;
@@ -51,8 +51,9 @@ pub struct HeteroArgs {
     /// mateha (the paper's heuristic), mateha-ls (ours: MATEHa, then a local search
     /// guided by SIMULHa with --kicks random restarts) or heft (Topcuoglu et al.'s list
     /// scheduler, for comparison; the simulation follows its order unless --order is
-    /// given) or heft-ls (ours: HEFT, then mateha-ls's search in HEFT's priority order from
-    /// the better of HEFT's and MATEHa's allocations; the better schedule).
+    /// given), heft-ls (ours: HEFT, then mateha-ls's search in HEFT's priority order from
+    /// the better of HEFT's and MATEHa's allocations; the better schedule) or peft
+    /// (Arabnejad & Barbosa's lookahead list scheduler, followed in its order like heft).
     #[arg(short = 'A', long)]
     pub algorithm: Option<String>,
     /// Random kicks of the iterated local search of mateha-ls and heft-ls (0: plain local search; default
@@ -189,14 +190,20 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
                 }
                 (alloc, "heft-ls", taskmap::mappers::mateha::levels(pr))
             }
-            "heft" => {
-                let h = heft(&model);
+            name @ ("heft" | "peft") => {
+                let h = if name == "heft" {
+                    heft(&model)
+                } else {
+                    peft(&model)
+                };
                 if a.order.is_none() {
                     planned_order = Some(h.order);
                 }
-                (h.alloc, "heft", taskmap::mappers::mateha::levels(pr))
+                (h.alloc, name, taskmap::mappers::mateha::levels(pr))
             }
-            other => bail!("unknown --algorithm \"{other}\" (mateha, mateha-ls, heft, heft-ls)"),
+            other => {
+                bail!("unknown --algorithm \"{other}\" (mateha, mateha-ls, heft, heft-ls, peft)")
+            }
         },
     };
     let order = match &a.order {
@@ -283,6 +290,7 @@ fn label(source: &str) -> &'static str {
         "file" => "the given allocation",
         "mateha-ls" => "mateha-ls",
         "heft" => "HEFT",
+        "peft" => "PEFT",
         "heft-ls" => "heft-ls",
         _ => "MATEHa",
     }

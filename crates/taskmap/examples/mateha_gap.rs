@@ -7,7 +7,7 @@
 //! `[TASKS=10] [SUBTASKS=3] [RUNS=25] [SLOW=1.2] [KICKS=100] [COMM=1] cargo run --release -p taskmap --example mateha_gap`
 //! (`COMM` scales every startup and per-byte time) prints per configuration the mean and largest gap of MATEHa above the optimum, how
 //! often it is optimal, the same for `mateha-ls` (MATEHa then `iterated_local_search`
-//! with `KICKS` kicks, default 100), the same for HEFT (its allocation simulated in its own
+//! with `KICKS` kicks, default 100), the same for HEFT and PEFT (each allocation simulated in its own
 //! order, which may beat the optimum, an optimum over allocations in SIMULHa's default
 //! order: "optimal" then counts schedules at most as long) and the times. `WRITE=file.ttig [SEED=s] [C1=2] [C2=2] [PROB=0.15]` writes
 //! one model instead (C1 + C2 processors, each sub-task receiving from each earlier one of
@@ -15,7 +15,7 @@
 
 use std::time::Instant;
 
-use taskmap::mappers::heft::heft;
+use taskmap::mappers::heft::{heft, peft};
 use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
 use taskmap::model::ttigha::{random_ttigha, RandomTtigha};
 use taskmap::sim::simulha::Simulator;
@@ -65,8 +65,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{tasks} tasks of 1-{subtasks} sub-tasks, {runs} programs per configuration, cluster 2 {slow}x slower, communication times x{comm}"
     );
-    println!("| configuration | MATEHa: mean gap | largest | optimal | `mateha-ls`: mean gap | largest | optimal | HEFT: mean gap | largest | optimal | allocations searched | MATEHa time | `mateha-ls` time | HEFT time | exhaustive time |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| configuration | MATEHa: mean gap | largest | optimal | `mateha-ls`: mean gap | largest | optimal | HEFT: mean gap | largest | optimal | PEFT: mean gap | largest | optimal | allocations searched | MATEHa time | `mateha-ls` time | HEFT time | exhaustive time |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (name, c1, c2) in [
         ("Conf1", 4, 0),
         ("Conf2", 2, 2),
@@ -76,6 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (mut sum, mut worst, mut hits, mut evals) = (0.0f64, 0.0f64, 0u64, 0u64);
         let (mut ls_sum, mut ls_worst, mut ls_hits) = (0.0f64, 0.0f64, 0u64);
         let (mut h_sum, mut h_worst, mut h_hits) = (0.0f64, f64::NEG_INFINITY, 0u64);
+        let (mut p_sum, mut p_worst, mut p_hits) = (0.0f64, f64::NEG_INFINITY, 0u64);
         let (mut t_mateha, mut t_opt, mut t_ls, mut t_heft) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for seed in 0..runs {
             let m = random_ttigha(&params(c1, c2), seed);
@@ -97,6 +98,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let hs = Simulator::new(&m)
                 .schedule(&h.alloc, Some(&h.order))?
                 .makespan;
+            let pf = peft(&m);
+            let ps = Simulator::new(&m)
+                .schedule(&pf.alloc, Some(&pf.order))?
+                .makespan;
             let t0 = Instant::now();
             let o = exhaustive(&m, u64::MAX)?;
             t_opt += t0.elapsed().as_secs_f64();
@@ -112,16 +117,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             h_sum += h_gap;
             h_worst = h_worst.max(h_gap);
             h_hits += u64::from(h_gap <= 0.0);
+            let p_gap = 100.0 * (ps - o.makespan) / o.makespan;
+            p_sum += p_gap;
+            p_worst = p_worst.max(p_gap);
+            p_hits += u64::from(p_gap <= 0.0);
             evals += o.evaluated;
         }
         println!(
-            "| {name} ({c1} + {c2}) | {:.2} % | {:.2} % | {hits} of {runs} | {:.2} % | {:.2} % | {ls_hits} of {runs} | {:.2} % | {:.2} % | {h_hits} of {runs} | {} | {:.3} ms | {:.2} ms | {:.3} ms | {:.2} s |",
+            "| {name} ({c1} + {c2}) | {:.2} % | {:.2} % | {hits} of {runs} | {:.2} % | {:.2} % | {ls_hits} of {runs} | {:.2} % | {:.2} % | {h_hits} of {runs} | {:.2} % | {:.2} % | {p_hits} of {runs} | {} | {:.3} ms | {:.2} ms | {:.3} ms | {:.2} s |",
             sum / runs as f64,
             worst,
             ls_sum / runs as f64,
             ls_worst,
             h_sum / runs as f64,
             h_worst,
+            p_sum / runs as f64,
+            p_worst,
             evals / runs,
             1e3 * t_mateha / runs as f64,
             1e3 * t_ls / runs as f64,

@@ -1034,14 +1034,14 @@ fn wfcommons_instances_keep_tasks_files_and_dependencies() {
     }
 }
 
-/// HEFT's plan is a feasible schedule (each sub-task on its task's processor for its time
-/// there, after its task's previous sub-task and after every input has arrived, no two
-/// overlapping on a processor), and SIMULHa run strictly in HEFT's order starts no
-/// sub-task later than planned; HEFT is deterministic.
+/// HEFT's and PEFT's plans are feasible schedules (each sub-task on its task's processor
+/// for its time there, after its task's previous sub-task and after every input has
+/// arrived, no two overlapping on a processor), and SIMULHa run strictly in their order
+/// starts no sub-task later than planned; both are deterministic.
 #[test]
 fn heft_plans_feasible_schedules_that_simulha_meets() {
-    use taskmap::mappers::heft::heft;
-    for seed in 0..60u64 {
+    use taskmap::mappers::heft::{heft, peft};
+    for (seed, plan) in (0..120u64).map(|s| (s / 2, if s % 2 == 0 { heft } else { peft })) {
         let mut p = params(
             6 + (seed % 20) as usize,
             1 + (seed % 3) as usize,
@@ -1052,8 +1052,8 @@ fn heft_plans_feasible_schedules_that_simulha_meets() {
         }
         let m = random_ttigha(&p, seed);
         let (pr, pl) = (&m.program, &m.platform);
-        let h = heft(&m);
-        assert_eq!(h, heft(&m), "deterministic");
+        let h = plan(&m);
+        assert_eq!(h, plan(&m), "deterministic");
         let eps = 1e-9 * (1.0 + h.makespan);
         let proc_of = |s: usize| h.alloc[pr.subtask_task[s] as usize] as usize;
         let mut listed = vec![0; pr.subtasks()];
@@ -1198,4 +1198,67 @@ fn heft_reproduces_its_papers_example() {
         .schedule(&h.alloc, Some(&h.order))
         .unwrap();
     assert_eq!(s.makespan, 80.0);
+}
+
+/// PEFT's optimistic cost table by type equals the definition over processors: OCT(s, p)
+/// is the largest, over the successors y, of the least over processors q of OCT(y, q) +
+/// time of y on q + the mean message time when q != p (the next sub-task of the same task
+/// must stay on p, without message), computed naively on random programs.
+#[test]
+fn peft_cost_table_matches_its_definition() {
+    use taskmap::mappers::heft::optimistic_cost_table;
+    for seed in 0..30u64 {
+        let m = random_ttigha(
+            &params(8, 1 + (seed % 3) as usize, (seed % 3) as usize),
+            seed,
+        );
+        let (pr, pl) = (&m.program, &m.platform);
+        let (n, k, types) = (pr.subtasks(), pl.processors(), pl.types());
+        let pairs: Vec<(usize, usize)> = (0..k)
+            .flat_map(|a| (0..k).filter(move |&b| b != a).map(move |b| (a, b)))
+            .collect();
+        let mean = |bytes: u64| {
+            if pairs.is_empty() {
+                return 0.0;
+            }
+            pairs
+                .iter()
+                .map(|&(a, b)| pl.comm_time(a, b, 1, bytes))
+                .sum::<f64>()
+                / pairs.len() as f64
+        };
+        let time = |s: usize, q: usize| pr.time(s, pl.proc_type[q] as usize);
+        let mut oct = vec![vec![f64::NAN; k]; n];
+        // Sub-tasks in reverse priority order (successors first).
+        let mut topo: Vec<usize> = (0..n).collect();
+        topo.sort_by_key(|&s| std::cmp::Reverse(pr.rank[s]));
+        for s in topo {
+            for p in 0..k {
+                let mut v: f64 = 0.0;
+                if let Some(y) = pr.next_in_task(s) {
+                    v = v.max(oct[y][p] + time(y, p));
+                }
+                for msg in pr.outgoing(s) {
+                    let y = msg.to as usize;
+                    let best = (0..k)
+                        .map(|q| {
+                            oct[y][q] + time(y, q) + if q == p { 0.0 } else { mean(msg.bytes) }
+                        })
+                        .fold(f64::INFINITY, f64::min);
+                    v = v.max(best);
+                }
+                oct[s][p] = v;
+            }
+        }
+        let table = optimistic_cost_table(&m);
+        for s in 0..n {
+            for p in 0..k {
+                let t = table[s * types + pl.proc_type[p] as usize];
+                assert!(
+                    (t - oct[s][p]).abs() <= 1e-9 * (1.0 + t),
+                    "seed {seed}: {s} {p}"
+                );
+            }
+        }
+    }
 }

@@ -7,8 +7,9 @@
 //!   (mean communication time + rank) over its successors. A message's mean time is
 //!   `startup + bytes · per_byte` averaged over the ordered pairs of distinct processors;
 //!   the next sub-task of the same task is a successor at no communication cost.
-//! * Sub-tasks are scheduled by decreasing rank (ties: the program's priority order, so
-//!   the sequence is topological even with zero times). The first sub-task of a task goes
+//! * Sub-tasks are scheduled by decreasing rank, the ready one of highest rank next (ties:
+//!   the program's priority order; with upward ranks this is the sorted sequence, which
+//!   is topological even with zero times). The first sub-task of a task goes
 //!   to the processor where it finishes earliest, with insertion: it may fill an idle gap
 //!   between sub-tasks already placed, when the gap holds it after its inputs have
 //!   arrived (ties: the lowest processor). The task's later sub-tasks follow it to that
@@ -18,6 +19,8 @@
 //!   order starts no sub-task later than planned (tested), so its final time is at most
 //!   the planned one.
 //!
+//! * [`peft`]: PEFT (Arabnejad & Barbosa 2014), the same list scheduler with an optimistic
+//!   cost table as lookahead, in rank and in the choice of processor.
 //! * [`heft_ls`] (ours): HEFT, then the SIMULHa-guided iterated local search of
 //!   `mateha-ls` with HEFT's sequence as the priority order (an idle processor runs its
 //!   ready sub-task of highest upward rank), from the better of HEFT's and MATEHa's
@@ -52,11 +55,11 @@ pub struct Heft {
     pub priority: Vec<u32>,
 }
 
-/// Schedules `model` with HEFT (see the module documentation).
-pub fn heft(model: &Ttigha) -> Heft {
-    let (pr, pl) = (&model.program, &model.platform);
-    let (n, m) = (pr.subtasks(), pl.processors());
-    // Mean time of a message: startup and per-byte time averaged over ordered pairs.
+/// Startup and per-byte time of a message averaged over the ordered pairs of distinct
+/// processors (zero on one processor).
+fn mean_link(model: &Ttigha) -> (f64, f64) {
+    let pl = &model.platform;
+    let m = pl.processors();
     let (mut startup, mut per_byte) = (0.0f64, 0.0f64);
     if m > 1 {
         for s in 0..m {
@@ -70,17 +73,30 @@ pub fn heft(model: &Ttigha) -> Heft {
         startup /= pairs;
         per_byte /= pairs;
     }
+    (startup, per_byte)
+}
+
+/// The sub-tasks, successors first (reverse priority order, which is topological).
+fn reverse_topological(model: &Ttigha) -> Vec<u32> {
+    let pr = &model.program;
+    let mut topo: Vec<u32> = (0..pr.subtasks() as u32).collect();
+    topo.sort_unstable_by_key(|&s| std::cmp::Reverse(pr.rank[s as usize]));
+    topo
+}
+
+/// Schedules `model` with HEFT (see the module documentation).
+pub fn heft(model: &Ttigha) -> Heft {
+    let (pr, pl) = (&model.program, &model.platform);
+    let (n, m) = (pr.subtasks(), pl.processors());
+    let (startup, per_byte) = mean_link(model);
     let mean_time = |s: usize| -> f64 {
         (0..m)
             .map(|p| pr.time(s, pl.proc_type[p] as usize))
             .sum::<f64>()
             / m as f64
     };
-    // Upward ranks, successors first (reverse priority order, which is topological).
-    let mut topo: Vec<u32> = (0..n as u32).collect();
-    topo.sort_unstable_by_key(|&s| pr.rank[s as usize]);
     let mut rank = vec![0.0f64; n];
-    for &s in topo.iter().rev() {
+    for s in reverse_topological(model) {
         let s = s as usize;
         let mut tail = pr.next_in_task(s).map_or(0.0, |y| rank[y]);
         for msg in pr.outgoing(s) {
@@ -93,19 +109,108 @@ pub fn heft(model: &Ttigha) -> Heft {
         }
         rank[s] = mean_time(s) + tail;
     }
-    let mut seq = topo;
-    seq.sort_by(|&a, &b| {
-        rank[b as usize]
-            .total_cmp(&rank[a as usize])
-            .then(pr.rank[a as usize].cmp(&pr.rank[b as usize]))
-    });
+    list_schedule(model, &rank, None)
+}
+
+/// Schedules `model` with PEFT (Arabnejad & Barbosa, "List scheduling algorithm for
+/// heterogeneous systems by an optimistic cost table", IEEE TPDS 2014): the optimistic cost
+/// table `OCT(s, p)`, the longest over `s`'s successors of the least (their `OCT` + their
+/// time + the mean message time when they run on another processor) down to the exits,
+/// ranks the sub-tasks by its mean over the processors, and each task goes to the
+/// processor of least earliest finish + `OCT`. The next sub-task of the same task must run
+/// on the same processor and costs no message. `OCT` depends on a processor only through
+/// its type (message times are the means), so the table has a row per type.
+pub fn peft(model: &Ttigha) -> Heft {
+    let (pr, pl) = (&model.program, &model.platform);
+    let (n, m, types) = (pr.subtasks(), pl.processors(), pl.types());
+    let oct = optimistic_cost_table(model);
+    let mut count = vec![0usize; types];
+    for &t in &pl.proc_type {
+        count[t as usize] += 1;
+    }
+    let rank: Vec<f64> = (0..n)
+        .map(|s| {
+            (0..types)
+                .map(|t| count[t] as f64 * oct[s * types + t])
+                .sum::<f64>()
+                / m as f64
+        })
+        .collect();
+    list_schedule(model, &rank, Some(&oct))
+}
+
+/// PEFT's optimistic cost table: entry `s · types + t` is `OCT(s, p)` for the processors
+/// `p` of type `t` (see [`peft`]; types without a processor get 0).
+pub fn optimistic_cost_table(model: &Ttigha) -> Vec<f64> {
+    let (pr, pl) = (&model.program, &model.platform);
+    let (n, m, types) = (pr.subtasks(), pl.processors(), pl.types());
+    let (startup, per_byte) = mean_link(model);
+    let mut count = vec![0usize; types];
+    for &t in &pl.proc_type {
+        count[t as usize] += 1;
+    }
+    let used: Vec<usize> = (0..types).filter(|&t| count[t] > 0).collect();
+    // oct[s * types + t]: OCT of sub-task s on a processor of type t.
+    let mut oct = vec![0.0f64; n * types];
+    let mut row = vec![0.0f64; types];
+    for s in reverse_topological(model) {
+        let s = s as usize;
+        row.iter_mut().for_each(|x| *x = 0.0);
+        if let Some(y) = pr.next_in_task(s) {
+            for &t in &used {
+                row[t] = oct[y * types + t] + pr.time(y, t);
+            }
+        }
+        for msg in pr.outgoing(s) {
+            let y = msg.to as usize;
+            let c = if m > 1 {
+                startup + msg.bytes as f64 * per_byte
+            } else {
+                0.0
+            };
+            let elsewhere = used
+                .iter()
+                .map(|&t| oct[y * types + t] + pr.time(y, t))
+                .fold(f64::INFINITY, f64::min)
+                + c;
+            for &t in &used {
+                let here = oct[y * types + t] + pr.time(y, t);
+                // `elsewhere` takes its minimum over every type, this one too: exact even
+                // when the type has one processor, as `here` is below that term.
+                row[t] = row[t].max(here.min(elsewhere));
+            }
+        }
+        oct[s * types..(s + 1) * types].copy_from_slice(&row);
+    }
+    oct
+}
+
+/// The list scheduler of HEFT and PEFT: the ready sub-task of highest `key` next (ties:
+/// the program's priority order), its task's processor (for a first sub-task: the one of
+/// least earliest finish, plus `lookahead[s · types + type]` when given), the earliest gap
+/// there that holds it once its inputs have arrived.
+fn list_schedule(model: &Ttigha, key: &[f64], lookahead: Option<&[f64]>) -> Heft {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let (pr, pl) = (&model.program, &model.platform);
+    let (n, m, types) = (pr.subtasks(), pl.processors(), pl.types());
+    // Ready sub-tasks by key (a total order on the bits of a non-negative float), then
+    // priority.
+    let mut pending: Vec<u32> = (0..n)
+        .map(|s| (pr.in_first[s + 1] - pr.in_first[s]) + u32::from(pr.previous(s).is_some()))
+        .collect();
+    let entry = |s: usize| ((key[s] + 0.0).to_bits(), Reverse(pr.rank[s]), s as u32);
+    let mut ready: BinaryHeap<(u64, Reverse<u32>, u32)> =
+        (0..n).filter(|&s| pending[s] == 0).map(entry).collect();
+    let mut seq: Vec<u32> = Vec::with_capacity(n);
     let mut alloc = vec![u32::MAX; pr.tasks()];
     let mut proc_of = vec![u32::MAX; n];
     let (mut start, mut finish) = (vec![0.0f64; n], vec![0.0f64; n]);
     // Idle gaps (start, end) of each processor, sorted; the last one never ends.
     let mut gaps: Vec<Vec<(f64, f64)>> = vec![vec![(0.0, f64::INFINITY)]; m];
     let mut makespan = 0.0f64;
-    for &s in &seq {
+    while let Some((_, _, s)) = ready.pop() {
+        seq.push(s);
         let s = s as usize;
         let task = pr.subtask_task[s] as usize;
         let chain = pr.previous(s).map_or(0.0, |r| finish[r]);
@@ -116,27 +221,38 @@ pub fn heft(model: &Ttigha) -> Heft {
             }
             None => 0..m,
         };
-        let mut best = (f64::INFINITY, 0.0, 0usize, 0usize);
+        // (objective, finish, start, processor, gap)
+        let mut best = (f64::INFINITY, 0.0, 0.0, 0usize, 0usize);
         for p in candidates {
-            let mut ready = chain;
+            let mut at = chain;
             for msg in pr.incoming(s) {
                 let from = msg.from as usize;
                 let q = proc_of[from] as usize;
-                ready = ready.max(finish[from] + pl.comm_time(q, p, 1, msg.bytes));
+                at = at.max(finish[from] + pl.comm_time(q, p, 1, msg.bytes));
             }
-            let w = pr.time(s, pl.proc_type[p] as usize);
-            let (at, gap) = earliest_gap(&gaps[p], ready, w);
-            if at + w < best.0 {
-                best = (at + w, at, p, gap);
+            let t = pl.proc_type[p] as usize;
+            let w = pr.time(s, t);
+            let (at, gap) = earliest_gap(&gaps[p], at, w);
+            let goal = at + w + lookahead.map_or(0.0, |o| o[s * types + t]);
+            if goal < best.0 {
+                best = (goal, at + w, at, p, gap);
             }
         }
-        let (end, at, p, gap) = best;
+        let (_, end, at, p, gap) = best;
         fill_gap(&mut gaps[p], gap, at, end);
         proc_of[s] = p as u32;
         alloc[task] = p as u32;
         start[s] = at;
         finish[s] = end;
         makespan = makespan.max(end);
+        let chain = pr.next_in_task(s);
+        let msgs = pr.outgoing(s).map(|msg| msg.to as usize);
+        for y in chain.into_iter().chain(msgs) {
+            pending[y] -= 1;
+            if pending[y] == 0 {
+                ready.push(entry(y));
+            }
+        }
     }
     let mut priority = vec![0u32; n];
     for (i, &s) in seq.iter().enumerate() {
