@@ -351,41 +351,45 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
     // A dropped or repeated record line shifts the ids, a changed time is still a time:
     // about a third are refused.
     assert_mostly_refused(refused, 5, name);
-    let name = "Montage_25.xml";
-    let original = std::fs::read(fixture(&format!("hetero/{name}"))).unwrap();
-    let refused = mutations(&original, name, 530, |b| {
-        let m = taskmap::model::ttigha::parse_dax_program(
-            &String::from_utf8_lossy(b),
-            Path::new(name),
-            platform.clone(),
-            &[1.0, 1.2],
-            false,
-        )
-        .map_err(|e| e.to_string())?;
-        Simulator::new(&m).makespan(&mateha(&m).alloc);
-        Ok(())
-    });
-    // XML survives many cuts of attributes' text; a fifth at least are refused.
-    assert_mostly_refused(refused, 5, name);
-    let name = "montage-chameleon-2mass-005d-001.json.gz";
-    let raw = std::fs::read(fixture(&format!("hetero/{name}"))).unwrap();
-    let original = taskmap_graph::decompress(&raw, Path::new(name))
-        .unwrap()
-        .into_owned();
-    let refused = mutations(&original, name, 540, |b| {
-        let m = taskmap::model::wfcommons::parse_wfcommons_program(
-            &String::from_utf8_lossy(b),
-            Path::new(name),
-            platform.clone(),
-            &[1.0, 1.2],
-            false,
-        )
-        .map_err(|e| e.to_string())?;
-        Simulator::new(&m).makespan(&mateha(&m).alloc);
-        Ok(())
-    });
-    // Pretty-printed JSON loses a comma or a bracket with most dropped or cut lines.
-    assert_mostly_refused(refused, 5, name);
+    // The two workflow formats. XML survives many cuts of attributes' text, pretty-printed
+    // JSON loses a comma or a bracket with most dropped or cut lines: a fifth at least are
+    // refused.
+    type WorkflowReader = fn(
+        &str,
+        &Path,
+        taskmap::model::ttigha::Platform,
+        &[f64],
+        bool,
+    ) -> Result<taskmap::model::ttigha::Ttigha, taskmap::Error>;
+    let readers: [(&str, u64, WorkflowReader); 2] = [
+        (
+            "Montage_25.xml",
+            530,
+            taskmap::model::ttigha::parse_dax_program,
+        ),
+        (
+            "montage-chameleon-2mass-005d-001.json.gz",
+            540,
+            taskmap::model::wfcommons::parse_wfcommons_program,
+        ),
+    ];
+    for (name, seed, read) in readers {
+        let raw = std::fs::read(fixture(&format!("hetero/{name}"))).unwrap();
+        let original = taskmap_graph::decompress(&raw, Path::new(name)).unwrap();
+        let refused = mutations(&original, name, seed, |b| {
+            let m = read(
+                &String::from_utf8_lossy(b),
+                Path::new(name),
+                platform.clone(),
+                &[1.0, 1.2],
+                false,
+            )
+            .map_err(|e| e.to_string())?;
+            Simulator::new(&m).makespan(&mateha(&m).alloc);
+            Ok(())
+        });
+        assert_mostly_refused(refused, 5, name);
+    }
 }
 
 #[test]

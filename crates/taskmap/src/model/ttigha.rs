@@ -1437,15 +1437,7 @@ pub fn parse_dax_program(
     negative_as_zero: bool,
 ) -> Result<Ttigha, Error> {
     use quick_xml::events::Event;
-    let err = |pos: usize, message: String| {
-        let (line, column) = taskmap_graph::line_col(text.as_bytes(), pos);
-        Error::Parse {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message,
-        }
-    };
+    let err = offset_error(text, path);
     check_slowness(path, &platform, slowness)?;
     let mut reader = quick_xml::Reader::from_str(text);
     reader.config_mut().trim_text(true);
@@ -1644,6 +1636,22 @@ pub fn parse_dax_program(
     jobs.program(platform, slowness, &err)
 }
 
+/// Turns a byte offset into `text` and a message into the error at that line and column.
+pub(crate) fn offset_error<'a>(
+    text: &'a str,
+    path: &'a Path,
+) -> impl Fn(usize, String) -> Error + 'a {
+    move |pos, message| {
+        let (line, column) = taskmap_graph::line_col(text.as_bytes(), pos);
+        Error::Parse {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message,
+        }
+    }
+}
+
 /// The jobs of a workflow file (Pegasus DAX, WfCommons) and their dependencies, before
 /// they become a program.
 pub(crate) struct WorkflowJobs {
@@ -1662,6 +1670,19 @@ pub(crate) struct WorkflowJobs {
 }
 
 impl WorkflowJobs {
+    /// No jobs yet, room for `n`; `what` names a job in errors.
+    pub(crate) fn with_capacity(what: &'static str, n: usize) -> Self {
+        WorkflowJobs {
+            what,
+            ids: Vec::with_capacity(n),
+            at: Vec::with_capacity(n),
+            runtime: Vec::with_capacity(n),
+            reads: Vec::with_capacity(n),
+            writes: Vec::with_capacity(n),
+            arcs: Vec::new(),
+        }
+    }
+
     /// The program: a task of one sub-task per job (named by its id, its time on processor
     /// type `p` its runtime × `slowness[p]`), a message per parent-child pair whose bytes
     /// are the summed sizes (as the parent declares them) of the files the parent writes

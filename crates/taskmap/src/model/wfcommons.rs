@@ -22,7 +22,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::json::{self, Node, Value};
-use super::ttigha::{check_slowness, time_value, with_text, Platform, Ttigha, WorkflowJobs};
+use super::ttigha::{
+    check_slowness, offset_error, time_value, with_text, Platform, Ttigha, WorkflowJobs,
+};
 use crate::error::Error;
 
 /// Reads a workflow, Pegasus DAX (XML) or WfCommons (JSON), plain or gzip: a file whose
@@ -63,15 +65,7 @@ pub fn parse_wfcommons_program(
     slowness: &[f64],
     negative_as_zero: bool,
 ) -> Result<Ttigha, Error> {
-    let err = |pos: usize, message: String| {
-        let (line, column) = taskmap_graph::line_col(text.as_bytes(), pos);
-        Error::Parse {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message,
-        }
-    };
+    let err = offset_error(text, path);
     check_slowness(path, &platform, slowness)?;
     let root = json::parse(text).map_err(|(at, m)| err(at, format!("JSON: {m}")))?;
     let r = Reader {
@@ -275,15 +269,7 @@ impl<'e> Reader<'e> {
                 ));
             }
         }
-        let mut jobs = WorkflowJobs {
-            what: "task",
-            ids: Vec::with_capacity(tasks.len()),
-            at: Vec::with_capacity(tasks.len()),
-            runtime: Vec::with_capacity(tasks.len()),
-            reads: Vec::with_capacity(tasks.len()),
-            writes: Vec::with_capacity(tasks.len()),
-            arcs: Vec::new(),
-        };
+        let mut jobs = WorkflowJobs::with_capacity("task", tasks.len());
         let mut index: HashMap<&str, usize> = HashMap::with_capacity(tasks.len());
         let mut refs = Vec::new();
         for t in tasks {
@@ -362,15 +348,7 @@ impl<'e> Reader<'e> {
         };
         let tasks = self.array(list, &format!("workflow.{key}"))?;
         self.some(list, tasks, &format!("workflow.{key}"))?;
-        let mut jobs = WorkflowJobs {
-            what: "task",
-            ids: Vec::with_capacity(tasks.len()),
-            at: Vec::with_capacity(tasks.len()),
-            runtime: Vec::with_capacity(tasks.len()),
-            reads: Vec::with_capacity(tasks.len()),
-            writes: Vec::with_capacity(tasks.len()),
-            arcs: Vec::new(),
-        };
+        let mut jobs = WorkflowJobs::with_capacity("task", tasks.len());
         let mut index: HashMap<&str, usize> = HashMap::with_capacity(tasks.len());
         let mut by_id: HashMap<&str, usize> = HashMap::new();
         let mut refs = Vec::new();
