@@ -924,7 +924,7 @@ fn naive_wfcommons(
 #[test]
 fn wfcommons_instances_keep_tasks_files_and_dependencies() {
     use taskmap::model::ttigha::read_platform;
-    use taskmap::model::wfcommons::{read_wfcommons_program, read_workflow_program};
+    use taskmap::model::wfcommons::read_workflow_program;
     let platform = read_platform(&fixture("hetero/two_clusters.platform")).unwrap();
     for (file, want) in BAD_WFCOMMONS {
         let path = fixture(&format!("bad/{file}"));
@@ -934,7 +934,7 @@ fn wfcommons_instances_keep_tasks_files_and_dependencies() {
         assert_eq!(e, format!("{}:{want}", path.display()), "{file}");
     }
     for file in ["wfc_negative_size.json", "wfc_negative_runtime.json"] {
-        let ok = read_wfcommons_program(
+        let ok = read_workflow_program(
             &fixture(&format!("bad/{file}")),
             platform.clone(),
             &[1.0, 1.2],

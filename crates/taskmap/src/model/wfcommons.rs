@@ -44,18 +44,6 @@ pub fn read_workflow_program(
     })
 }
 
-/// Reads a WfCommons instance (plain or gzip); see [`parse_wfcommons_program`].
-pub fn read_wfcommons_program(
-    path: &Path,
-    platform: Platform,
-    slowness: &[f64],
-    negative_as_zero: bool,
-) -> Result<Ttigha, Error> {
-    with_text(path, |text| {
-        parse_wfcommons_program(text, path, platform, slowness, negative_as_zero)
-    })
-}
-
 /// A WfCommons instance as a program on `platform` (see the module documentation). With
 /// `negative_as_zero`, a negative runtime or file size reads as 0 instead of an error.
 pub fn parse_wfcommons_program(
