@@ -495,6 +495,39 @@ pub(crate) fn refuse_overwriting_inputs(output: &Path, inputs: &[Option<&PathBuf
     Ok(())
 }
 
+/// Errors when two of the named output files are one file, however their paths are
+/// spelt (`x`, `./x`, `dir/../x`): each is compared by its directory's canonical path and
+/// its name. Outputs that exist and are no regular file (`/dev/null`) may repeat.
+pub(crate) fn refuse_same_outputs(outputs: &[(&str, Option<&PathBuf>)]) -> Result<()> {
+    let key = |p: &Path| -> Option<PathBuf> {
+        if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
+            return None;
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = p.file_name()?;
+        Some(std::fs::canonicalize(dir).ok()?.join(name))
+    };
+    let keys: Vec<(&str, &PathBuf, Option<PathBuf>)> = outputs
+        .iter()
+        .filter_map(|&(flag, p)| p.map(|p| (flag, p, key(p))))
+        .collect();
+    for (i, (flag, path, k)) in keys.iter().enumerate() {
+        let clash = keys[..i]
+            .iter()
+            .find(|(_, p, q)| *p == *path || (k.is_some() && q == k));
+        if let Some((other, _, _)) = clash {
+            bail!(
+                "{other} and {flag} name the same file {}; give two paths",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The file a target spec reads, when it reads one (`graph:F`, `matrix:F`, `tgt:F`, or a
 /// Scotch target file named directly).
 fn target_file(spec: &str) -> Option<PathBuf> {

@@ -111,20 +111,14 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         a.order.as_ref(),
     ];
     let outputs = [
-        ("-o", &a.output),
-        ("--svg", &a.svg),
-        ("--write-order", &a.write_order),
+        ("-o", a.output.as_ref()),
+        ("--svg", a.svg.as_ref()),
+        ("--write-order", a.write_order.as_ref()),
     ];
-    for (i, (name, out)) in outputs.iter().enumerate() {
-        let Some(out) = out else { continue };
+    for out in outputs.iter().filter_map(|o| o.1) {
         crate::cli::refuse_overwriting_inputs(out, &inputs)?;
-        if let Some((other, _)) = outputs[..i].iter().find(|(_, o)| o.as_ref() == Some(out)) {
-            bail!(
-                "{other} and {name} name the same file {}; give two paths",
-                out.display()
-            );
-        }
     }
+    crate::cli::refuse_same_outputs(&outputs)?;
     if !matches!(a.algorithm.as_deref(), Some("mateha-ls" | "heft-ls"))
         && (a.kicks.is_some() || a.budget.is_some() || a.seed.is_some())
     {
@@ -221,6 +215,35 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
     } else {
         None
     };
+    // The order file's text, made before any output is written: a name it cannot hold
+    // stops the run with nothing written.
+    let order_text = match &a.write_order {
+        None => None,
+        Some(_) => {
+            let unreadable = |n: &&String| {
+                n.is_empty()
+                    || n.starts_with('\u{feff}')
+                    || n.contains(|c: char| c.is_whitespace() || c == '#')
+            };
+            if let Some(n) = pr.subtask_names.iter().find(unreadable) {
+                bail!(
+                    "--write-order: the sub-task name \"{n}\" is empty, holds white space or '#', or starts with a byte-order mark, which an order file cannot hold"
+                );
+            }
+            let text: String = schedule
+                .order
+                .iter()
+                .map(|list| {
+                    let names: Vec<&str> = list
+                        .iter()
+                        .map(|&s| pr.subtask_names[s as usize].as_str())
+                        .collect();
+                    names.join(" ") + "\n"
+                })
+                .collect();
+            Some(text)
+        }
+    };
     if let Some(svg) = &a.svg {
         taskmap::error::write_atomically(svg, schedule_svg(&model, &schedule).as_bytes())?;
     }
@@ -228,27 +251,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         Mapping::new(alloc.iter().map(|&p| PeId(p)).collect())
             .write(out, MappingFormat::from_path(out))?;
     }
-    if let Some(out) = &a.write_order {
-        if let Some(n) = pr
-            .subtask_names
-            .iter()
-            .find(|n| n.contains(|c: char| c.is_whitespace() || c == '#'))
-        {
-            bail!(
-                "--write-order: the sub-task name \"{n}\" holds white space or '#', which an order file cannot hold"
-            );
-        }
-        let text: String = schedule
-            .order
-            .iter()
-            .map(|list| {
-                let names: Vec<&str> = list
-                    .iter()
-                    .map(|&s| pr.subtask_names[s as usize].as_str())
-                    .collect();
-                names.join(" ") + "\n"
-            })
-            .collect();
+    if let (Some(out), Some(text)) = (&a.write_order, &order_text) {
         taskmap::error::write_atomically(out, text.as_bytes())?;
     }
     if json {

@@ -1051,13 +1051,52 @@ fn hetero_reads_pegasus_workflows() {
     let o = run(&["--mapping", alloc, "--order", order, "-f", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(json(&o)["makespan"].as_f64().unwrap(), times[1]);
-    let o = run(&["-A", "heft", "-o", order, "--write-order", order]);
+    // One file under two spellings, and a name an order file cannot hold: refused, and
+    // nothing written.
+    let same = dir.path().join("same.txt");
+    let same_too = dir.path().join(".").join("same.txt");
+    let o = run(&[
+        "-A",
+        "heft",
+        "-o",
+        same.to_str().unwrap(),
+        "--write-order",
+        same_too.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("-o and --write-order name the same file"),
         "{}",
         stderr(&o)
     );
+    assert!(!same.exists());
+    let unnamed = dir.path().join("unnamed.json");
+    let text = std::fs::read_to_string(fixture("bad/wfc_negative_size.json"))
+        .unwrap()
+        .replace("\"a\"", "\"\"")
+        .replace("-10", "10");
+    std::fs::write(&unnamed, text).unwrap();
+    let map = dir.path().join("unnamed.map");
+    let o = taskmap(&[
+        "hetero",
+        "--workflow",
+        unnamed.to_str().unwrap(),
+        "--platform",
+        &platform,
+        "-A",
+        "heft",
+        "-o",
+        map.to_str().unwrap(),
+        "--write-order",
+        order,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--write-order: the sub-task name \"\""),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!map.exists());
     // --slowness and --bytes belong to --stg and --workflow.
     let o = taskmap(&["hetero", &fixture("hetero/small.ttig"), "--slowness", "1,2"]);
     assert_eq!(o.status.code(), Some(2));

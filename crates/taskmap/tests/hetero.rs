@@ -1103,7 +1103,8 @@ fn heft_plans_feasible_schedules_that_simulha_meets() {
 }
 
 /// heft-ls is never longer than HEFT's own schedule nor than MATEHa's allocation run in
-/// HEFT's priority order, and its order replays to its time.
+/// HEFT's priority order, and its order replays to its time (HEFT's or the search's, which
+/// wins on some of these programs).
 #[test]
 fn heft_ls_never_loses_to_heft_or_mateha() {
     use taskmap::mappers::heft::{heft, heft_ls};
@@ -1111,6 +1112,7 @@ fn heft_ls_never_loses_to_heft_or_mateha() {
         kicks: 5,
         ..Default::default()
     };
+    let mut searched = 0;
     for seed in 0..25u64 {
         let m = random_ttigha(&params(10, 2, 2), seed);
         let mut sim = Simulator::new(&m);
@@ -1125,7 +1127,10 @@ fn heft_ls_never_loses_to_heft_or_mateha() {
             t <= planned && t <= matehas,
             "seed {seed}: {t} {planned} {matehas}"
         );
+        // The search's schedule, in the order it ran in, replays to a shorter time.
+        searched += usize::from(t < planned);
     }
+    assert!(searched > 0, "the search never beat HEFT");
 }
 
 /// An order file is accepted exactly when SIMULHa can run it: random orders (each
