@@ -49,19 +49,20 @@ pub struct HeteroArgs {
     #[arg(long, conflicts_with = "algorithm")]
     pub mapping: Option<PathBuf>,
     /// mateha (the paper's heuristic), mateha-ls (ours: MATEHa, then a local search
-    /// guided by SIMULHa with --kicks random restarts) or heft (Topcuoglu et al.'s list
+    /// guided by SIMULHa with --kicks random restarts), heft (Topcuoglu et al.'s list
     /// scheduler, for comparison; the simulation follows its order unless --order is
     /// given), heft-ls (ours: HEFT, then mateha-ls's search in HEFT's priority order from
     /// the better of HEFT's and MATEHa's allocations; the better schedule) or peft
     /// (Arabnejad & Barbosa's lookahead list scheduler, followed in its order like heft).
     #[arg(short = 'A', long)]
     pub algorithm: Option<String>,
-    /// Random kicks of the iterated local search of mateha-ls and heft-ls (0: plain local search; default
-    /// 100).
+    /// Random kicks of the iterated local search of mateha-ls and heft-ls (0: plain local
+    /// search; default 100).
     #[arg(long)]
     pub kicks: Option<usize>,
-    /// Work budget of mateha-ls and heft-ls: each simulation costs the program's sub-tasks + messages
-    /// + the platform's processors; it stops when the budget is spent (default 10^8).
+    /// Work budget of mateha-ls and heft-ls: each simulation costs the program's sub-tasks
+    /// + messages + the platform's processors; it stops when the budget is spent (default
+    /// 10^8).
     #[arg(long)]
     pub budget: Option<u64>,
     /// Seed of mateha-ls and heft-ls (default 1).

@@ -534,7 +534,7 @@ pub fn parse_order(
         .collect();
     let name = |s: u32| &program.subtask_names[s as usize];
     let mut order = Vec::new();
-    // Line and column of every entry, and of each processor's line.
+    // Line and column of every entry.
     let mut places: Vec<Vec<(usize, usize)>> = Vec::new();
     let mut lines = 0;
     // Where each sub-task is listed.
