@@ -60,8 +60,8 @@ pub struct HeteroArgs {
     /// search; default 100).
     #[arg(long)]
     pub kicks: Option<usize>,
-    /// Work budget of mateha-ls and heft-ls: each simulation costs the program's sub-tasks
-    /// + messages + the platform's processors; it stops when the budget is spent (default
+    /// Work budget of mateha-ls and heft-ls: each simulation costs the program's sub-tasks,
+    /// messages and the platform's processors; it stops when the budget is spent (default
     /// 10^8).
     #[arg(long)]
     pub budget: Option<u64>,
