@@ -79,6 +79,7 @@ def main():
     ap.add_argument("--slowness", type=float, default=1.2)
     ap.add_argument("--platforms", default="2+2,4+12")
     ap.add_argument("--algs", default="mateha,mateha-ls,heft,heft-ls,peft")
+    ap.add_argument("--priority", default="file", help="taskmap hetero --priority")
     args = ap.parse_args()
     algs = args.algs.split(",")
     tmp = tempfile.mkdtemp()
@@ -109,6 +110,7 @@ def main():
                 for alg in algs:
                     j, secs = run(["hetero", "--stg", path, "--platform", ppath, "--slowness",
                                    f"1,{args.slowness}", "--bytes", str(args.bytes), "-A", alg,
+                                   "--priority", args.priority,
                                    "-f", "json"])
                     r[alg].append(j["makespan"] / lb)
                     r["su"][alg].append(work / j["makespan"])

@@ -100,6 +100,7 @@ def main():
     ap.add_argument("--sets", default="wfcommons,dax")
     ap.add_argument("--algs", default="mateha,mateha-ls,heft,heft-ls,peft")
     ap.add_argument("--budget", type=int, default=None, help="work budget of the searches")
+    ap.add_argument("--priority", default="file", help="taskmap hetero --priority")
     args = ap.parse_args()
     algs = args.algs.split(",")
     files = []
@@ -117,7 +118,7 @@ def main():
         runtime, pairs = (read_wfcommons if s == "wfcommons" else read_dax)(path)
         lb, t_seq = lower_bound(runtime, pairs, args.slowness)
         base = ["--workflow", path, "--platform", PLATFORM,
-                "--slowness", f"1,{args.slowness}"]
+                "--slowness", f"1,{args.slowness}", "--priority", args.priority]
         if os.path.basename(path).startswith("Epigenomics_997"):
             base.append("--negative-as-zero")
         t, secs = {}, {}

@@ -83,6 +83,11 @@ pub struct HeteroArgs {
     /// (default: an idle processor runs its ready sub-task first in the program's order).
     #[arg(long)]
     pub order: Option<PathBuf>,
+    /// Priority of the default order, in which an idle processor starts its ready sub-task
+    /// of highest priority: file (the program's order, the paper's) or rank (HEFT's upward
+    /// rank, a critical-path priority); every algorithm and the simulation use it.
+    #[arg(long, default_value = "file")]
+    pub priority: String,
     /// Write the order each processor ran its sub-tasks in, as an order file for --order
     /// (with -o and --mapping it replays the same schedule, HEFT's too).
     #[arg(long)]
@@ -151,6 +156,13 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         }
         _ => bail!("give a model file, or --stg FILE or --workflow FILE with --platform FILE"),
     };
+    let mut model = model;
+    match a.priority.as_str() {
+        "file" => {}
+        "rank" => model.program.rank = heft(&model).priority,
+        other => bail!("unknown --priority \"{other}\" (file, rank)"),
+    }
+    let model = model;
     let (pr, pl) = (&model.program, &model.platform);
     // HEFT plans an order with its allocation; the simulation follows it.
     let mut planned_order = None;

@@ -1051,6 +1051,20 @@ fn hetero_reads_pegasus_workflows() {
     let o = run(&["--mapping", alloc, "--order", order, "-f", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(json(&o)["makespan"].as_f64().unwrap(), times[1]);
+    // --priority rank: HEFT follows its own order either way, MATEHa runs with it; an
+    // unknown priority is refused.
+    let o = run(&["-A", "heft", "--priority", "rank", "-f", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["makespan"].as_f64().unwrap(), times[0]);
+    let o = run(&["--priority", "rank", "-f", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&["--priority", "deadline"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown --priority \"deadline\" (file, rank)"),
+        "{}",
+        stderr(&o)
+    );
     // One file under two spellings, and a name an order file cannot hold: refused, and
     // nothing written.
     let same = dir.path().join("same.txt");
