@@ -41,8 +41,9 @@ enum Command {
     Compare(CompareArgs),
     /// Simulate a timed program under a mapping on a wormhole-routed k-ary n-cube.
     Sim(crate::sim::SimArgs),
-    /// Allocate a heterogeneous program's tasks to a multi-cluster with MATEHa (or read an
-    /// allocation), simulate it with SIMULHa, optionally against the exhaustive optimum.
+    /// Allocate a heterogeneous program's tasks to a multi-cluster (MATEHa, HEFT, PEFT or
+    /// our searches, or read an allocation), simulate it with SIMULHa, optionally against
+    /// the exhaustive optimum.
     Hetero(crate::hetero::HeteroArgs),
     /// Map a precedence graph onto a shared-memory machine with the Algorithm Mapper
     /// (Houstis et al.): clustering under a time frame, queueing delays, the schedule.
@@ -497,7 +498,8 @@ pub(crate) fn refuse_overwriting_inputs(output: &Path, inputs: &[Option<&PathBuf
 
 /// Errors when two of the named output files are one file, however their paths are
 /// spelt (`x`, `./x`, `dir/../x`): each is compared by its directory's canonical path and
-/// its name. Outputs that exist and are no regular file (`/dev/null`) may repeat.
+/// its name. Outputs that exist and are no regular file (`/dev/null`) may repeat when
+/// spelt differently.
 pub(crate) fn refuse_same_outputs(outputs: &[(&str, Option<&PathBuf>)]) -> Result<()> {
     let key = |p: &Path| -> Option<PathBuf> {
         if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {

@@ -1,6 +1,7 @@
 //! `taskmap hetero`: a heterogeneous program on a multi-cluster (De Giusti et al.'s TTIGHa
-//! model): allocates its tasks with MATEHa (or reads an allocation), simulates it with
-//! SIMULHa, and optionally finds the best allocation by exhaustive search.
+//! model): allocates its tasks with MATEHa, HEFT, PEFT or our searches (or reads an
+//! allocation), simulates it with SIMULHa, and optionally finds the best allocation by
+//! exhaustive search.
 
 use std::path::PathBuf;
 
@@ -80,7 +81,8 @@ pub struct HeteroArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Order file: line p lists the sub-tasks processor p runs, strictly in that order
-    /// (default: an idle processor runs its ready sub-task first in the program's order).
+    /// (default: HEFT's planned order for heft, peft and heft-ls; otherwise an idle
+    /// processor runs its ready sub-task of highest priority, see --priority).
     #[arg(long)]
     pub order: Option<PathBuf>,
     /// Priority of the default order, in which an idle processor starts its ready sub-task

@@ -27,8 +27,9 @@
 //!   allocations in that order; the better of HEFT's and the search's schedules, with the
 //!   order each ran in.
 //!
-//! Cost: `O(S log S + E · M)` for the ranks and the ready times of `S` sub-tasks with `E`
-//! messages on `M` processors, plus the gap searches: each processor keeps its idle gaps,
+//! Cost: `O(M² + S · M + S log S + E · M)` for the mean message time, the mean times, the
+//! ranks and the ready times of `S` sub-tasks with `E` messages on `M` processors (PEFT
+//! adds `O(E · types)` for its table), plus the gap searches: each processor keeps its idle gaps,
 //! the search bisects to the first one ending at or after the ready time and scans on
 //! from there, so sub-tasks placed back to back cost nothing; `O(S)` per processor at
 //! worst, when every placement leaves a gap (`O(S² · M)` in all).
