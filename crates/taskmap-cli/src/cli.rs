@@ -498,13 +498,10 @@ pub(crate) fn refuse_overwriting_inputs(output: &Path, inputs: &[Option<&PathBuf
 
 /// Errors when two of the named output files are one file, however their paths are
 /// spelt (`x`, `./x`, `dir/../x`): each is compared by its directory's canonical path and
-/// its name. Outputs that exist and are no regular file (`/dev/null`) may repeat when
-/// spelt differently.
+/// its name. Outputs that exist and are no regular file (`/dev/null`) may repeat.
 pub(crate) fn refuse_same_outputs(outputs: &[(&str, Option<&PathBuf>)]) -> Result<()> {
+    let special = |p: &Path| std::fs::metadata(p).is_ok_and(|m| !m.is_file());
     let key = |p: &Path| -> Option<PathBuf> {
-        if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
-            return None;
-        }
         let dir = match p.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -514,7 +511,7 @@ pub(crate) fn refuse_same_outputs(outputs: &[(&str, Option<&PathBuf>)]) -> Resul
     };
     let keys: Vec<(&str, &PathBuf, Option<PathBuf>)> = outputs
         .iter()
-        .filter_map(|&(flag, p)| p.map(|p| (flag, p, key(p))))
+        .filter_map(|&(flag, p)| p.filter(|p| !special(p)).map(|p| (flag, p, key(p))))
         .collect();
     for (i, (flag, path, k)) in keys.iter().enumerate() {
         let clash = keys[..i]
