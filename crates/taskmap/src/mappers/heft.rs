@@ -125,10 +125,7 @@ pub fn peft(model: &Ttigha) -> Heft {
     let (pr, pl) = (&model.program, &model.platform);
     let (n, m, types) = (pr.subtasks(), pl.processors(), pl.types());
     let oct = optimistic_cost_table(model);
-    let mut count = vec![0usize; types];
-    for &t in &pl.proc_type {
-        count[t as usize] += 1;
-    }
+    let count = pl.type_counts();
     let rank: Vec<f64> = (0..n)
         .map(|s| {
             (0..types)
@@ -146,10 +143,7 @@ pub fn optimistic_cost_table(model: &Ttigha) -> Vec<f64> {
     let (pr, pl) = (&model.program, &model.platform);
     let (n, m, types) = (pr.subtasks(), pl.processors(), pl.types());
     let (startup, per_byte) = mean_link(model);
-    let mut count = vec![0usize; types];
-    for &t in &pl.proc_type {
-        count[t as usize] += 1;
-    }
+    let count = pl.type_counts();
     let used: Vec<usize> = (0..types).filter(|&t| count[t] > 0).collect();
     // oct[s * types + t]: OCT of sub-task s on a processor of type t.
     let mut oct = vec![0.0f64; n * types];
@@ -197,9 +191,7 @@ fn list_schedule(model: &Ttigha, key: &[f64], lookahead: Option<&[f64]>) -> Heft
     let (n, m, types) = (pr.subtasks(), pl.processors(), pl.types());
     // Ready sub-tasks by key (a total order on the bits of a non-negative float), then
     // priority.
-    let mut pending: Vec<u32> = (0..n)
-        .map(|s| (pr.in_first[s + 1] - pr.in_first[s]) + u32::from(pr.previous(s).is_some()))
-        .collect();
+    let mut pending: Vec<u32> = (0..n).map(|s| pr.inputs(s)).collect();
     let entry = |s: usize| ((key[s] + 0.0).to_bits(), Reverse(pr.rank[s]), s as u32);
     let mut ready: BinaryHeap<(u64, Reverse<u32>, u32)> =
         (0..n).filter(|&s| pending[s] == 0).map(entry).collect();

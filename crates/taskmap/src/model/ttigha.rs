@@ -123,6 +123,15 @@ impl Platform {
         self.type_names.len()
     }
 
+    /// Number of processors of each type.
+    pub fn type_counts(&self) -> Vec<usize> {
+        let mut count = vec![0usize; self.types()];
+        for &t in &self.proc_type {
+            count[t as usize] += 1;
+        }
+        count
+    }
+
     /// Communication type between two distinct processors (`None` when `s == d`).
     pub fn link(&self, s: usize, d: usize) -> Option<u32> {
         let c = self.link[s * self.processors() + d];
@@ -378,15 +387,17 @@ impl HeteroProgram {
             .map(|&i| &self.messages[i as usize])
     }
 
+    /// What sub-task `s` waits for before it can start: its messages in, and the sub-task
+    /// before it in its task.
+    pub fn inputs(&self, s: usize) -> u32 {
+        (self.in_first[s + 1] - self.in_first[s]) + u32::from(self.previous(s).is_some())
+    }
+
     /// Kahn's algorithm over the sub-task dependencies (task order and messages), taking
     /// the lowest ready sub-task first.
     fn priority_ranks(&self) -> Result<Vec<u32>, CycleError> {
         let n = self.subtasks();
-        let mut pending: Vec<u32> = (0..n)
-            .map(|s| {
-                (self.in_first[s + 1] - self.in_first[s]) + u32::from(self.previous(s).is_some())
-            })
-            .collect();
+        let mut pending: Vec<u32> = (0..n).map(|s| self.inputs(s)).collect();
         let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<u32>> = (0..n as u32)
             .filter(|&s| pending[s as usize] == 0)
             .map(std::cmp::Reverse)
@@ -615,12 +626,7 @@ pub fn parse_order(
     // A processor waits forever iff the dependencies and the processors' orders form a
     // cycle: run them as a graph (Kahn), each processor's entries one after the other.
     let n = program.subtasks();
-    let mut pending: Vec<u32> = (0..n)
-        .map(|s| {
-            (program.in_first[s + 1] - program.in_first[s])
-                + u32::from(program.previous(s).is_some())
-        })
-        .collect();
+    let mut pending: Vec<u32> = (0..n).map(|s| program.inputs(s)).collect();
     let mut pos = vec![(0u32, 0u32); n];
     for (p, list) in order.iter().enumerate() {
         for (i, &s) in list.iter().enumerate() {
@@ -1021,10 +1027,7 @@ impl Ttigha {
         use std::fmt::Write as _;
         let (pl, pr) = (&self.platform, &self.program);
         let mut s = String::new();
-        let mut count = vec![0usize; pl.types()];
-        for &t in &pl.proc_type {
-            count[t as usize] += 1;
-        }
+        let count = pl.type_counts();
         for (t, n) in pl.type_names.iter().enumerate() {
             let _ = writeln!(s, "PROCTYPE {n} {}", count[t]);
         }

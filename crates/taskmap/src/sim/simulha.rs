@@ -229,8 +229,7 @@ impl<'a> Simulator<'a> {
             }
         }
         for s in 0..n {
-            self.pending[s] =
-                (pr.in_first[s + 1] - pr.in_first[s]) + u32::from(pr.previous(s).is_some());
+            self.pending[s] = pr.inputs(s);
             self.avail[s] = 0.0;
             self.ready[s] = false;
             if self.pending[s] == 0 {
