@@ -119,6 +119,11 @@ struct MapArgs {
     /// Never show a progress display (it appears on a terminal after one second).
     #[arg(long)]
     quiet: bool,
+    /// Stop improving after this many seconds: the multilevel mapper's memetic mode
+    /// (`population` >= 2) ends its recombinations, pnp its GRASP runs and annealing. The
+    /// mapping then depends on the machine's speed.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    time_limit: Option<f64>,
     #[command(flatten)]
     run: RunArgs,
     #[command(flatten)]
@@ -129,6 +134,16 @@ struct MapArgs {
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     format: OutputFormat,
+}
+
+/// A time limit: a positive number of seconds, at most a year.
+fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 365.0 * 86_400.0 => Ok(v),
+        _ => Err(format!(
+            "expected a positive number of seconds (at most a year), got \"{s}\""
+        )),
+    }
 }
 
 /// How a mapper runs: seed and threads (shared by `map` and `compare`).
@@ -418,6 +433,8 @@ struct MapConfig<'a> {
     capacities: Option<String>,
     fixed: Option<String>,
     output: Option<String>,
+    /// `--time-limit`, in seconds.
+    time_limit: Option<f64>,
 }
 
 /// Shows the running phase and the elapsed time on stderr, from one second on, when stderr
@@ -609,6 +626,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
                 .or(a.constraints.capacity.clone()),
             fixed: a.fixed.as_ref().map(|p| p.display().to_string()),
             output: a.output.as_ref().map(|p| p.display().to_string()),
+            time_limit: a.time_limit,
         };
         print_json(&cfg)?;
         return Ok(0);
@@ -629,6 +647,9 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     ctx.progress = Some(phase.clone());
     let mapper = algorithm.build();
     let t0 = Instant::now();
+    ctx.deadline = a
+        .time_limit
+        .map(|secs| t0 + std::time::Duration::from_secs_f64(secs));
     let mapping = {
         let _progress = Progress::start(phase, !a.quiet);
         mapper.map(&problem, &mut ctx)?

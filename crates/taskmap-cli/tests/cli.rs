@@ -313,6 +313,20 @@ fn dump_config_and_presets() {
     assert_eq!(c["parameters"]["bipartitioner"]["coarse_tries"], 32);
     let o = taskmap(&["map", "-A", "random", "--preset", "fast"]);
     assert_eq!(o.status.code(), Some(2));
+    // The memetic mode's parameters and the time limit.
+    let o = taskmap(&[
+        "map",
+        "-A",
+        "multilevel,population=6,combines=40",
+        "--time-limit",
+        "2.5",
+        "--dump-config",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let c = json(&o);
+    assert_eq!(c["parameters"]["population"], 6);
+    assert_eq!(c["parameters"]["combines"], 40);
+    assert_eq!(c["time_limit"], 2.5);
 }
 
 #[test]
@@ -493,6 +507,18 @@ fn oversized_or_bad_requests_exit_2_without_panicking() {
             "at most 4096 PEs",
         ),
         (vec!["map", "-a", "/"], "is a directory"),
+        (
+            vec!["map", "--time-limit", "0"],
+            "expected a positive number of seconds",
+        ),
+        (
+            vec!["map", "--time-limit", "nan"],
+            "expected a positive number of seconds",
+        ),
+        (
+            vec!["map", "-A", "multilevel,population=0"],
+            "population must be at least 1",
+        ),
         (
             vec!["gen", "program", "ring:4", "-o", &out],
             "a program is written",

@@ -355,6 +355,65 @@ fn drb_and_multilevel_are_balanced_on_every_target() {
     }
 }
 
+/// The memetic mode (`population`, `combines`) respects the capacities and is never worse
+/// than one run with the same seed (its first member); its combines improve on the best
+/// member somewhere.
+#[test]
+fn memetic_mode_never_worse_than_one_run() {
+    let mut improved = 0;
+    for (gi, (g, spec, cap)) in [
+        (gen::random_geometric(2000, 7.0, 4), "torus:6x6", 60),
+        (
+            weighted(&gen::random_graph(1500, 4.0, 6), 6, 1),
+            "mesh:4x4",
+            0,
+        ),
+        (gen::grid(&[50, 50], false), "hypercube:4", 160),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut problem = Problem::new(g, arch(spec));
+        if cap > 0 {
+            problem.capacities = Some(taskmap::Capacities::uniform(
+                problem.arch.pe_count(),
+                &[cap],
+            ));
+            // The capacities bind, not the imbalance.
+            problem.epsilon = 0.5;
+        }
+        let cost = |alg: &str, seed: u64| {
+            let spec: AlgorithmSpec = alg.parse().unwrap();
+            check_balanced(&problem, spec.build().as_ref(), seed)
+        };
+        for seed in 0..2 {
+            let one = cost("multilevel", seed);
+            let members = cost("multilevel,population=4,combines=0", seed);
+            let evo = cost("multilevel,population=4,combines=8", seed);
+            assert!(members <= one, "graph {gi} seed {seed}: {members} > {one}");
+            assert!(evo <= members, "graph {gi} seed {seed}: {evo} > {members}");
+            improved += usize::from(evo < members);
+        }
+    }
+    assert!(
+        improved > 0,
+        "the combines never improved on the best member"
+    );
+    // A deadline already passed leaves the population as it was built: the best member.
+    let problem = Problem::new(gen::random_geometric(2000, 7.0, 4), arch("torus:6x6"));
+    let map = |alg: &str, deadline: bool| {
+        let spec: AlgorithmSpec = alg.parse().unwrap();
+        let mut ctx = RunContext::new(3);
+        if deadline {
+            ctx.deadline = Some(std::time::Instant::now());
+        }
+        spec.build().map(&problem, &mut ctx).unwrap()
+    };
+    let members = map("multilevel,population=4,combines=0", false);
+    assert_eq!(map("multilevel,population=4,combines=64", true), members);
+    assert_ne!(map("multilevel,population=4,combines=64", false), members);
+}
+
 #[test]
 fn hard_capacities_are_respected() {
     let g = gen::grid(&[30, 30], false);
@@ -378,6 +437,7 @@ fn same_seed_same_mapping() {
             "multilevel",
             "multilevel,preset=strong,runs=3",
             "multilevel,per_pe=4",
+            "multilevel,population=3,combines=4",
         ] {
             let mapper: AlgorithmSpec = alg.parse().unwrap();
             let mapper = mapper.build();
@@ -511,6 +571,29 @@ fn spec_parsing() {
     assert_eq!(json["vcycles"], 7);
     assert_eq!(serde_json::from_value::<AlgorithmSpec>(json).unwrap(), v);
     assert!("multilevel,vcycles=65".parse::<AlgorithmSpec>().is_err());
+    let e: AlgorithmSpec = "multilevel,population=16,combines=128".parse().unwrap();
+    let AlgorithmSpec::Multilevel(es) = &e else {
+        panic!("not multilevel")
+    };
+    assert_eq!(
+        (es.to_mapper().population, es.to_mapper().combines),
+        (16, Some(128))
+    );
+    assert_eq!(MultilevelMapper::default().population, 1);
+    for bad in [
+        "population=0",
+        "population=257",
+        "combines=100001",
+        "combines=x",
+    ] {
+        let e = format!("multilevel,{bad}")
+            .parse::<AlgorithmSpec>()
+            .unwrap_err();
+        assert!(
+            e.to_string().contains(bad.split('=').next().unwrap()),
+            "{e}"
+        );
+    }
     let c: AlgorithmSpec = "multilevel,coarsening=ordered,coarsening2=none,vcoarsening=hem"
         .parse()
         .unwrap();

@@ -218,6 +218,12 @@
 //!    [`VCYCLE_WORK`] / n cycles, at least one: a graph of a million tasks pays about a
 //!    second for it (no gain on the 1000x1000 grid onto `torus:8x8`, 5 % on the
 //!    100x100x100 grid onto `torus:8x8x8`); `vcycles=0` or the fast preset skip it.
+//! 6. **Memetic mode** (`population` ≥ 2, see [`evolve`]): `population` whole runs of
+//!    steps 1-5 (the first with the run's own seed), then `combines` (default 8 per
+//!    member) recombinations of two members: coarsen with every cluster inside one PE of
+//!    both, start the coarsest level from the better, refine on every level down; the
+//!    child replaces the worst member when no worse and new. Never worse than one run
+//!    with the same seed.
 //!
 //! Presets are functions that edit the default configuration: [`MultilevelMapper::fast`],
 //! [`MultilevelMapper::default`], [`MultilevelMapper::strong`].
@@ -246,6 +252,8 @@ use crate::multilevel::pairs::PairPass;
 use crate::multilevel::refine::{rebalance, KwayRefiner, KwayState};
 use crate::multilevel::{load_bounds, DistTable};
 use crate::problem::{Problem, FREE};
+
+pub mod evolve;
 
 /// The most initial runs that [`MultilevelMapper::initial_run_work`] gives.
 pub const MAX_ADAPTIVE_RUNS: usize = 4;
@@ -437,6 +445,12 @@ pub struct MultilevelMapper {
     pub top_runs: usize,
     /// See [`MultilevelMapper::top_per_pe`].
     pub top_coarse_tries: usize,
+    /// Memetic mode when at least 2: this many whole runs, then `combines` recombinations
+    /// of two of them (see [`evolve`]); 1: one run, the plain mapper.
+    pub population: usize,
+    /// Recombinations in memetic mode (`population` ≥ 2); `None`: [`evolve::COMBINES_PER_MEMBER`]
+    /// per member.
+    pub combines: Option<usize>,
 }
 
 impl Default for MultilevelMapper {
@@ -481,6 +495,8 @@ impl Default for MultilevelMapper {
             top_per_pe: 128,
             top_runs: 8,
             top_coarse_tries: 4,
+            population: 1,
+            combines: None,
         }
     }
 }
@@ -663,6 +679,12 @@ pub struct MultilevelSpec {
     /// Coarse tries per split in that top step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_coarse_tries: Option<usize>,
+    /// Memetic mode: whole runs in the population (1: off; see [`evolve`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub population: Option<usize>,
+    /// Memetic mode: recombinations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub combines: Option<usize>,
 }
 
 /// Parses `key=value` parameters, giving a [`Error::Config`] that names the algorithm.
@@ -751,6 +773,14 @@ impl MultilevelSpec {
                 self.top_coarse_tries = Some(parse_at_most("multilevel", key, value, MAX_TRIES)?)
             }
             "tries" => self.tries = Some(parse_count("multilevel", key, value, MAX_TRIES)?),
+            "population" => {
+                self.population =
+                    Some(parse_count("multilevel", key, value, evolve::MAX_POPULATION)?)
+            }
+            "combines" => {
+                self.combines =
+                    Some(parse_at_most("multilevel", key, value, evolve::MAX_COMBINES)?)
+            }
             "flow" => self.flow = Some(parse_usize("multilevel", key, value)?),
             "pair_flow" | "pair-flow" => {
                 self.pair_flow = Some(parse_usize("multilevel", key, value)?)
@@ -811,7 +841,7 @@ impl MultilevelSpec {
             }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, probe, unwrap, vcycles, groups, both, spread, multisection, pairs, islands, top_per_pe, top_runs, top_coarse_tries",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, probe, unwrap, vcycles, groups, both, spread, multisection, pairs, islands, top_per_pe, top_runs, top_coarse_tries, population, combines",
                     key
                 )))
             }
@@ -918,6 +948,12 @@ impl MultilevelSpec {
         }
         if let Some(v) = self.top_coarse_tries {
             m.top_coarse_tries = v;
+        }
+        if let Some(v) = self.population {
+            m.population = v.max(1);
+        }
+        if let Some(v) = self.combines {
+            m.combines = Some(v);
         }
         if let Some(v) = self.spread {
             m.bipartitioner.more_tries_spread = if v == 0 { 0.0 } else { 1.0 + v as f64 / 100.0 };
@@ -1588,9 +1624,18 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         let mut large = cfg.clone();
         large.refiner.pair_rounds = 0;
         large.bipartitioner.coarse_islands = false;
-        return map_instance(&large, &inst, ctx);
+        return map_or_evolve(&large, &inst, ctx);
     }
-    map_instance(cfg, &inst, ctx)
+    map_or_evolve(cfg, &inst, ctx)
+}
+
+/// The memetic mapper ([`evolve`]) with a population of at least 2, else one run.
+fn map_or_evolve(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContext) -> Vec<u32> {
+    if cfg.population >= 2 {
+        evolve::evolve(cfg, inst, ctx)
+    } else {
+        map_instance(cfg, inst, ctx)
+    }
 }
 
 /// The size the first coarsening stops at for `per_pe` tasks per PE on `k` PEs, its cap

@@ -1,0 +1,292 @@
+//! Memetic multilevel mapping (`population` ≥ 2): a population of whole multilevel runs,
+//! improved by recombining two of them (the combine operator of KaFFPaE, Sanders & Schulz
+//! 2012, read for mappings).
+//!
+//! * **Population**: `population` independent runs of the multilevel mapper, run 0 with
+//!   the context's own seed (so the result is never worse than the plain mapper's with
+//!   that seed), the others with seeds derived from it. They run in parallel on the
+//!   context's pool, each on one thread.
+//! * **Combine**: two parents, each the better of two drawn at random (a tournament).
+//!   The graph is coarsened with every cluster inside one PE of *both* parents, so both
+//!   mappings carry over to every level; the coarsest level starts from the better
+//!   parent, and every level is refined on the way down. The child is therefore never
+//!   worse than its better parent, and it can take the good regions of either: a move
+//!   at a coarse level shifts a whole cluster the two parents agree on.
+//! * **Replacement**: the child replaces the worst member when it is no worse than that
+//!   member and differs from every member (so the population keeps its diversity).
+//!
+//! Combines run in rounds of [`COMBINE_BATCH`], each with parents and a seed drawn
+//! beforehand, in parallel on the pool: the result depends on the seed, `population` and
+//! `combines`, not on the thread count. A context's deadline (`taskmap map --time-limit`)
+//! ends the combines early (after the round running then): the result then depends on the
+//! machine's speed too. The population is always complete.
+
+use std::time::Instant;
+
+use super::*;
+
+/// Combines drawn and run together (in parallel) before their children enter the
+/// population.
+pub const COMBINE_BATCH: usize = 2;
+
+/// Recombinations per member when `combines` is not given.
+pub const COMBINES_PER_MEMBER: usize = 8;
+
+/// The most members `population` may ask for.
+pub const MAX_POPULATION: usize = 256;
+
+/// The most combines `combines` may ask for.
+pub const MAX_COMBINES: usize = 100_000;
+
+/// (unbalanced, f_C): smaller is better.
+type Score = (bool, u64);
+
+fn score(inst: &Instance<'_>, dist: &DistTable<'_>, part: &[u32]) -> Score {
+    let st = KwayState::new(inst.graph, dist, &inst.bound, part.to_vec());
+    (!st.is_balanced(), st.comm_cost())
+}
+
+/// The seed of population member `i` (`i > 0`), derived from the run's seed.
+fn member_seed(seed: u64, i: usize) -> u64 {
+    seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Runs `jobs` with `f`, in parallel on `pool` when there is one; results in job order.
+fn run_all<J: Sync, T: Send>(
+    pool: &Option<rayon::ThreadPool>,
+    jobs: &[J],
+    f: impl Fn(&J) -> T + Sync + Send,
+) -> Vec<T> {
+    match pool {
+        Some(pool) => pool.install(|| jobs.par_iter().map(&f).collect()),
+        None => jobs.iter().map(f).collect(),
+    }
+}
+
+/// The memetic mapper: see the module documentation.
+pub(super) fn evolve(
+    cfg: &MultilevelMapper,
+    inst: &Instance<'_>,
+    ctx: &mut RunContext,
+) -> Vec<u32> {
+    let dist = ctx.timed("distance-table", |_| DistTable::new(inst.arch));
+    let size = cfg.population.max(1);
+    let seeds: Vec<u64> = (0..size).map(|i| member_seed(ctx.seed, i)).collect();
+    let mut pop: Vec<(Score, Vec<u32>)> = ctx.timed("population", |ctx| {
+        run_all(&ctx.pool, &seeds, |&s| {
+            let part = map_instance(cfg, inst, &mut RunContext::new(s));
+            (score(inst, &dist, &part), part)
+        })
+    });
+    if size >= 2 {
+        let combines = cfg.combines.unwrap_or(COMBINES_PER_MEMBER * size);
+        ctx.timed("combine", |ctx| {
+            let mut done = 0;
+            while done < combines && ctx.deadline.is_none_or(|d| Instant::now() < d) {
+                let m = COMBINE_BATCH.min(combines - done);
+                let jobs: Vec<(usize, usize, u64)> = (0..m)
+                    .map(|_| {
+                        let (a, b) = parents(&pop, &mut ctx.rng);
+                        (a, b, ctx.rng.gen())
+                    })
+                    .collect();
+                let children = run_all(&ctx.pool, &jobs, |&(a, b, seed)| {
+                    let (better, other) = if pop[b].0 < pop[a].0 { (b, a) } else { (a, b) };
+                    let child = recombine(cfg, inst, &dist, &pop[better].1, &pop[other].1, seed);
+                    (score(inst, &dist, &child), child)
+                });
+                for child in children {
+                    insert(&mut pop, child);
+                }
+                done += m;
+            }
+        });
+    }
+    pop.into_iter()
+        .min_by_key(|(s, _)| *s)
+        .map(|(_, p)| p)
+        .unwrap_or_default()
+}
+
+/// Two distinct members, each the better of two drawn at random.
+fn parents(pop: &[(Score, Vec<u32>)], rng: &mut impl Rng) -> (usize, usize) {
+    let n = pop.len();
+    let pick = |rng: &mut dyn rand::RngCore| {
+        let (i, j) = (rng.gen_range(0..n), rng.gen_range(0..n));
+        if pop[j].0 < pop[i].0 {
+            j
+        } else {
+            i
+        }
+    };
+    let a = pick(rng);
+    let mut b = pick(rng);
+    if b == a {
+        b = (a + 1 + rng.gen_range(0..n - 1)) % n;
+    }
+    (a, b)
+}
+
+/// Puts `child` in place of the worst member when it is no worse than that member and
+/// differs from every member.
+fn insert(pop: &mut [(Score, Vec<u32>)], child: (Score, Vec<u32>)) {
+    if pop.iter().any(|(_, p)| *p == child.1) {
+        return;
+    }
+    let worst = (0..pop.len())
+        .max_by_key(|&i| pop[i].0)
+        .expect("a population has members");
+    if child.0 <= pop[worst].0 {
+        pop[worst] = child;
+    }
+}
+
+/// The child of `better` and `other` (see the module documentation); never worse than
+/// `better` when `better` is balanced.
+pub(super) fn recombine(
+    cfg: &MultilevelMapper,
+    inst: &Instance<'_>,
+    dist: &DistTable<'_>,
+    better: &[u32],
+    other: &[u32],
+    seed: u64,
+) -> Vec<u32> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (graph, bound, fixed0) = (inst.graph, &inst.bound[..], inst.fixed);
+    let k = dist.k() as usize;
+    // One label per pair (PE in `better`, PE in `other`): clusters stay inside a label.
+    let mut ids: crate::hash::KeyMap<u64, u32> = Default::default();
+    let labels: Vec<u32> = better
+        .iter()
+        .zip(other)
+        .map(|(&a, &b)| {
+            let next = ids.len() as u32;
+            *ids.entry(u64::from(a) << 32 | u64::from(b)).or_insert(next)
+        })
+        .collect();
+    let target = cfg
+        .vcycle_per_pe
+        .saturating_mul(k)
+        .max(2 * k)
+        .max(ids.len());
+    let mcw = max_cluster_weights(cfg, graph, bound, k, target);
+    let levels = coarsen_levels(
+        cfg,
+        cfg.vcycle_coarsening,
+        graph,
+        fixed0,
+        &labels,
+        target,
+        &mcw,
+        &mut rng,
+    );
+    let Some(top) = levels.last() else {
+        let mut st = KwayState::new(graph, dist, bound, better.to_vec()).with_fixed(fixed0);
+        if !st.is_balanced() {
+            rebalance(&mut st);
+        }
+        cfg.refiner.refine(&mut st, &mut rng);
+        return st.part;
+    };
+    // The better parent on the coarsest level: every cluster lies inside one of its PEs.
+    let mut top_part = vec![0u32; top.graph.num_tasks()];
+    for (v, &p) in better.iter().enumerate() {
+        let c = levels.iter().fold(v as u32, |c, l| l.cluster[c as usize]);
+        top_part[c as usize] = p;
+    }
+    let mut st = KwayState::new(&top.graph, dist, bound, top_part).with_fixed(&top.fixed);
+    cfg.refiner.refine(&mut st, &mut rng);
+    uncoarsen(cfg, &levels, graph, fixed0, dist, bound, st.part, &mut rng)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use taskmap_arch::parse_arch;
+    use taskmap_graph::gen;
+
+    /// A child is balanced, never worse than its better parent, keeps the pinned tasks on
+    /// their PEs, and its f_C equals a naive recomputation; over the cases the children
+    /// improve on their parents somewhere (so the combine does something).
+    #[test]
+    fn children_never_worse_than_the_better_parent() {
+        let mut improved = 0;
+        for (gi, (g, spec, cap)) in [
+            (gen::random_geometric(1500, 6.0, 3), "torus:6x6", 45),
+            (gen::grid(&[40, 40], false), "mesh:4x4", 101),
+            (gen::random_graph(1200, 4.0, 5), "tree:2:4/1:10", 160),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut problem = Problem::new(g, parse_arch(spec).unwrap());
+            let k = problem.arch.pe_count();
+            problem.capacities = Some(crate::Capacities::uniform(k, &[cap]));
+            let mut fixed = vec![FREE; problem.graph.num_tasks()];
+            fixed[0] = 3;
+            fixed[100] = 0;
+            problem.fixed = Some(fixed.clone());
+            let inst = Instance {
+                graph: &problem.graph,
+                arch: problem.arch.as_ref(),
+                whole: true,
+                epsilon: problem.epsilon,
+                fixed: &fixed,
+                bound: load_bounds(&problem),
+            };
+            let dist = DistTable::new(inst.arch);
+            let cfg = MultilevelMapper::default();
+            for seed in 0..3u64 {
+                let a = map_instance(&cfg, &inst, &mut RunContext::new(seed));
+                let b = map_instance(&cfg, &inst, &mut RunContext::new(seed + 10));
+                let (sa, sb) = (score(&inst, &dist, &a), score(&inst, &dist, &b));
+                assert!(!sa.0 && !sb.0, "graph {gi}: a parent is unbalanced");
+                let (better, other, best) = if sb < sa { (&b, &a, sb) } else { (&a, &b, sa) };
+                let child = recombine(&cfg, &inst, &dist, better, other, seed);
+                let sc = score(&inst, &dist, &child);
+                assert!(!sc.0, "graph {gi} seed {seed}: unbalanced child");
+                assert!(sc <= best, "graph {gi} seed {seed}: {sc:?} > {best:?}");
+                assert_eq!(sc.1, dist.comm_cost(inst.graph, &child));
+                assert_eq!((child[0], child[100]), (3, 0), "graph {gi}: a pin moved");
+                improved += usize::from(sc < best);
+            }
+        }
+        assert!(improved > 0, "no child improved on its parents");
+    }
+
+    /// The tournament draws two distinct members, also from a population of two.
+    #[test]
+    fn parents_are_distinct() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        for size in [2usize, 3, 8] {
+            let pop: Vec<(Score, Vec<u32>)> = (0..size)
+                .map(|i| ((false, i as u64 % 3), vec![i as u32]))
+                .collect();
+            for _ in 0..200 {
+                let (a, b) = parents(&pop, &mut rng);
+                assert!(a != b && a < size && b < size);
+            }
+        }
+    }
+
+    /// A child enters in place of the worst member only when no worse and new.
+    #[test]
+    fn insert_replaces_the_worst_with_a_new_child() {
+        let mut pop: Vec<(Score, Vec<u32>)> = vec![
+            ((false, 5), vec![0]),
+            ((false, 9), vec![1]),
+            ((true, 1), vec![2]),
+        ];
+        insert(&mut pop, ((false, 7), vec![1]));
+        assert_eq!(pop[2].0, (true, 1), "a copy of a member entered");
+        insert(&mut pop, ((false, 9), vec![3]));
+        assert_eq!(pop[2], ((false, 9), vec![3]), "the unbalanced member stays");
+        insert(&mut pop, ((false, 10), vec![4]));
+        assert!(
+            pop.iter().all(|(_, p)| p != &vec![4]),
+            "a worse child entered"
+        );
+        insert(&mut pop, ((false, 6), vec![5]));
+        assert_eq!(pop.iter().map(|(s, _)| s.1).max(), Some(9));
+    }
+}
