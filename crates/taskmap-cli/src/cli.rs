@@ -119,9 +119,11 @@ struct MapArgs {
     /// Never show a progress display (it appears on a terminal after one second).
     #[arg(long)]
     quiet: bool,
-    /// Stop improving after this many seconds: the multilevel mapper's memetic mode
-    /// (`population` >= 2) ends its recombinations, pnp its GRASP runs and annealing. The
-    /// mapping then depends on the machine's speed.
+    /// Stop improving after this many seconds (the step running then finishes): the
+    /// multilevel mapper's memetic mode (`population` >= 2) builds no more members after
+    /// its first round and stops recombining; pnp ends its GRASP runs (after the first) and
+    /// its annealing. Other algorithms ignore it (with a warning). The mapping then depends
+    /// on the machine's speed.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     time_limit: Option<f64>,
     #[command(flatten)]
@@ -645,6 +647,12 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     }
     let phase = std::sync::Arc::new(std::sync::Mutex::new(String::from("start")));
     ctx.progress = Some(phase.clone());
+    if a.time_limit.is_some() && !algorithm.honours_deadline() {
+        errln!(
+            "taskmap: warning: --time-limit applies to pnp and to multilevel with population=2 or more; {} ignores it",
+            algorithm.name()
+        );
+    }
     let mapper = algorithm.build();
     let t0 = Instant::now();
     ctx.deadline = a

@@ -356,6 +356,40 @@ fn infeasible_capacities_exit_1_and_still_write_the_mapping() {
     assert!(e["evaluation"]["loads"][0]["max"].as_u64().unwrap() <= 66);
 }
 
+/// The memetic mode maps within the capacities, with and without a time limit; a time
+/// limit on an algorithm that ignores it draws a warning; `combines` alone is refused.
+#[test]
+fn memetic_mode_and_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.map");
+    let base = ["map", "--capacity", "66", "--format", "json", "-o"];
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&str> = base.to_vec();
+        args.push(out.to_str().unwrap());
+        args.extend_from_slice(extra);
+        let o = taskmap(&args);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+        let e = json(&o);
+        assert_eq!(e["evaluation"]["capacities_respected"], true, "{extra:?}");
+        assert!(out.exists());
+        (e["evaluation"]["comm_cost"].as_u64().unwrap(), stderr(&o))
+    };
+    let (one, _) = run(&[]);
+    let (evo, _) = run(&["-A", "multilevel,population=3,combines=6"]);
+    assert!(evo <= one, "{evo} > {one}");
+    let (_, err) = run(&["-A", "multilevel,population=3", "--time-limit", "0.5"]);
+    assert!(!err.contains("warning"), "{err}");
+    let (_, err) = run(&["--time-limit", "0.5"]);
+    assert!(err.contains("--time-limit applies to pnp"), "{err}");
+    let o = taskmap(&["map", "-A", "multilevel,combines=6"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("combines needs the memetic mode"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn compare_runs_every_algorithm_and_scores_it_like_eval() {
     let o = taskmap(&["compare", "--format", "json"]);

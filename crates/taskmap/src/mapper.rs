@@ -224,6 +224,16 @@ impl AlgorithmSpec {
         .unwrap_or(serde_json::Value::Null)
     }
 
+    /// Whether the mapper stops improving at [`RunContext::deadline`]: `pnp`, and
+    /// `multilevel` in its memetic mode (`population` of at least 2).
+    pub fn honours_deadline(&self) -> bool {
+        match self {
+            AlgorithmSpec::Multilevel(s) => s.to_mapper().population >= 2,
+            AlgorithmSpec::Pnp(_) => true,
+            _ => false,
+        }
+    }
+
     /// Builds the mapper.
     pub fn build(&self) -> Box<dyn Mapper> {
         use crate::mappers;
@@ -333,6 +343,11 @@ impl FromStr for AlgorithmSpec {
                 let mut spec = crate::mappers::multilevel::MultilevelSpec::default();
                 for p in parts.by_ref() {
                     spec.set(p)?;
+                }
+                if spec.combines.is_some() && spec.population.unwrap_or(1) < 2 {
+                    return Err(Error::Config(format!(
+                        "{name}: combines needs the memetic mode, population=2 or more, in \"{s}\""
+                    )));
                 }
                 AlgorithmSpec::Multilevel(spec)
             }

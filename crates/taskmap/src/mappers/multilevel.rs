@@ -223,7 +223,7 @@
 //!    member) recombinations of two members: coarsen with every cluster inside one PE of
 //!    both, start the coarsest level from the better, refine on every level down; the
 //!    child replaces the worst member when no worse and new. Never worse than one run
-//!    with the same seed.
+//!    with the same seed on one thread.
 //!
 //! Presets are functions that edit the default configuration: [`MultilevelMapper::fast`],
 //! [`MultilevelMapper::default`], [`MultilevelMapper::strong`].
@@ -1913,13 +1913,23 @@ fn probe_coarsenings(
 }
 
 fn map_instance(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContext) -> Vec<u32> {
+    let dist = ctx.timed("distance-table", |_| DistTable::new(inst.arch));
+    map_instance_with(cfg, inst, &dist, ctx)
+}
+
+/// [`map_instance`] with the distance table of `inst.arch` given.
+fn map_instance_with(
+    cfg: &MultilevelMapper,
+    inst: &Instance<'_>,
+    dist: &DistTable<'_>,
+    ctx: &mut RunContext,
+) -> Vec<u32> {
     let (arch, graph, fixed0, bound) = (inst.arch, inst.graph, inst.fixed, &inst.bound);
     let k = arch.pe_count() as usize;
-    let dist = ctx.timed("distance-table", |_| DistTable::new(arch));
 
-    let (mut part, matching_kept) = coarsen_and_map(cfg, inst, &dist, ctx);
+    let (mut part, matching_kept) = coarsen_and_map(cfg, inst, dist, ctx);
     let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
-        uncoarsen(cfg, levels, graph, fixed0, &dist, bound, part, rng)
+        uncoarsen(cfg, levels, graph, fixed0, dist, bound, part, rng)
     };
     // After multisection the levels are mapped already (refining them again lowered
     // f_C by 0.09 % on the 63 small tree runs, for 14 % more time).
@@ -1927,11 +1937,11 @@ fn map_instance(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContex
         // Each level costs about a V-cycle: a graph of n tasks gets at most
         // VCYCLE_WORK / n levels (at least one), from the top.
         let count = (VCYCLE_WORK / graph.num_tasks().max(1)).max(1);
-        let levels = group_levels(&dist, count);
+        let levels = group_levels(dist, count);
         if !levels.is_empty() {
             part = ctx.timed("group-levels", |ctx| {
                 for (group, g) in levels {
-                    part = refine_groups(cfg, graph, &dist, bound, &group, g, part, &mut ctx.rng);
+                    part = refine_groups(cfg, graph, dist, bound, &group, g, part, &mut ctx.rng);
                 }
                 part
             });
@@ -1947,7 +1957,7 @@ fn map_instance(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContex
             let mcw = max_cluster_weights(cfg, graph, bound, k, target);
             // (unbalanced, f_C) of a mapping, which is handed back.
             let score = |p: Vec<u32>| {
-                let st = KwayState::new(graph, &dist, bound, p);
+                let st = KwayState::new(graph, dist, bound, p);
                 ((!st.is_balanced(), st.comm_cost()), st.part)
             };
             let (mut best, p) = score(std::mem::take(&mut part));
@@ -1968,7 +1978,7 @@ fn map_instance(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContex
                     &mut ctx.rng,
                 );
                 let Some(top) = levels.last() else { break };
-                let mut st = KwayState::new(&top.graph, &dist, bound, top.part.clone())
+                let mut st = KwayState::new(&top.graph, dist, bound, top.part.clone())
                     .with_fixed(&top.fixed);
                 cfg.refiner.refine(&mut st, &mut ctx.rng);
                 let (sc, cand) = score(unc(&levels, st.part, &mut ctx.rng));

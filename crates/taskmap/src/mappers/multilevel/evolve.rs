@@ -3,23 +3,25 @@
 //! 2012, read for mappings).
 //!
 //! * **Population**: `population` independent runs of the multilevel mapper, run 0 with
-//!   the context's own seed (so the result is never worse than the plain mapper's with
-//!   that seed), the others with seeds derived from it. They run in parallel on the
-//!   context's pool, each on one thread.
+//!   the context's own seed, the others with seeds derived from it. They run in parallel
+//!   on the context's pool, each on one thread, so run 0 is the plain mapper's mapping on
+//!   one thread (also on more threads, up to its number of initial runs, where the plain
+//!   mapper gives the same): the result is never worse than that.
 //! * **Combine**: two parents, each the better of two drawn at random (a tournament).
 //!   The graph is coarsened with every cluster inside one PE of *both* parents, so both
-//!   mappings carry over to every level; the coarsest level starts from the better
-//!   parent, and every level is refined on the way down. The child is therefore never
-//!   worse than its better parent, and it can take the good regions of either: a move
-//!   at a coarse level shifts a whole cluster the two parents agree on.
+//!   mappings carry over to every level (down to the V-cycles' coarsest size, at most half
+//!   the graph); the coarsest level starts from the better parent, and every level is
+//!   refined on the way down. The child is therefore never worse than its better parent
+//!   (when that one is balanced), and it can take the good regions of either: a move at a
+//!   coarse level shifts a whole cluster the two parents agree on.
 //! * **Replacement**: the child replaces the worst member when it is no worse than that
 //!   member and differs from every member (so the population keeps its diversity).
 //!
 //! Combines run in rounds of [`COMBINE_BATCH`], each with parents and a seed drawn
 //! beforehand, in parallel on the pool: the result depends on the seed, `population` and
 //! `combines`, not on the thread count. A context's deadline (`taskmap map --time-limit`)
-//! ends the combines early (after the round running then): the result then depends on the
-//! machine's speed too. The population is always complete.
+//! ends the population (after its first round of members) and the combines early, after
+//! the round running then: the result then depends on the machine's speed too.
 
 use std::time::Instant;
 
@@ -73,16 +75,31 @@ pub(super) fn evolve(
     let size = cfg.population.max(1);
     let seeds: Vec<u64> = (0..size).map(|i| member_seed(ctx.seed, i)).collect();
     let mut pop: Vec<(Score, Vec<u32>)> = ctx.timed("population", |ctx| {
-        run_all(&ctx.pool, &seeds, |&s| {
-            let part = map_instance(cfg, inst, &mut RunContext::new(s));
-            (score(inst, &dist, &part), part)
-        })
+        // In rounds of one member per thread (at least two), so a deadline can end the
+        // population early; without one, every member is built and the rounds change
+        // nothing (each member has its own seed).
+        let round = ctx
+            .pool
+            .as_ref()
+            .map_or(1, |p| p.current_num_threads())
+            .max(2);
+        let mut pop = Vec::with_capacity(size);
+        for chunk in seeds.chunks(round) {
+            if !pop.is_empty() && past(ctx.deadline) {
+                break;
+            }
+            pop.extend(run_all(&ctx.pool, chunk, |&s| {
+                let part = map_instance_with(cfg, inst, &dist, &mut RunContext::new(s));
+                (score(inst, &dist, &part), part)
+            }));
+        }
+        pop
     });
-    if size >= 2 {
+    if pop.len() >= 2 {
         let combines = cfg.combines.unwrap_or(COMBINES_PER_MEMBER * size);
         ctx.timed("combine", |ctx| {
             let mut done = 0;
-            while done < combines && ctx.deadline.is_none_or(|d| Instant::now() < d) {
+            while done < combines && !past(ctx.deadline) {
                 let m = COMBINE_BATCH.min(combines - done);
                 let jobs: Vec<(usize, usize, u64)> = (0..m)
                     .map(|_| {
@@ -106,6 +123,11 @@ pub(super) fn evolve(
         .min_by_key(|(s, _)| *s)
         .map(|(_, p)| p)
         .unwrap_or_default()
+}
+
+/// Whether `deadline` has passed.
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 /// Two distinct members, each the better of two drawn at random.
@@ -164,10 +186,12 @@ pub(super) fn recombine(
             *ids.entry(u64::from(a) << 32 | u64::from(b)).or_insert(next)
         })
         .collect();
+    // The V-cycles' coarsest size, but at most half the graph, so a graph that small is
+    // coarsened too (its clusters are what carries the second parent in).
     let target = cfg
         .vcycle_per_pe
         .saturating_mul(k)
-        .max(2 * k)
+        .min(graph.num_tasks() / 2)
         .max(ids.len());
     let mcw = max_cluster_weights(cfg, graph, bound, k, target);
     let levels = coarsen_levels(
@@ -215,6 +239,8 @@ mod tests {
             (gen::random_geometric(1500, 6.0, 3), "torus:6x6", 45),
             (gen::grid(&[40, 40], false), "mesh:4x4", 101),
             (gen::random_graph(1200, 4.0, 5), "tree:2:4/1:10", 160),
+            // Fewer tasks than 8 per PE: the combine coarsens to half the graph.
+            (gen::random_geometric(600, 6.0, 7), "torus:12x12", 6),
         ]
         .into_iter()
         .enumerate()
@@ -246,7 +272,22 @@ mod tests {
                 let sc = score(&inst, &dist, &child);
                 assert!(!sc.0, "graph {gi} seed {seed}: unbalanced child");
                 assert!(sc <= best, "graph {gi} seed {seed}: {sc:?} > {best:?}");
-                assert_eq!(sc.1, dist.comm_cost(inst.graph, &child));
+                // f_C recomputed naively, edge by edge, from the target's distances.
+                let naive: u64 = (0..inst.graph.num_tasks() as u32)
+                    .flat_map(|v| {
+                        let g = inst.graph;
+                        g.neighbors(v)
+                            .iter()
+                            .zip(g.edge_weights(v))
+                            .filter(move |(&u, _)| u > v)
+                            .map(move |(&u, &w)| (v, u, w))
+                    })
+                    .map(|(v, u, w)| {
+                        let (p, q) = (PeId(child[v as usize]), PeId(child[u as usize]));
+                        w * inst.arch.distance(p, q)
+                    })
+                    .sum();
+                assert_eq!(sc.1, naive, "graph {gi} seed {seed}");
                 assert_eq!((child[0], child[100]), (3, 0), "graph {gi}: a pin moved");
                 improved += usize::from(sc < best);
             }
@@ -280,7 +321,11 @@ mod tests {
         insert(&mut pop, ((false, 7), vec![1]));
         assert_eq!(pop[2].0, (true, 1), "a copy of a member entered");
         insert(&mut pop, ((false, 9), vec![3]));
-        assert_eq!(pop[2], ((false, 9), vec![3]), "the unbalanced member stays");
+        assert_eq!(
+            pop[2],
+            ((false, 9), vec![3]),
+            "the unbalanced member is not the one replaced"
+        );
         insert(&mut pop, ((false, 10), vec![4]));
         assert!(
             pop.iter().all(|(_, p)| p != &vec![4]),
