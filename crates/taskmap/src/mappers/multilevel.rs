@@ -221,8 +221,9 @@
 //! 6. **Memetic mode** (`population` ≥ 2, see [`evolve`]): `population` whole runs of
 //!    steps 1-5 (the first with the run's own seed), then `combines` (default 8 per
 //!    member) recombinations of two members: coarsen with every cluster inside one PE of
-//!    both, start the coarsest level from the better, refine on every level down; the
-//!    child replaces the worst member when no worse and new. Never worse than one run
+//!    both, start the coarsest level from the better, refine on every level down (a child
+//!    equal to a member is made again with 10 % of the coarsest clusters moved at random);
+//!    the child replaces the worst member when no worse and new. Never worse than one run
 //!    with the same seed on one thread.
 //!
 //! Presets are functions that edit the default configuration: [`MultilevelMapper::fast`],

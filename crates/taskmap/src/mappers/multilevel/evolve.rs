@@ -18,7 +18,9 @@
 //!   made again with [`KICK`] of the coarsest clusters first moved to random PEs, then
 //!   the balance repaired and every level refined; it may be worse than its parents.
 //!   On b12 onto `torus:6x6` (16 members, 128 combines, seeds 0-4) f_C fell from 827-850
-//!   to 815-832 for 1.25 times the time; on larger graphs children rarely equal a member.
+//!   (mean 836) to 806-838 (mean 822) for 1.25 times the time, and with 64 members and
+//!   2,048 combines from 807 to 771 (seed 0); on larger graphs children rarely equal a
+//!   member (the quick suite onto two tori: 2 of 14 runs changed, both for the better).
 //! * **Replacement**: the child replaces the worst member when it is no worse than that
 //!   member and differs from every member (so the population keeps its diversity); the
 //!   best member never gets worse.
