@@ -57,7 +57,7 @@ pub struct AmapArgs {
     /// processors).
     #[arg(long, conflicts_with = "no_parallelism")]
     pub parallelism: Option<u32>,
-    /// Map without the parallelism constraint Δ (step 2 only; needed above 20,000
+    /// Map without the parallelism constraint Δ (step 2 only; needed above 65,536
     /// modules).
     #[arg(long)]
     pub no_parallelism: bool,

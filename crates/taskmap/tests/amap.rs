@@ -229,6 +229,23 @@ fn back_links_do_not_depend_on_the_declaration_order() {
     assert!(e.to_string().contains("repeats forever"), "{e}");
 }
 
+/// `Δ` takes up to `MAX_PARALLEL_MODULES` modules and refuses one more, naming the limit.
+#[test]
+fn parallelism_matrix_size_limit() {
+    use taskmap::model::precedence::MAX_PARALLEL_MODULES;
+    // Independent modules (no link): Δ holds every pair.
+    let text = |n: usize| -> String { (0..n).map(|i| format!("MODULE m{i} 1\n")).collect() };
+    let g = parse_amg(&text(MAX_PARALLEL_MODULES + 1), Path::new("big.amg")).unwrap();
+    let e = ParallelMatrix::new(&g, &g.deterministic().unwrap()).unwrap_err();
+    assert!(
+        e.to_string().contains(&MAX_PARALLEL_MODULES.to_string()),
+        "{e}"
+    );
+    let g = parse_amg(&text(2000), Path::new("ok.amg")).unwrap();
+    let par = ParallelMatrix::new(&g, &g.deterministic().unwrap()).unwrap();
+    assert!(par.parallel(0, 1999) && !par.parallel(7, 7));
+}
+
 #[test]
 fn parallelism_of_and_graphs_is_incomparability() {
     for seed in 0..20 {
