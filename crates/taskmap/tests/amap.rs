@@ -241,9 +241,11 @@ fn parallelism_matrix_size_limit() {
         e.to_string().contains(&MAX_PARALLEL_MODULES.to_string()),
         "{e}"
     );
-    let g = parse_amg(&text(2000), Path::new("ok.amg")).unwrap();
+    // At the limit (two matrices of 512 MiB while it is built).
+    let g = parse_amg(&text(MAX_PARALLEL_MODULES), Path::new("ok.amg")).unwrap();
     let par = ParallelMatrix::new(&g, &g.deterministic().unwrap()).unwrap();
-    assert!(par.parallel(0, 1999) && !par.parallel(7, 7));
+    let last = MAX_PARALLEL_MODULES - 1;
+    assert!(par.parallel(0, last) && par.parallel(last, 1) && !par.parallel(last, last));
 }
 
 #[test]
