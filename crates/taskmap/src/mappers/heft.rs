@@ -199,8 +199,11 @@ fn list_schedule(model: &Ttigha, key: &[f64], lookahead: Option<&[f64]>) -> Heft
     let mut alloc = vec![u32::MAX; pr.tasks()];
     let mut proc_of = vec![u32::MAX; n];
     let (mut start, mut finish) = (vec![0.0f64; n], vec![0.0f64; n]);
-    // Idle gaps (start, end) of each processor, sorted; the last one never ends.
+    // Idle gaps (start, end) of each processor, sorted; the last one never ends. And the
+    // instants where two of its sub-tasks meet back to back (sorted), where a sub-task of
+    // no time may still go.
     let mut gaps: Vec<Vec<(f64, f64)>> = vec![vec![(0.0, f64::INFINITY)]; m];
+    let mut instants: Vec<Vec<f64>> = vec![Vec::new(); m];
     let mut makespan = 0.0f64;
     while let Some((_, _, s)) = ready.pop() {
         seq.push(s);
@@ -215,7 +218,7 @@ fn list_schedule(model: &Ttigha, key: &[f64], lookahead: Option<&[f64]>) -> Heft
             None => 0..m,
         };
         // (objective, finish, start, processor, gap)
-        let mut best = (f64::INFINITY, 0.0, 0.0, 0usize, 0usize);
+        let mut best = (f64::INFINITY, 0.0, 0.0, 0usize, None);
         for p in candidates {
             let mut at = chain;
             for msg in pr.incoming(s) {
@@ -225,14 +228,16 @@ fn list_schedule(model: &Ttigha, key: &[f64], lookahead: Option<&[f64]>) -> Heft
             }
             let t = pl.proc_type[p] as usize;
             let w = pr.time(s, t);
-            let (at, gap) = earliest_gap(&gaps[p], at, w);
+            let (at, gap) = earliest_slot(&gaps[p], &instants[p], at, w);
             let goal = at + w + lookahead.map_or(0.0, |o| o[s * types + t]);
             if goal < best.0 {
                 best = (goal, at + w, at, p, gap);
             }
         }
         let (_, end, at, p, gap) = best;
-        fill_gap(&mut gaps[p], gap, at, end);
+        if let Some(gap) = gap {
+            fill_gap(&mut gaps[p], &mut instants[p], gap, at, end);
+        }
         proc_of[s] = p as u32;
         alloc[task] = p as u32;
         start[s] = at;
@@ -327,10 +332,46 @@ fn earliest_gap(gaps: &[(f64, f64)], ready: f64, w: f64) -> (f64, usize) {
     }
 }
 
+/// The earliest start `>= ready` of a sub-task of length `w` on a processor with idle
+/// `gaps` (see [`earliest_gap`]) and `instants` where two sub-tasks meet back to back
+/// (sorted), and its gap (`None`: one of the instants, which only a sub-task of no time
+/// takes). The instants are searched by bisection, so they cost sub-tasks of some time
+/// nothing.
+fn earliest_slot(
+    gaps: &[(f64, f64)],
+    instants: &[f64],
+    ready: f64,
+    w: f64,
+) -> (f64, Option<usize>) {
+    let (at, gap) = earliest_gap(gaps, ready, w);
+    if w == 0.0 {
+        let j = instants.partition_point(|&x| x < ready);
+        if let Some(&t) = instants.get(j) {
+            if t < at {
+                return (t, None);
+            }
+        }
+    }
+    (at, Some(gap))
+}
+
 /// Marks `[at, end]` busy inside gap `i`: the gap keeps its parts before and after (a
-/// sub-task of no time splits it in two, so that no later sub-task runs across it).
-fn fill_gap(gaps: &mut Vec<(f64, f64)>, i: usize, at: f64, end: f64) {
+/// sub-task of no time inside it splits it in two, so that no later sub-task runs across
+/// it; one at either end leaves it as it was). Where a sub-task of some time starts at the
+/// gap's start or ends at its end, it meets a neighbour back to back: that instant goes
+/// into `instants` (sorted, once each).
+fn fill_gap(gaps: &mut Vec<(f64, f64)>, instants: &mut Vec<f64>, i: usize, at: f64, end: f64) {
     let (a, b) = gaps[i];
+    if at < end {
+        for t in [a, b] {
+            if t == at || t == end {
+                let j = instants.partition_point(|&x| x < t);
+                if instants.get(j) != Some(&t) {
+                    instants.insert(j, t);
+                }
+            }
+        }
+    }
     match (a < at, end < b) {
         (true, true) => {
             gaps[i] = (a, at);
@@ -355,19 +396,33 @@ mod tests {
         assert_eq!(earliest_gap(&gaps, 0.0, 3.0), (2.0, 0));
         assert_eq!(earliest_gap(&gaps, 0.0, 4.0), (9.0, 1));
         assert_eq!(earliest_gap(&gaps, 2.5, 2.5), (2.5, 0));
-        // no gap is kept between back-to-back sub-tasks, even for one of no time.
+        // The gaps alone keep no instant between back-to-back sub-tasks.
         assert_eq!(earliest_gap(&gaps, 5.5, 0.0), (9.0, 1));
         assert_eq!(earliest_gap(&gaps, 5.0, 0.0), (5.0, 0));
         assert_eq!(earliest_gap(&gaps, 1.0, 0.0), (2.0, 0));
-        let mut g = vec![(0.0, f64::INFINITY)];
-        fill_gap(&mut g, 0, 0.0, 2.0);
-        assert_eq!(g, [(2.0, f64::INFINITY)]);
-        fill_gap(&mut g, 0, 4.0, 4.0);
-        assert_eq!(g, [(2.0, 4.0), (4.0, f64::INFINITY)]);
-        // a sub-task of no time splits the gap: 1 unit from 3 cannot run across 4.
+        // The same processor built by filling: busy 0-2, 5-6 and 6-9.
+        let (mut g, mut t) = (vec![(0.0, f64::INFINITY)], Vec::new());
+        fill_gap(&mut g, &mut t, 0, 0.0, 2.0);
+        fill_gap(&mut g, &mut t, 0, 5.0, 6.0);
+        fill_gap(&mut g, &mut t, 1, 6.0, 9.0);
+        assert_eq!(g, gaps);
+        assert_eq!(t, [0.0, 6.0]);
+        // A sub-task of no time goes at 6, between the two placed back to back; one of
+        // some time cannot; the instant stays open.
+        assert_eq!(earliest_slot(&g, &t, 5.5, 0.0), (6.0, None));
+        assert_eq!(earliest_slot(&g, &t, 5.5, 0.5), (9.0, Some(1)));
+        assert_eq!(earliest_slot(&g, &t, 0.0, 0.0), (0.0, None));
+        assert_eq!(earliest_slot(&g, &t, 1.0, 0.0), (2.0, Some(0)));
+        assert_eq!(earliest_slot(&g, &t, 6.5, 0.0), (9.0, Some(1)));
+        // Inside a gap one of no time splits it: 1 unit from 3 cannot run across 4.
+        fill_gap(&mut g, &mut t, 0, 4.0, 4.0);
+        assert_eq!(g[..2], [(2.0, 4.0), (4.0, 5.0)]);
+        assert_eq!(t, [0.0, 6.0]);
         assert_eq!(earliest_gap(&g, 3.0, 1.0), (3.0, 0));
         assert_eq!(earliest_gap(&g, 3.5, 1.0), (4.0, 1));
-        fill_gap(&mut g, 0, 2.0, 4.0);
-        assert_eq!(g, [(4.0, f64::INFINITY)]);
+        // Filling a whole gap adds an instant at each end.
+        fill_gap(&mut g, &mut t, 0, 2.0, 4.0);
+        assert_eq!(g, [(4.0, 5.0), (9.0, f64::INFINITY)]);
+        assert_eq!(t, [0.0, 2.0, 4.0, 6.0]);
     }
 }
