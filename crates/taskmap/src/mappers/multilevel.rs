@@ -222,9 +222,9 @@
 //!    steps 1-5 (the first with the run's own seed), then `combines` (default 8 per
 //!    member) recombinations of two members: coarsen with every cluster inside one PE of
 //!    both, start the coarsest level from the better, refine on every level down (a child
-//!    equal to a member is made again with 10 % of the coarsest clusters moved at random);
-//!    the child replaces the worst member when no worse and new. Never worse than one run
-//!    with the same seed on one thread.
+//!    equal to a member is made again with each coarsest cluster moved at random with
+//!    probability 1/10); the child replaces the worst member when no worse and new. Never
+//!    worse than one run with the same seed on one thread.
 //!
 //! Presets are functions that edit the default configuration: [`MultilevelMapper::fast`],
 //! [`MultilevelMapper::default`], [`MultilevelMapper::strong`].

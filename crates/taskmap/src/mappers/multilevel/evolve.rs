@@ -42,7 +42,7 @@ pub const COMBINE_BATCH: usize = 2;
 /// Recombinations per member when `combines` is not given.
 pub const COMBINES_PER_MEMBER: usize = 8;
 
-/// The share of the coarsest clusters a mutation moves to random PEs.
+/// The probability with which a mutation moves each coarsest cluster to a random PE.
 pub const KICK: f64 = 0.1;
 
 /// Salts a mutation's seed away from its combine's.
