@@ -588,6 +588,17 @@ fn spec_parsing() {
         (16, Some(128))
     );
     assert_eq!(MultilevelMapper::default().population, 1);
+    // The same refusal for a configuration built otherwise (a library user, JSON).
+    let lone = MultilevelMapper {
+        combines: Some(4),
+        ..MultilevelMapper::default()
+    };
+    let p = Problem::new(gen::grid(&[8, 8], false), arch("torus:2x2"));
+    let e = lone.map(&p, &mut RunContext::new(1)).unwrap_err();
+    assert!(
+        e.to_string().contains("combines needs the memetic mode"),
+        "{e}"
+    );
     for bad in [
         "population=0",
         "population=257",

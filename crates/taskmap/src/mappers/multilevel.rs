@@ -970,6 +970,11 @@ impl Mapper for MultilevelMapper {
 
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
         problem.check_with_fixed()?;
+        if self.combines.is_some() && self.population < 2 {
+            return Err(Error::Config(
+                "multilevel: combines needs the memetic mode, population=2 or more".into(),
+            ));
+        }
         let part = multilevel_map(self, problem, ctx);
         Ok(Mapping::new(part.into_iter().map(PeId).collect()))
     }
