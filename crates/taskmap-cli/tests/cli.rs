@@ -384,7 +384,7 @@ fn memetic_mode_and_time_limit() {
     let o = taskmap(&["map", "-A", "multilevel,combines=6"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("combines needs the memetic mode"),
+        stderr(&o).contains("need the memetic mode"),
         "{}",
         stderr(&o)
     );

@@ -446,6 +446,7 @@ fn same_seed_same_mapping() {
             "multilevel,preset=strong,runs=3",
             "multilevel,per_pe=4",
             "multilevel,population=3,combines=4",
+            "multilevel,population=3,combines=6,batch=3",
         ] {
             let mapper: AlgorithmSpec = alg.parse().unwrap();
             let mapper = mapper.build();
@@ -587,6 +588,13 @@ fn spec_parsing() {
         (es.to_mapper().population, es.to_mapper().combines),
         (16, Some(128))
     );
+    assert_eq!(es.to_mapper().combine_batch, 2);
+    let b: AlgorithmSpec = "multilevel,population=4,batch=8".parse().unwrap();
+    let AlgorithmSpec::Multilevel(bs) = &b else {
+        panic!("not multilevel")
+    };
+    assert_eq!(bs.to_mapper().combine_batch, 8);
+    assert!("multilevel,batch=8".parse::<AlgorithmSpec>().is_err());
     assert_eq!(MultilevelMapper::default().population, 1);
     // The same refusal for a configuration built otherwise (a library user, JSON).
     let lone = MultilevelMapper {
@@ -595,23 +603,21 @@ fn spec_parsing() {
     };
     let p = Problem::new(gen::grid(&[8, 8], false), arch("torus:2x2"));
     let e = lone.map(&p, &mut RunContext::new(1)).unwrap_err();
-    assert!(
-        e.to_string().contains("combines needs the memetic mode"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("need the memetic mode"), "{e}");
     for bad in [
         "population=0",
         "population=257",
         "combines=100001",
         "combines=x",
+        "population=4,batch=0",
+        "population=4,batch=1025",
     ] {
         let e = format!("multilevel,{bad}")
             .parse::<AlgorithmSpec>()
             .unwrap_err();
-        assert!(
-            e.to_string().contains(bad.split('=').next().unwrap()),
-            "{e}"
-        );
+        // The error names the last parameter, the wrong one.
+        let key = bad.rsplit(',').next().unwrap().split('=').next().unwrap();
+        assert!(e.to_string().contains(key), "{e}");
     }
     let c: AlgorithmSpec = "multilevel,coarsening=ordered,coarsening2=none,vcoarsening=hem"
         .parse()

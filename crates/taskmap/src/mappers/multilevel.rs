@@ -452,6 +452,9 @@ pub struct MultilevelMapper {
     /// Recombinations in memetic mode (`population` ≥ 2); `None`: [`evolve::COMBINES_PER_MEMBER`]
     /// per member.
     pub combines: Option<usize>,
+    /// Recombinations drawn and run together, in parallel (default
+    /// [`evolve::COMBINE_BATCH`]); the mapping depends on it, not on the thread count.
+    pub combine_batch: usize,
 }
 
 impl Default for MultilevelMapper {
@@ -498,6 +501,7 @@ impl Default for MultilevelMapper {
             top_coarse_tries: 4,
             population: 1,
             combines: None,
+            combine_batch: evolve::COMBINE_BATCH,
         }
     }
 }
@@ -686,6 +690,9 @@ pub struct MultilevelSpec {
     /// Memetic mode: recombinations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub combines: Option<usize>,
+    /// Memetic mode: recombinations run together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<usize>,
 }
 
 /// Parses `key=value` parameters, giving a [`Error::Config`] that names the algorithm.
@@ -782,6 +789,9 @@ impl MultilevelSpec {
                 self.combines =
                     Some(parse_at_most("multilevel", key, value, evolve::MAX_COMBINES)?)
             }
+            "batch" => {
+                self.batch = Some(parse_count("multilevel", key, value, evolve::MAX_BATCH)?)
+            }
             "flow" => self.flow = Some(parse_usize("multilevel", key, value)?),
             "pair_flow" | "pair-flow" => {
                 self.pair_flow = Some(parse_usize("multilevel", key, value)?)
@@ -842,7 +852,7 @@ impl MultilevelSpec {
             }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, probe, unwrap, vcycles, groups, both, spread, multisection, pairs, islands, top_per_pe, top_runs, top_coarse_tries, population, combines",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, probe, unwrap, vcycles, groups, both, spread, multisection, pairs, islands, top_per_pe, top_runs, top_coarse_tries, population, combines, batch",
                     key
                 )))
             }
@@ -956,6 +966,9 @@ impl MultilevelSpec {
         if let Some(v) = self.combines {
             m.combines = Some(v);
         }
+        if let Some(v) = self.batch {
+            m.combine_batch = v.max(1);
+        }
         if let Some(v) = self.spread {
             m.bipartitioner.more_tries_spread = if v == 0 { 0.0 } else { 1.0 + v as f64 / 100.0 };
         }
@@ -970,9 +983,11 @@ impl Mapper for MultilevelMapper {
 
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
         problem.check_with_fixed()?;
-        if self.combines.is_some() && self.population < 2 {
+        if (self.combines.is_some() || self.combine_batch != evolve::COMBINE_BATCH)
+            && self.population < 2
+        {
             return Err(Error::Config(
-                "multilevel: combines needs the memetic mode, population=2 or more".into(),
+                "multilevel: combines and batch need the memetic mode, population=2 or more".into(),
             ));
         }
         let part = multilevel_map(self, problem, ctx);

@@ -25,9 +25,10 @@
 //!   member and differs from every member (so the population keeps its diversity); the
 //!   best member never gets worse.
 //!
-//! Combines run in rounds of [`COMBINE_BATCH`], each with parents and a seed drawn
-//! beforehand, in parallel on the pool: the result depends on the seed, `population` and
-//! `combines`, not on the thread count. A context's deadline (`taskmap map --time-limit`)
+//! Combines run in rounds of `batch` ([`COMBINE_BATCH`] by default), each with parents
+//! and a seed drawn beforehand, in parallel on the pool: the result depends on the seed,
+//! `population`, `combines` and `batch`, not on the thread count (raise `batch` to use
+//! more threads than two). A context's deadline (`taskmap map --time-limit`)
 //! ends the population (after its first round of members) and the combines early, after
 //! the round running then: the result then depends on the machine's speed too.
 
@@ -36,7 +37,7 @@ use std::time::Instant;
 use super::*;
 
 /// Combines drawn and run together (in parallel) before their children enter the
-/// population.
+/// population, by default (`batch`).
 pub const COMBINE_BATCH: usize = 2;
 
 /// Recombinations per member when `combines` is not given.
@@ -50,6 +51,9 @@ const KICK_SALT: u64 = 0x3c6e_f372_fe94_f82b;
 
 /// The most members `population` may ask for.
 pub const MAX_POPULATION: usize = 256;
+
+/// The most recombinations `batch` may run together.
+pub const MAX_BATCH: usize = 1024;
 
 /// The most combines `combines` may ask for.
 pub const MAX_COMBINES: usize = 100_000;
@@ -114,7 +118,7 @@ pub(super) fn evolve(
         ctx.timed("combine", |ctx| {
             let mut done = 0;
             while done < combines && !past(ctx.deadline) {
-                let m = COMBINE_BATCH.min(combines - done);
+                let m = cfg.combine_batch.max(1).min(combines - done);
                 let jobs: Vec<(usize, usize, u64)> = (0..m)
                     .map(|_| {
                         let (a, b) = parents(&pop, &mut ctx.rng);
