@@ -588,12 +588,12 @@ fn spec_parsing() {
         (es.to_mapper().population, es.to_mapper().combines),
         (16, Some(128))
     );
-    assert_eq!(es.to_mapper().combine_batch, 2);
+    assert_eq!(es.to_mapper().combine_batch, None);
     let b: AlgorithmSpec = "multilevel,population=4,batch=8".parse().unwrap();
     let AlgorithmSpec::Multilevel(bs) = &b else {
         panic!("not multilevel")
     };
-    assert_eq!(bs.to_mapper().combine_batch, 8);
+    assert_eq!(bs.to_mapper().combine_batch, Some(8));
     assert!("multilevel,batch=8".parse::<AlgorithmSpec>().is_err());
     assert_eq!(MultilevelMapper::default().population, 1);
     // The same refusal for a configuration built otherwise (a library user, JSON).
@@ -604,6 +604,13 @@ fn spec_parsing() {
     let p = Problem::new(gen::grid(&[8, 8], false), arch("torus:2x2"));
     let e = lone.map(&p, &mut RunContext::new(1)).unwrap_err();
     assert!(e.to_string().contains("need the memetic mode"), "{e}");
+    let wide = MultilevelMapper {
+        population: 2,
+        combine_batch: Some(0),
+        ..MultilevelMapper::default()
+    };
+    let e = wide.map(&p, &mut RunContext::new(1)).unwrap_err();
+    assert!(e.to_string().contains("batch must be 1 to 1024"), "{e}");
     for bad in [
         "population=0",
         "population=257",

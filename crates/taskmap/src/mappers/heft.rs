@@ -14,6 +14,9 @@
 //!   between sub-tasks already placed, when the gap holds it after its inputs have
 //!   arrived (ties: the lowest processor). The task's later sub-tasks follow it to that
 //!   processor (TTIGHa allocates tasks, not sub-tasks), each at its earliest gap there.
+//!   A sub-task of no time may also go at an instant where a sub-task of some time starts
+//!   at the start of a gap or ends at its end (between two sub-tasks placed back to back,
+//!   at time 0, or next to a sub-task of no time).
 //! * The result: the allocation, the planned start and finish of every sub-task, and the
 //!   order of each processor's sub-tasks by planned start. SIMULHa run strictly in that
 //!   order starts no sub-task later than planned (tested), so its final time is at most
@@ -32,7 +35,8 @@
 //! adds `O(E · types)` for its table), plus the gap searches: each processor keeps its idle gaps,
 //! the search bisects to the first one ending at or after the ready time and scans on
 //! from there, so sub-tasks placed back to back cost nothing; `O(S)` per processor at
-//! worst, when every placement leaves a gap (`O(S² · M)` in all).
+//! worst, when every placement leaves a gap (`O(S² · M)` in all); those instants add a
+//! bisection per sub-task of no time and `O(S)` per processor at worst to keep them sorted.
 
 use crate::mappers::mateha::{iterated_local_search_with, mateha, SearchParams};
 use crate::model::ttigha::Ttigha;
@@ -200,8 +204,8 @@ fn list_schedule(model: &Ttigha, key: &[f64], lookahead: Option<&[f64]>) -> Heft
     let mut proc_of = vec![u32::MAX; n];
     let (mut start, mut finish) = (vec![0.0f64; n], vec![0.0f64; n]);
     // Idle gaps (start, end) of each processor, sorted; the last one never ends. And the
-    // instants where two of its sub-tasks meet back to back (sorted), where a sub-task of
-    // no time may still go.
+    // instants at the ends of gaps that a sub-task of some time filled up to (sorted):
+    // where a sub-task of no time may still go, as between two placed back to back.
     let mut gaps: Vec<Vec<(f64, f64)>> = vec![vec![(0.0, f64::INFINITY)]; m];
     let mut instants: Vec<Vec<f64>> = vec![Vec::new(); m];
     let mut makespan = 0.0f64;
@@ -333,8 +337,7 @@ fn earliest_gap(gaps: &[(f64, f64)], ready: f64, w: f64) -> (f64, usize) {
 }
 
 /// The earliest start `>= ready` of a sub-task of length `w` on a processor with idle
-/// `gaps` (see [`earliest_gap`]) and `instants` where two sub-tasks meet back to back
-/// (sorted), and its gap (`None`: one of the instants, which only a sub-task of no time
+/// `gaps` (see [`earliest_gap`]) and `instants` (see [`fill_gap`]; sorted), and its gap (`None`: one of the instants, which only a sub-task of no time
 /// takes). The instants are searched by bisection, so they cost sub-tasks of some time
 /// nothing.
 fn earliest_slot(
@@ -358,8 +361,9 @@ fn earliest_slot(
 /// Marks `[at, end]` busy inside gap `i`: the gap keeps its parts before and after (a
 /// sub-task of no time inside it splits it in two, so that no later sub-task runs across
 /// it; one at either end leaves it as it was). Where a sub-task of some time starts at the
-/// gap's start or ends at its end, it meets a neighbour back to back: that instant goes
-/// into `instants` (sorted, once each).
+/// gap's start or ends at its end, that instant goes into `instants` (sorted, once each):
+/// it stays free for sub-tasks of no time (between two sub-tasks placed back to back, at
+/// time 0, or next to a sub-task of no time).
 fn fill_gap(gaps: &mut Vec<(f64, f64)>, instants: &mut Vec<f64>, i: usize, at: f64, end: f64) {
     let (a, b) = gaps[i];
     if at < end {

@@ -452,9 +452,9 @@ pub struct MultilevelMapper {
     /// Recombinations in memetic mode (`population` ≥ 2); `None`: [`evolve::COMBINES_PER_MEMBER`]
     /// per member.
     pub combines: Option<usize>,
-    /// Recombinations drawn and run together, in parallel (default
+    /// Recombinations drawn and run together, in parallel (`None`:
     /// [`evolve::COMBINE_BATCH`]); the mapping depends on it, not on the thread count.
-    pub combine_batch: usize,
+    pub combine_batch: Option<usize>,
 }
 
 impl Default for MultilevelMapper {
@@ -501,7 +501,7 @@ impl Default for MultilevelMapper {
             top_coarse_tries: 4,
             population: 1,
             combines: None,
-            combine_batch: evolve::COMBINE_BATCH,
+            combine_batch: None,
         }
     }
 }
@@ -967,7 +967,7 @@ impl MultilevelSpec {
             m.combines = Some(v);
         }
         if let Some(v) = self.batch {
-            m.combine_batch = v.max(1);
+            m.combine_batch = Some(v);
         }
         if let Some(v) = self.spread {
             m.bipartitioner.more_tries_spread = if v == 0 { 0.0 } else { 1.0 + v as f64 / 100.0 };
@@ -983,12 +983,19 @@ impl Mapper for MultilevelMapper {
 
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
         problem.check_with_fixed()?;
-        if (self.combines.is_some() || self.combine_batch != evolve::COMBINE_BATCH)
-            && self.population < 2
-        {
+        if (self.combines.is_some() || self.combine_batch.is_some()) && self.population < 2 {
             return Err(Error::Config(
                 "multilevel: combines and batch need the memetic mode, population=2 or more".into(),
             ));
+        }
+        if let Some(b) = self
+            .combine_batch
+            .filter(|b| !(1..=evolve::MAX_BATCH).contains(b))
+        {
+            return Err(Error::Config(format!(
+                "multilevel: batch must be 1 to {}, got {b}",
+                evolve::MAX_BATCH
+            )));
         }
         let part = multilevel_map(self, problem, ctx);
         Ok(Mapping::new(part.into_iter().map(PeId).collect()))

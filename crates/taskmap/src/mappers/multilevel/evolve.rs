@@ -28,7 +28,8 @@
 //! Combines run in rounds of `batch` ([`COMBINE_BATCH`] by default), each with parents
 //! and a seed drawn beforehand, in parallel on the pool: the result depends on the seed,
 //! `population`, `combines` and `batch`, not on the thread count (raise `batch` to use
-//! more threads than two). A context's deadline (`taskmap map --time-limit`)
+//! more threads than two). A deadline is checked between members' rounds and between
+//! batches, so a large `batch` on few threads can overrun it by that many combines. A context's deadline (`taskmap map --time-limit`)
 //! ends the population (after its first round of members) and the combines early, after
 //! the round running then: the result then depends on the machine's speed too.
 
@@ -118,7 +119,8 @@ pub(super) fn evolve(
         ctx.timed("combine", |ctx| {
             let mut done = 0;
             while done < combines && !past(ctx.deadline) {
-                let m = cfg.combine_batch.max(1).min(combines - done);
+                let batch = cfg.combine_batch.unwrap_or(COMBINE_BATCH).max(1);
+                let m = batch.min(combines - done);
                 let jobs: Vec<(usize, usize, u64)> = (0..m)
                     .map(|_| {
                         let (a, b) = parents(&pop, &mut ctx.rng);
