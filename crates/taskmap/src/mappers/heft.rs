@@ -337,9 +337,9 @@ fn earliest_gap(gaps: &[(f64, f64)], ready: f64, w: f64) -> (f64, usize) {
 }
 
 /// The earliest start `>= ready` of a sub-task of length `w` on a processor with idle
-/// `gaps` (see [`earliest_gap`]) and `instants` (see [`fill_gap`]; sorted), and its gap (`None`: one of the instants, which only a sub-task of no time
-/// takes). The instants are searched by bisection, so they cost sub-tasks of some time
-/// nothing.
+/// `gaps` (see [`earliest_gap`]) and `instants` (see [`fill_gap`]; sorted), and its gap
+/// (`None`: one of the instants, which only a sub-task of no time takes). The instants
+/// are searched by bisection, so they cost sub-tasks of some time nothing.
 fn earliest_slot(
     gaps: &[(f64, f64)],
     instants: &[f64],
