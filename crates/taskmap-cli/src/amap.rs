@@ -149,6 +149,9 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
     if a.parallelism == Some(0) {
         bail!("--parallelism must be at least 1");
     }
+    if !(1..=1024).contains(&a.samples) {
+        bail!("--samples takes 1 to 1024, not {}", a.samples);
+    }
     let machine = Machine::new(a.processors, interconnect, a.itu_time, a.memory)?;
     let (g, det, path) = read_graph(&a)?;
     let parallel = if a.no_parallelism {
@@ -164,9 +167,6 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
         tolerance: a.tolerance,
         samples: a.samples,
     };
-    if !(1..=1024).contains(&a.samples) {
-        bail!("--samples takes 1 to 1024, not {}", a.samples);
-    }
     let r = match a.algorithm.as_str() {
         "alloc" => algorithm_mapper(&g, &det, parallel.as_ref(), &machine, &params),
         "alloc-ls" => alloc_ls(

@@ -383,10 +383,7 @@ fn print_human(
     s: &Schedule,
 ) {
     let (pr, pl) = (&model.program, &model.platform);
-    let mut count = vec![0usize; pl.types()];
-    for &t in &pl.proc_type {
-        count[t as usize] += 1;
-    }
+    let count = pl.type_counts();
     let kinds: Vec<String> = pl
         .type_names
         .iter()

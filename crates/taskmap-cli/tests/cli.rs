@@ -364,6 +364,8 @@ fn memetic_mode_and_time_limit() {
     let out = dir.path().join("m.map");
     let base = ["map", "--capacity", "66", "--format", "json", "-o"];
     let run = |extra: &[&str]| {
+        // Each run writes the mapping anew.
+        let _ = std::fs::remove_file(&out);
         let mut args: Vec<&str> = base.to_vec();
         args.push(out.to_str().unwrap());
         args.extend_from_slice(extra);
@@ -1111,7 +1113,7 @@ fn hetero_reads_pegasus_workflows() {
     let o = run(&["--mapping", alloc, "--order", order, "-f", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(json(&o)["makespan"].as_f64().unwrap(), times[1]);
-    // --priority rank: HEFT follows its own order either way, MATEHa runs with it; an
+    // --priority rank: HEFT follows its own order either way, MATEHa's run accepts it; an
     // unknown priority is refused.
     let o = run(&["-A", "heft", "--priority", "rank", "-f", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -903,13 +903,10 @@ pub fn list_schedule(
             .fold(0.0, f64::max);
         bottom[v] = det.time[v] + tail;
     }
-    let mut rank = vec![0usize; n];
-    for (r, &v) in det.order.iter().enumerate() {
-        rank[v as usize] = r;
-    }
+    let rank = det.positions();
     // ready modules by (bottom level desc, rank asc)
     let mut waiting: Vec<usize> = (0..n).map(|v| dag.preds(v).len()).collect();
-    let mut ready: BinaryHeap<(u64, std::cmp::Reverse<usize>, usize)> = BinaryHeap::new();
+    let mut ready: BinaryHeap<(u64, std::cmp::Reverse<u32>, usize)> = BinaryHeap::new();
     for v in 0..n {
         if waiting[v] == 0 {
             ready.push(((bottom[v] + 0.0).to_bits(), std::cmp::Reverse(rank[v]), v));
@@ -920,7 +917,19 @@ pub fn list_schedule(
     let mut mem = vec![0.0f64; k];
     let mut finish = vec![0.0f64; n];
     let mut processor = vec![0u32; n];
+    // The predecessors of the module being placed with their ITUs to it (looked up once,
+    // not once per processor).
+    let mut preds: Vec<(u32, f64)> = Vec::new();
     while let Some((_, _, v)) = ready.pop() {
+        preds.clear();
+        preds.extend(dag.preds(v).iter().map(|&u| {
+            let w = modules
+                .neighbours(v)
+                .iter()
+                .find(|x| x.0 == u)
+                .map_or(0.0, |x| x.1);
+            (u, w)
+        }));
         let mut best: Option<(f64, usize)> = None;
         for p in 0..k {
             if mem[p] + g.memory[v] > cap {
@@ -928,14 +937,10 @@ pub fn list_schedule(
             }
             let mut start = avail[p];
             let mut comm = 0.0;
-            for &u in dag.preds(v) {
+            for &(u, w) in &preds {
                 start = start.max(finish[u as usize]);
                 if processor[u as usize] as usize != p {
-                    comm += modules
-                        .neighbours(v)
-                        .iter()
-                        .find(|x| x.0 == u)
-                        .map_or(0.0, |x| x.1);
+                    comm += w;
                 }
             }
             let end = start + det.time[v] + comm * cost;
@@ -990,8 +995,14 @@ pub fn alloc_ls(
         let t = targets.last().expect("not empty").div_ceil(2);
         targets.push(t);
     }
+    // Targets of at least step 1's cluster count leave its clustering as it is: only the
+    // first of them (k) is evaluated.
+    let count = cluster.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
     let mut best: Option<(AmapResult, bool)> = None;
     for &t in &targets {
+        if t >= count && t != k {
+            continue;
+        }
         let Ok((c, frame, reduced)) = reduce(g, det, machine, params, cluster.clone(), frame1, t)
         else {
             continue; // memory: too few processors
@@ -1027,15 +1038,14 @@ pub fn alloc_ls(
         mem[processor[i] as usize] += g.memory[i];
     }
     let cap = memory_cap(machine.memory);
-    let score = |processor: &[u32], sim: &mut ScheduleSim, comm: &mut Vec<f64>| {
+    // The durations of the assignment scored, rewritten in place.
+    let mut dur = vec![0.0f64; n];
+    let mut score = |processor: &[u32], sim: &mut ScheduleSim, comm: &mut Vec<f64>| {
         module_comm(&modules, machine, processor, comm);
-        let d: Vec<f64> = det
-            .time
-            .iter()
-            .zip(comm.iter())
-            .map(|(t, c)| t + c)
-            .collect();
-        sim.run(processor, &d)
+        for ((d, t), c) in dur.iter_mut().zip(&det.time).zip(comm.iter()) {
+            *d = t + c;
+        }
+        sim.run(processor, &dur)
     };
     let better = |a: (f64, f64), b: (f64, f64)| {
         a.0 < b.0 * (1.0 - 1e-12) || (a.0 <= b.0 && a.1 < b.1 * (1.0 - 1e-12))
@@ -1131,10 +1141,7 @@ impl ScheduleSim {
         let n = g.modules();
         let dag = Dag::new(g, det);
         let preds = (0..n).map(|v| dag.preds(v).len() as u32).collect();
-        let mut rank = vec![0u32; n];
-        for (r, &v) in det.order.iter().enumerate() {
-            rank[v as usize] = r as u32;
-        }
+        let rank = det.positions();
         ScheduleSim {
             n,
             k,

@@ -105,11 +105,8 @@ pub fn heft(model: &Ttigha) -> Heft {
         let s = s as usize;
         let mut tail = pr.next_in_task(s).map_or(0.0, |y| rank[y]);
         for msg in pr.outgoing(s) {
-            let c = if m > 1 {
-                startup + msg.bytes as f64 * per_byte
-            } else {
-                0.0
-            };
+            // The mean message time (0 on one processor: `mean_link` gives 0, 0).
+            let c = startup + msg.bytes as f64 * per_byte;
             tail = tail.max(c + rank[msg.to as usize]);
         }
         rank[s] = mean_time(s) + tail;
@@ -145,7 +142,7 @@ pub fn peft(model: &Ttigha) -> Heft {
 /// `p` of type `t` (see [`peft`]; types without a processor get 0).
 pub fn optimistic_cost_table(model: &Ttigha) -> Vec<f64> {
     let (pr, pl) = (&model.program, &model.platform);
-    let (n, m, types) = (pr.subtasks(), pl.processors(), pl.types());
+    let (n, types) = (pr.subtasks(), pl.types());
     let (startup, per_byte) = mean_link(model);
     let count = pl.type_counts();
     let used: Vec<usize> = (0..types).filter(|&t| count[t] > 0).collect();
@@ -162,11 +159,7 @@ pub fn optimistic_cost_table(model: &Ttigha) -> Vec<f64> {
         }
         for msg in pr.outgoing(s) {
             let y = msg.to as usize;
-            let c = if m > 1 {
-                startup + msg.bytes as f64 * per_byte
-            } else {
-                0.0
-            };
+            let c = startup + msg.bytes as f64 * per_byte;
             let elsewhere = used
                 .iter()
                 .map(|&t| oct[y * types + t] + pr.time(y, t))
@@ -213,13 +206,12 @@ fn list_schedule(model: &Ttigha, key: &[f64], lookahead: Option<&[f64]>) -> Heft
         seq.push(s);
         let s = s as usize;
         let task = pr.subtask_task[s] as usize;
-        let chain = pr.previous(s).map_or(0.0, |r| finish[r]);
-        let candidates = match pr.previous(s) {
+        let (chain, candidates) = match pr.previous(s) {
             Some(r) => {
                 let p = proc_of[r] as usize;
-                p..p + 1
+                (finish[r], p..p + 1)
             }
-            None => 0..m,
+            None => (0.0, 0..m),
         };
         // (objective, finish, start, processor, gap)
         let mut best = (f64::INFINITY, 0.0, 0.0, 0usize, None);

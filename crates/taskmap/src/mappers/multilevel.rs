@@ -1105,6 +1105,18 @@ fn coarsen_levels(
     levels
 }
 
+/// (unbalanced, f_C) of mapping `part` of `graph` (smaller is better), and `part` handed
+/// back.
+fn scored(
+    graph: &TaskGraph,
+    dist: &DistTable<'_>,
+    bound: &[u64],
+    part: Vec<u32>,
+) -> ((bool, u64), Vec<u32>) {
+    let st = KwayState::new(graph, dist, bound, part);
+    ((!st.is_balanced(), st.comm_cost()), st.part)
+}
+
 /// Projects `part` (a mapping of the coarsest level) through `levels` to `graph`,
 /// repairing the balance where needed and refining on every level; returns the mapping of
 /// `graph`.
@@ -1984,10 +1996,7 @@ fn map_instance_with(
             let target = cfg.vcycle_per_pe.saturating_mul(k).max(cfg.min_coarsest);
             let mcw = max_cluster_weights(cfg, graph, bound, k, target);
             // (unbalanced, f_C) of a mapping, which is handed back.
-            let score = |p: Vec<u32>| {
-                let st = KwayState::new(graph, dist, bound, p);
-                ((!st.is_balanced(), st.comm_cost()), st.part)
-            };
+            let score = |p: Vec<u32>| scored(graph, dist, bound, p);
             let (mut best, p) = score(std::mem::take(&mut part));
             part = p;
             let cycles = cfg

@@ -106,6 +106,17 @@ pub struct Deterministic {
     pub order: Vec<u32>,
 }
 
+impl Deterministic {
+    /// The place of every module in [`Deterministic::order`].
+    pub fn positions(&self) -> Vec<u32> {
+        let mut at = vec![0u32; self.order.len()];
+        for (r, &v) in self.order.iter().enumerate() {
+            at[v as usize] = r as u32;
+        }
+        at
+    }
+}
+
 /// Why [`PrecedenceGraph::deterministic`] failed: the module it concerns and what is wrong.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelError {
@@ -712,13 +723,7 @@ impl ParallelMatrix {
         let dominates = |e: usize, v: usize| tin[e] <= tin[v] && tout[v] <= tout[e];
         const NO: u32 = u32::MAX;
         const MANY: u32 = u32::MAX - 1;
-        let rank: Vec<usize> = {
-            let mut r = vec![0; n];
-            for (k, &v) in det.order.iter().enumerate() {
-                r[v as usize] = k;
-            }
-            r
-        };
+        let rank = det.positions();
         let mut label = vec![NO; n];
         for e in 0..n {
             let succ = dag.succs(e);
@@ -734,7 +739,7 @@ impl ParallelMatrix {
                     MANY
                 };
             }
-            for &v in &det.order[rank[e] + 1..] {
+            for &v in &det.order[rank[e] as usize + 1..] {
                 let v = v as usize;
                 for &u in dag.preds(v) {
                     let u = u as usize;

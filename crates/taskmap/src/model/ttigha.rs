@@ -63,6 +63,10 @@ const TOO_LONG: &str = "the times add up beyond the largest float (about 1.8e308
 /// Marks "no communication type" on the diagonal of [`Platform::link`].
 const NO_LINK: u32 = u32::MAX;
 
+/// What the workflow readers add to a negative runtime's or size's error.
+pub(crate) const NEGATIVE_HINT: &str =
+    "(--negative-as-zero reads negative sizes and runtimes as 0)";
+
 /// The machine: typed processors and a communication type per pair of processors.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Platform {
@@ -1546,14 +1550,17 @@ pub fn parse_dax_program(
                     (Some(v), _) => v,
                     (None, Ok(v)) if v.is_finite() && negative_as_zero => 0.0,
                     (None, Ok(v)) if v.is_finite() => {
-                        return Err(err(at, format!(
-                            "the runtime of job \"{id}\" is {rt}, below 0 (--negative-as-zero reads negative sizes and runtimes as 0)"
-                        )))
+                        return Err(err(
+                            at,
+                            format!("the runtime of job \"{id}\" is {rt}, below 0 {NEGATIVE_HINT}"),
+                        ))
                     }
                     _ => {
                         return Err(err(
                             at,
-                            format!("the runtime of job \"{id}\" is \"{rt}\", not a finite real >= 0"),
+                            format!(
+                                "the runtime of job \"{id}\" is \"{rt}\", not a finite real >= 0"
+                            ),
                         ))
                     }
                 };
@@ -1573,14 +1580,19 @@ pub fn parse_dax_program(
                         (Ok(v), _) => v,
                         (Err(_), Ok(v)) if v < 0 && negative_as_zero => 0,
                         (Err(_), Ok(v)) if v < 0 => {
-                            return Err(err(at, format!(
-                                "the size of file \"{file}\" is {s}, below 0 (--negative-as-zero reads negative sizes and runtimes as 0)"
-                            )))
+                            return Err(err(
+                                at,
+                                format!(
+                                    "the size of file \"{file}\" is {s}, below 0 {NEGATIVE_HINT}"
+                                ),
+                            ))
                         }
                         _ => {
                             return Err(err(
                                 at,
-                                format!("the size of file \"{file}\" is \"{s}\", not an integer >= 0"),
+                                format!(
+                                    "the size of file \"{file}\" is \"{s}\", not an integer >= 0"
+                                ),
                             ))
                         }
                     },

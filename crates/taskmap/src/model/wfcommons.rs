@@ -24,6 +24,7 @@ use std::path::Path;
 use super::json::{self, Node, Value};
 use super::ttigha::{
     check_slowness, offset_error, time_value, with_text, Platform, Ttigha, WorkflowJobs,
+    NEGATIVE_HINT,
 };
 use crate::error::Error;
 
@@ -182,7 +183,7 @@ impl<'e> Reader<'e> {
             (None, Some(x)) if x.is_finite() && self.negative_as_zero => Ok(0.0),
             (None, Some(x)) if x.is_finite() => Err((self.err)(
                 v.at,
-                format!("the runtime of task \"{task}\" is {t}, below 0 (--negative-as-zero reads negative sizes and runtimes as 0)"),
+                format!("the runtime of task \"{task}\" is {t}, below 0 {NEGATIVE_HINT}"),
             )),
             _ => Err((self.err)(
                 v.at,
@@ -209,7 +210,7 @@ impl<'e> Reader<'e> {
             } else {
                 Err((self.err)(
                     v.at,
-                    format!("the size of file \"{file}\" is {t}, below 0 (--negative-as-zero reads negative sizes and runtimes as 0)"),
+                    format!("the size of file \"{file}\" is {t}, below 0 {NEGATIVE_HINT}"),
                 ))
             };
         }

@@ -46,10 +46,9 @@
 //! sums (tested on random partial mappings, `tests/sim_greedy.rs`).
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
-use std::hash::BuildHasherDefault;
+use std::collections::BinaryHeap;
 
-use crate::hash::KeyHasher;
+use crate::hash::KeyMap;
 use crate::max_tree::MaxTree;
 
 use taskmap_arch::{Architecture, LinkId, PeId};
@@ -803,7 +802,7 @@ fn union(
 /// size: an entry's PE moves O(log entries) times in all).
 #[derive(Clone)]
 struct ClassPes {
-    at: HashMap<u64, (u32, u64), BuildHasherDefault<KeyHasher>>,
+    at: KeyMap<u64, (u32, u64)>,
     /// Per root, the first node of its list (`NONE`: empty).
     head: Vec<u32>,
     /// `(pe, next)` list nodes.
@@ -813,7 +812,7 @@ struct ClassPes {
 impl ClassPes {
     fn new(entries: usize) -> Self {
         Self {
-            at: HashMap::default(),
+            at: KeyMap::default(),
             head: vec![NONE; entries],
             nodes: Vec::new(),
         }
@@ -889,7 +888,7 @@ impl Ord for OrdF64 {
 #[derive(Clone)]
 enum LinkOwners {
     Dense { links: usize, v: Vec<u32> },
-    Sparse(HashMap<u64, u32, BuildHasherDefault<KeyHasher>>),
+    Sparse(KeyMap<u64, u32>),
 }
 
 impl LinkOwners {
@@ -901,7 +900,7 @@ impl LinkOwners {
                 links,
                 v: vec![NONE; n],
             },
-            _ => LinkOwners::Sparse(HashMap::default()),
+            _ => LinkOwners::Sparse(KeyMap::default()),
         }
     }
 

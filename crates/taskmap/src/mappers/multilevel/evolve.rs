@@ -28,10 +28,10 @@
 //! Combines run in rounds of `batch` ([`COMBINE_BATCH`] by default), each with parents
 //! and a seed drawn beforehand, in parallel on the pool: the result depends on the seed,
 //! `population`, `combines` and `batch`, not on the thread count (raise `batch` to use
-//! more threads than two). A deadline is checked between members' rounds and between
-//! batches, so a large `batch` on few threads can overrun it by that many combines. A context's deadline (`taskmap map --time-limit`)
-//! ends the population (after its first round of members) and the combines early, after
-//! the round running then: the result then depends on the machine's speed too.
+//! more threads than two). A context's deadline (`taskmap map --time-limit`) ends the
+//! population after its first round of members and the combines early; it is checked
+//! between rounds and between batches, so a large `batch` on few threads can overrun it by
+//! that many combines. The result then depends on the machine's speed too.
 
 use std::time::Instant;
 
@@ -62,9 +62,8 @@ pub const MAX_COMBINES: usize = 100_000;
 /// (unbalanced, f_C): smaller is better.
 type Score = (bool, u64);
 
-fn score(inst: &Instance<'_>, dist: &DistTable<'_>, part: &[u32]) -> Score {
-    let st = KwayState::new(inst.graph, dist, &inst.bound, part.to_vec());
-    (!st.is_balanced(), st.comm_cost())
+fn score(inst: &Instance<'_>, dist: &DistTable<'_>, part: Vec<u32>) -> (Score, Vec<u32>) {
+    scored(inst.graph, dist, &inst.bound, part)
 }
 
 /// The seed of population member `i` (`i > 0`), derived from the run's seed.
@@ -91,7 +90,7 @@ pub(super) fn evolve(
     ctx: &mut RunContext,
 ) -> Vec<u32> {
     let dist = ctx.timed("distance-table", |_| DistTable::new(inst.arch));
-    let size = cfg.population.max(1);
+    let size = cfg.population;
     let seeds: Vec<u64> = (0..size).map(|i| member_seed(ctx.seed, i)).collect();
     let mut pop: Vec<(Score, Vec<u32>)> = ctx.timed("population", |ctx| {
         // In rounds of one member per thread (at least two), so a deadline can end the
@@ -109,41 +108,40 @@ pub(super) fn evolve(
             }
             pop.extend(run_all(&ctx.pool, chunk, |&s| {
                 let part = map_instance_with(cfg, inst, &dist, &mut RunContext::new(s));
-                (score(inst, &dist, &part), part)
+                score(inst, &dist, part)
             }));
         }
         pop
     });
-    if pop.len() >= 2 {
-        let combines = cfg.combines.unwrap_or(COMBINES_PER_MEMBER * size);
-        ctx.timed("combine", |ctx| {
-            let mut done = 0;
-            while done < combines && !past(ctx.deadline) {
-                let batch = cfg.combine_batch.unwrap_or(COMBINE_BATCH).max(1);
-                let m = batch.min(combines - done);
-                let jobs: Vec<(usize, usize, u64)> = (0..m)
-                    .map(|_| {
-                        let (a, b) = parents(&pop, &mut ctx.rng);
-                        (a, b, ctx.rng.gen())
-                    })
-                    .collect();
-                let children = run_all(&ctx.pool, &jobs, |&(a, b, seed)| {
-                    let (better, other) = if pop[b].0 < pop[a].0 { (b, a) } else { (a, b) };
-                    let (b, o) = (&pop[better].1, &pop[other].1);
-                    let mut child = recombine(cfg, inst, &dist, b, o, seed, 0.0);
-                    // A copy of a member would not enter: mutate instead.
-                    if pop.iter().any(|(_, p)| *p == child) {
-                        child = recombine(cfg, inst, &dist, b, o, seed ^ KICK_SALT, KICK);
-                    }
-                    (score(inst, &dist, &child), child)
-                });
-                for child in children {
-                    insert(&mut pop, child);
+    // The first round holds at least two members (`population` ≥ 2), so parents exist.
+    let combines = cfg.combines.unwrap_or(COMBINES_PER_MEMBER * size);
+    let batch = cfg.combine_batch.unwrap_or(COMBINE_BATCH).max(1);
+    ctx.timed("combine", |ctx| {
+        let mut done = 0;
+        while done < combines && !past(ctx.deadline) {
+            let m = batch.min(combines - done);
+            let jobs: Vec<(usize, usize, u64)> = (0..m)
+                .map(|_| {
+                    let (a, b) = parents(&pop, &mut ctx.rng);
+                    (a, b, ctx.rng.gen())
+                })
+                .collect();
+            let children = run_all(&ctx.pool, &jobs, |&(a, b, seed)| {
+                let (better, other) = if pop[b].0 < pop[a].0 { (b, a) } else { (a, b) };
+                let (b, o) = (&pop[better].1, &pop[other].1);
+                let mut child = recombine(cfg, inst, &dist, b, o, seed, 0.0);
+                // A copy of a member would not enter: mutate instead.
+                if pop.iter().any(|(_, p)| *p == child) {
+                    child = recombine(cfg, inst, &dist, b, o, seed ^ KICK_SALT, KICK);
                 }
-                done += m;
+                score(inst, &dist, child)
+            });
+            for child in children {
+                insert(&mut pop, child);
             }
-        });
-    }
+            done += m;
+        }
+    });
     pop.into_iter()
         .min_by_key(|(s, _)| *s)
         .map(|(_, p)| p)
@@ -226,14 +224,20 @@ pub(super) fn recombine(
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let (graph, bound, fixed0) = (inst.graph, &inst.bound[..], inst.fixed);
     let k = dist.k() as usize;
-    // One label per pair (PE in `better`, PE in `other`): clusters stay inside a label.
+    // One label per pair (PE in `better`, PE in `other`): clusters stay inside a label;
+    // `label_pe` is each label's PE in `better`.
     let mut ids: crate::hash::KeyMap<u64, u32> = Default::default();
+    let mut label_pe: Vec<u32> = Vec::new();
     let labels: Vec<u32> = better
         .iter()
         .zip(other)
         .map(|(&a, &b)| {
             let next = ids.len() as u32;
-            *ids.entry(u64::from(a) << 32 | u64::from(b)).or_insert(next)
+            *ids.entry(u64::from(a) << 32 | u64::from(b))
+                .or_insert_with(|| {
+                    label_pe.push(a);
+                    next
+                })
         })
         .collect();
     let target = combine_target(cfg, graph.num_tasks(), k, ids.len());
@@ -248,29 +252,27 @@ pub(super) fn recombine(
         &mcw,
         &mut rng,
     );
-    let Some(top) = levels.last() else {
-        let mut part = better.to_vec();
-        kick_part(&mut part, fixed0, kick, k, &mut rng);
-        let mut st = KwayState::new(graph, dist, bound, part).with_fixed(fixed0);
-        if !st.is_balanced() {
-            rebalance(&mut st);
-        }
-        cfg.refiner.refine(&mut st, &mut rng);
-        return st.part;
+    // The better parent on the coarsest level (each coarse task carries its label), or on
+    // the graph itself when it was not coarsened.
+    let (g, fixed, mut part) = match levels.last() {
+        Some(top) => (
+            &top.graph,
+            &top.fixed[..],
+            top.part.iter().map(|&l| label_pe[l as usize]).collect(),
+        ),
+        None => (graph, fixed0, better.to_vec()),
     };
-    // The better parent on the coarsest level: every cluster lies inside one of its PEs.
-    let mut top_part = vec![0u32; top.graph.num_tasks()];
-    for (v, &p) in better.iter().enumerate() {
-        let c = levels.iter().fold(v as u32, |c, l| l.cluster[c as usize]);
-        top_part[c as usize] = p;
-    }
-    kick_part(&mut top_part, &top.fixed, kick, k, &mut rng);
-    let mut st = KwayState::new(&top.graph, dist, bound, top_part).with_fixed(&top.fixed);
+    kick_part(&mut part, fixed, kick, k, &mut rng);
+    let mut st = KwayState::new(g, dist, bound, part).with_fixed(fixed);
     if !st.is_balanced() {
         rebalance(&mut st);
     }
     cfg.refiner.refine(&mut st, &mut rng);
-    uncoarsen(cfg, &levels, graph, fixed0, dist, bound, st.part, &mut rng)
+    if levels.is_empty() {
+        st.part
+    } else {
+        uncoarsen(cfg, &levels, graph, fixed0, dist, bound, st.part, &mut rng)
+    }
 }
 
 #[cfg(test)]
@@ -282,8 +284,7 @@ mod tests {
     /// A child is balanced, never worse than its better parent, keeps the pinned tasks on
     /// their PEs, and its f_C equals a naive recomputation; over the cases the children
     /// improve on their parents somewhere (so the combine does something). A mutant keeps
-    /// the balance and the pins (the mutation itself: `kick_moves_the_share_asked_and_no_pin`). A mutant keeps
-    /// the balance and the pins.
+    /// the balance and the pins (the mutation itself: `kick_moves_the_share_asked_and_no_pin`).
     #[test]
     fn children_never_worse_than_the_better_parent() {
         let mut improved = 0;
@@ -317,11 +318,14 @@ mod tests {
             for seed in 0..3u64 {
                 let a = map_instance(&cfg, &inst, &mut RunContext::new(seed));
                 let b = map_instance(&cfg, &inst, &mut RunContext::new(seed + 10));
-                let (sa, sb) = (score(&inst, &dist, &a), score(&inst, &dist, &b));
+                let (sa, sb) = (
+                    score(&inst, &dist, a.clone()).0,
+                    score(&inst, &dist, b.clone()).0,
+                );
                 assert!(!sa.0 && !sb.0, "graph {gi}: a parent is unbalanced");
                 let (better, other, best) = if sb < sa { (&b, &a, sb) } else { (&a, &b, sa) };
                 let child = recombine(&cfg, &inst, &dist, better, other, seed, 0.0);
-                let sc = score(&inst, &dist, &child);
+                let sc = score(&inst, &dist, child.clone()).0;
                 assert!(!sc.0, "graph {gi} seed {seed}: unbalanced child");
                 assert!(sc <= best, "graph {gi} seed {seed}: {sc:?} > {best:?}");
                 // f_C recomputed naively, edge by edge, from the target's distances.
@@ -344,10 +348,8 @@ mod tests {
                 improved += usize::from(sc < best);
                 // A mutant keeps the capacities and the pins.
                 let mutant = recombine(&cfg, &inst, &dist, better, other, seed, KICK);
-                assert!(
-                    !score(&inst, &dist, &mutant).0,
-                    "graph {gi}: unbalanced mutant"
-                );
+                let (sm, _) = score(&inst, &dist, mutant.clone());
+                assert!(!sm.0, "graph {gi}: unbalanced mutant");
                 assert_eq!((mutant[0], mutant[100]), (3, 0), "graph {gi}: a pin moved");
             }
         }
