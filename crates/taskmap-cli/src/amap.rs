@@ -7,7 +7,8 @@ use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
 use taskmap::mappers::alloc::{
-    algorithm_mapper, alloc_ls, AllocParams, AmapResult, Machine, LS_BUDGET,
+    algorithm_mapper, alloc_ls, evaluate_assignment, memory_excess, AllocParams, AmapResult,
+    Machine, LS_BUDGET,
 };
 use taskmap::model::interconnect::{DelayModel, Interconnect};
 use taskmap::model::precedence::{read_amg_model, Deterministic, ParallelMatrix, PrecedenceGraph};
@@ -53,6 +54,11 @@ pub struct AmapArgs {
     /// Memory of a processor (default unbounded).
     #[arg(long)]
     pub memory: Option<f64>,
+    /// Relative processor speeds (a module of time m runs in m / speed): one value for
+    /// all, or comma-separated values, `S:N` standing for N processors of speed S, adding
+    /// up to the processors (e.g. `4:2,1:6`). Default 1.
+    #[arg(long)]
+    pub speeds: Option<String>,
     /// Step 1's number of clusters (the assigned degree of parallelism; default the
     /// processors).
     #[arg(long, conflicts_with = "no_parallelism")]
@@ -69,6 +75,11 @@ pub struct AmapArgs {
     /// then a local search of the simulated schedule's length).
     #[arg(short = 'A', long, default_value = "alloc")]
     pub algorithm: String,
+    /// Score this assignment instead of mapping: a processor per module, one per line, in
+    /// module order, or Scotch's "index processor" lines (as -o writes). Exit code 1 when
+    /// it overfills a processor's memory.
+    #[arg(long, conflicts_with_all = ["algorithm", "budget", "parallelism", "no_parallelism", "tolerance", "samples"])]
+    pub assignment: Option<PathBuf>,
     /// Work budget of alloc-ls: each schedule simulated costs the modules + links +
     /// processors (default 10^8).
     #[arg(long)]
@@ -137,7 +148,12 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
     if let Some(out) = &a.output {
         crate::cli::refuse_overwriting_inputs(
             out,
-            &[a.model.as_ref(), a.stg.as_ref(), a.workflow.as_ref()],
+            &[
+                a.model.as_ref(),
+                a.stg.as_ref(),
+                a.workflow.as_ref(),
+                a.assignment.as_ref(),
+            ],
         )?;
     }
     match (a.algorithm.as_str(), a.budget) {
@@ -152,8 +168,31 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
     if !(1..=1024).contains(&a.samples) {
         bail!("--samples takes 1 to 1024, not {}", a.samples);
     }
-    let machine = Machine::new(a.processors, interconnect, a.itu_time, a.memory)?;
+    let mut machine = Machine::new(a.processors, interconnect, a.itu_time, a.memory)?;
+    if let Some(list) = &a.speeds {
+        machine = machine.with_speeds(parse_speeds(list, a.processors)?)?;
+    }
     let (g, det, path) = read_graph(&a)?;
+    if let Some(file) = &a.assignment {
+        let given = Mapping::read_for(file, g.modules(), a.processors)?;
+        let processor: Vec<u32> = given.as_slice().iter().map(|p| p.0).collect();
+        let r = evaluate_assignment(&g, &det, &machine, processor)
+            .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+        let label = format!("assignment {}", file.display());
+        report(&a, &g, &r, &machine, &path, &label, json)?;
+        return Ok(match memory_excess(&g, &machine, &r.processor) {
+            Some((p, need)) => {
+                errln!(
+                    "taskmap: warning: {}: processor {p} (id {} in the report) holds modules of memory {need}, above its {}",
+                    file.display(),
+                    p + 1,
+                    machine.memory.unwrap_or(f64::INFINITY)
+                );
+                1
+            }
+            None => 0,
+        });
+    }
     let parallel = if a.no_parallelism {
         None
     } else {
@@ -180,6 +219,20 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
         _ => unreachable!("checked above"),
     }
     .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+    report(&a, &g, &r, &machine, &path, &a.algorithm, json)?;
+    Ok(0)
+}
+
+/// Writes the assignment (`-o`) and prints the report.
+fn report(
+    a: &AmapArgs,
+    g: &PrecedenceGraph,
+    r: &AmapResult,
+    machine: &Machine,
+    path: &str,
+    label: &str,
+    json: bool,
+) -> Result<()> {
     if let Some(out) = &a.output {
         Mapping::new(r.processor.iter().map(|&p| PeId(p)).collect())
             .write(out, MappingFormat::from_path(out))?;
@@ -187,12 +240,59 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
     if json {
         outln!(
             "{}",
-            serde_json::to_string_pretty(&report_json(&g, &r, &machine, &path, &a.algorithm))?
+            serde_json::to_string_pretty(&report_json(g, r, machine, path, label))?
         );
     } else {
-        print_report(&g, &r, &machine, &path, &a.algorithm);
+        print_report(g, r, machine, path, label);
     }
-    Ok(0)
+    Ok(())
+}
+
+/// `--speeds`: one speed for all `k` processors, or comma-separated `S` and `S:N` items
+/// adding up to `k`.
+fn parse_speeds(list: &str, k: u32) -> Result<Vec<f64>> {
+    let number = |x: &str| -> Result<f64> {
+        match x.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+            _ => bail!(
+                "--speeds: a speed must be a number above 0, not \"{}\"",
+                x.trim()
+            ),
+        }
+    };
+    let items: Vec<&str> = list.split(',').collect();
+    if items.len() == 1 && !items[0].contains(':') {
+        return Ok(vec![number(items[0])?; k as usize]);
+    }
+    let mut speeds = Vec::new();
+    for item in items {
+        let (speed, count) = match item.split_once(':') {
+            Some((s, n)) => match n.trim().parse::<u32>() {
+                Ok(n) if n >= 1 => (number(s)?, n),
+                _ => bail!(
+                    "--speeds: \"{}\" needs a count of processors of at least 1 after ':'",
+                    item.trim()
+                ),
+            },
+            None => (number(item)?, 1),
+        };
+        if speeds.len() as u64 + u64::from(count) > u64::from(k) {
+            bail!("--speeds gives more than the {k} processors");
+        }
+        speeds.extend(std::iter::repeat_n(speed, count as usize));
+    }
+    if speeds.len() != k as usize {
+        bail!(
+            "--speeds gives {} processors, not the {k} of -k",
+            speeds.len()
+        );
+    }
+    Ok(speeds)
+}
+
+/// Whether the processors run at different speeds.
+fn mixed(m: &Machine) -> bool {
+    m.speeds.iter().any(|&s| s != m.speeds[0])
 }
 
 /// The bounds `1 ≤ S ≤ T_seq/T_PAR ≤ AP` with the first that fails, if any.
@@ -235,6 +335,40 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
     if r.reduced {
         outln!("step 2: parallelism reduced (without Δ)");
     }
+    if mixed(m) || m.speeds[0] != 1.0 {
+        // as --speeds takes them: runs of equal speeds as S:N
+        let mut runs: Vec<(f64, usize)> = Vec::new();
+        for &s in &m.speeds {
+            match runs.last_mut() {
+                Some((x, n)) if *x == s => *n += 1,
+                _ => runs.push((s, 1)),
+            }
+        }
+        let list: Vec<String> = runs
+            .iter()
+            .map(|&(s, n)| {
+                if n == 1 {
+                    format!("{s}")
+                } else {
+                    format!("{s}:{n}")
+                }
+            })
+            .collect();
+        if list.len() <= 8 {
+            outln!(
+                "processor speeds: {} (T_seq on the fastest)",
+                list.join(",")
+            );
+        } else {
+            let slowest = m.speeds.iter().copied().fold(f64::INFINITY, f64::min);
+            outln!(
+                "processor speeds: {} runs from {} to {} (listed by -f json; T_seq on the fastest)",
+                list.len(),
+                slowest,
+                m.fastest()
+            );
+        }
+    }
     let used = r.loads.iter().filter(|l| !l.modules.is_empty()).count();
     outln!("processors used: {} of {}", used, m.processors);
     outln!(
@@ -249,9 +383,18 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
         "*** PROCESSOR UTILIZATION *** (time frame T_PAR = {:.6})",
         r.t_par
     );
+    // a speed column when the processors differ
+    let speed = |p: usize| {
+        if mixed(m) {
+            format!("{:>7}  ", m.speeds[p])
+        } else {
+            String::new()
+        }
+    };
     outln!(
-        "{:>4}  {:>9}  {:>9}  modules",
+        "{:>4}  {}{:>9}  {:>9}  modules",
         "id",
+        if mixed(m) { "  speed  " } else { "" },
         "total (%)",
         "proc (%)"
     );
@@ -271,8 +414,9 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
             names.push("...");
         }
         outln!(
-            "{:>4}  {:>9.2}  {:>9.2}  {}{}",
+            "{:>4}  {}{:>9.2}  {:>9.2}  {}{}",
             p + 1,
+            speed(p),
             t,
             u,
             names.join(" "),
@@ -284,7 +428,17 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
         );
     }
     let k = r.loads.len() as f64;
-    outln!("{:>4}  {:>9.2}  {:>9.2}", "avg", tot / k, pro / k);
+    outln!(
+        "{:>4}  {}{:>9.2}  {:>9.2}",
+        "avg",
+        if mixed(m) {
+            " ".repeat(9)
+        } else {
+            String::new()
+        },
+        tot / k,
+        pro / k
+    );
     outln!();
     let (s, ap) = (r.speedup(), r.active());
     outln!(
@@ -323,6 +477,7 @@ fn report_json(
         "processors": m.processors,
         "system": m.interconnect.to_string(),
         "itu_time": m.itu_time,
+        "speeds": m.speeds,
         "step1": r.step1.map(|(target, frame, count)| json!({
             "target": target, "frame": frame, "clusters": count
         })),

@@ -1562,6 +1562,43 @@ fn amap_bad_inputs_exit_2() {
             vec!["amap", &model, "-k", "2", "--negative-as-zero"],
             "apply to --workflow only",
         ),
+        (
+            vec!["amap", &model, "-k", "4", "--speeds", "1,2"],
+            "--speeds gives 2 processors, not the 4 of -k",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "--speeds", "1:2,3"],
+            "--speeds gives more than the 2 processors",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "--speeds", "0"],
+            "--speeds: a speed must be a number above 0, not \"0\"",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "--speeds", "2:0"],
+            "\"2:0\" needs a count of processors of at least 1",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "--speeds", "inf"],
+            "a speed must be a number above 0, not \"inf\"",
+        ),
+        (
+            vec!["amap", &model, "-k", "2", "--assignment", &model],
+            "cholesky4.amg:4:1: expected a number",
+        ),
+        (
+            vec![
+                "amap",
+                &model,
+                "-k",
+                "2",
+                "--assignment",
+                &model,
+                "-A",
+                "alloc",
+            ],
+            "cannot be used with",
+        ),
     ] {
         let o = taskmap(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -1582,4 +1619,77 @@ fn amap_bad_inputs_exit_2() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn amap_speeds_and_given_assignments() {
+    let dir = tempfile::tempdir().unwrap();
+    let blind = dir.path().join("blind.txt");
+    let blind = blind.to_str().unwrap();
+    let model = fixture("amap/cholesky4.amg");
+    let base = ["amap", &model, "-k", "4", "--itu-time", "0.1", "-f", "json"];
+    let run = |extra: &[&str]| {
+        let o = taskmap(&[&base[..], extra].concat());
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+        json(&o)
+    };
+    let mapped = run(&["-o", blind]);
+    // scoring the mapper's own assignment gives its report again.
+    let scored = run(&["--assignment", blind]);
+    for key in ["t_seq", "t_par", "t_real", "processor_of", "delay"] {
+        assert_eq!(mapped[key], scored[key], "{key}");
+    }
+    // one processor three times faster: the speed-blind assignment scored on it, and the
+    // mapper told the speeds.
+    let blind_fast = run(&["--assignment", blind, "--speeds", "3,1:3"]);
+    let aware = run(&["--speeds", "3,1:3"]);
+    assert_eq!(aware["speeds"], serde_json::json!([3.0, 1.0, 1.0, 1.0]));
+    let t_seq = aware["t_seq"].as_f64().unwrap();
+    assert!((t_seq - 574.0 / 3.0).abs() < 1e-9, "T_seq on the fastest");
+    let (tb, ta) = (
+        blind_fast["t_real"].as_f64().unwrap(),
+        aware["t_real"].as_f64().unwrap(),
+    );
+    assert!(
+        tb < mapped["t_real"].as_f64().unwrap(),
+        "a faster processor helps"
+    );
+    assert!(ta < tb, "knowing the speeds helps: {ta} >= {tb}");
+    assert_eq!(aware["bounds_hold"], true, "{aware}");
+    // the human report shows the speeds.
+    let o = taskmap(&["amap", &model, "-k", "4", "--speeds", "3,1:3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("processor speeds: 3,1:3 (T_seq on the fastest)"),
+        "{text}"
+    );
+    assert!(text.contains("  speed  total (%)"), "{text}");
+    // an assignment that overfills a processor's memory is scored, with exit code 1.
+    let small = dir.path().join("small.amg");
+    std::fs::write(&small, "MODULE a 1 mem=4\nMODULE b 1 mem=4\nLINK a b 1\n").unwrap();
+    let both = dir.path().join("both.txt");
+    std::fs::write(&both, "0\n0\n").unwrap();
+    let args = |mem: &str| {
+        taskmap(&[
+            "amap",
+            small.to_str().unwrap(),
+            "-k",
+            "2",
+            "--memory",
+            mem,
+            "--assignment",
+            both.to_str().unwrap(),
+        ])
+    };
+    let o = args("6");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("processor 0 (id 1 in the report) holds modules of memory 8, above its 6"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("T_REAL"));
+    assert_eq!(args("8").status.code(), Some(0));
 }

@@ -405,15 +405,25 @@ fn machine(k: u32, system: &str, itu_time: f64) -> Machine {
 
 /// Checks a result against a recomputation: loads, bounds of the schedule.
 fn check_result(g: &PrecedenceGraph, k: u32, system: &str, itu_time: f64, with_delta: bool) {
+    check_on(g, &machine(k, system, itu_time), with_delta);
+}
+
+/// [`check_result`] on any machine (speeds too); returns the result.
+fn check_on(
+    g: &PrecedenceGraph,
+    m: &Machine,
+    with_delta: bool,
+) -> taskmap::mappers::alloc::AmapResult {
+    let (k, itu_time) = (m.processors, m.itu_time);
     let det = g.deterministic().unwrap();
     let par = ParallelMatrix::new(g, &det).unwrap();
-    let m = machine(k, system, itu_time);
     let p = with_delta.then_some(&par);
-    let r = algorithm_mapper(g, &det, p, &m, &AllocParams::default()).unwrap();
+    let r = algorithm_mapper(g, &det, p, m, &AllocParams::default()).unwrap();
     assert_eq!(
         r,
-        algorithm_mapper(g, &det, p, &m, &AllocParams::default()).unwrap()
+        algorithm_mapper(g, &det, p, m, &AllocParams::default()).unwrap()
     );
+    let speed = |i: usize| m.speeds[r.processor[i] as usize];
     assert!(r.processor.iter().all(|&x| x < k));
     let n = g.modules();
     let cost = r.delay * itu_time;
@@ -429,7 +439,7 @@ fn check_result(g: &PrecedenceGraph, k: u32, system: &str, itu_time: f64, with_d
     }
     let mut busy = vec![0.0; k as usize];
     for i in 0..n {
-        busy[r.processor[i] as usize] += det.time[i] + comm[i];
+        busy[r.processor[i] as usize] += det.time[i] / speed(i) + comm[i];
     }
     for (p, l) in r.loads.iter().enumerate() {
         assert!((l.processing + l.communication - busy[p]).abs() <= 1e-9 * busy[p].max(1.0));
@@ -437,7 +447,10 @@ fn check_result(g: &PrecedenceGraph, k: u32, system: &str, itu_time: f64, with_d
             .filter(|&i| r.processor[i as usize] == p as u32)
             .collect();
         assert_eq!(l.modules, mine);
-        let work: f64 = mine.iter().map(|&i| det.time[i as usize]).sum();
+        let work: f64 = mine
+            .iter()
+            .map(|&i| det.time[i as usize] / m.speeds[p])
+            .sum();
         assert!((l.processing - work).abs() <= 1e-9 * work.max(1.0));
     }
     // T_REAL: at least the busiest processor and the critical path, at most all the work.
@@ -453,7 +466,7 @@ fn check_result(g: &PrecedenceGraph, k: u32, system: &str, itu_time: f64, with_d
             .filter(|(l, &b)| !b && l.to as usize == v)
             .map(|(l, _)| finish[l.from as usize])
             .fold(0.0, f64::max);
-        finish[v] = ready + det.time[v] + comm[v];
+        finish[v] = ready + det.time[v] / speed(v) + comm[v];
     }
     let critical = finish.iter().copied().fold(0.0, f64::max);
     assert!(r.t_real >= longest * (1.0 - 1e-9) && r.t_real >= critical * (1.0 - 1e-9));
@@ -462,11 +475,16 @@ fn check_result(g: &PrecedenceGraph, k: u32, system: &str, itu_time: f64, with_d
         "T_PAR is the longest load"
     );
     assert!(r.t_real <= total * (1.0 + 1e-9));
-    assert!((r.t_seq - det.time.iter().sum::<f64>()).abs() < 1e-9);
+    let fastest = m.speeds.iter().copied().fold(0.0, f64::max);
+    assert!((r.t_seq - det.time.iter().sum::<f64>() / fastest).abs() < 1e-9);
     assert_eq!(
         r.t_real,
-        simulate_schedule(g, &det, &r.processor, &comm, k as usize).unwrap()
+        simulate_schedule(g, &det, &r.processor, &comm, &m.speeds).unwrap()
     );
+    // The paper's bounds S <= T_seq/T_PAR <= AP hold with speeds too.
+    let (s, q) = (r.speedup(), r.t_seq / r.t_par);
+    assert!(s <= q * (1.0 + 1e-9) && q <= r.active() * (1.0 + 1e-9));
+    r
 }
 
 #[test]
@@ -636,11 +654,17 @@ fn local_search_never_loses_to_the_paper_and_respects_memory() {
     for seed in 0..5 {
         cases.push((random_dag(50, 0.06, seed), 8, "multibus:2", 0.2));
     }
-    for (g, k, system, itu) in &cases {
-        let k = *k;
+    let machines = cases.iter().flat_map(|(g, k, system, itu)| {
+        let m = machine(*k, system, *itu);
+        // and with a quarter of the processors 2.5 times faster
+        let speeds = (0..*k).map(|p| if p < k.div_ceil(4) { 2.5 } else { 1.0 });
+        let fast = m.clone().with_speeds(speeds.collect()).unwrap();
+        [(g, m), (g, fast)]
+    });
+    for (g, m) in machines {
+        let k = m.processors;
         let det = g.deterministic().unwrap();
         let par = ParallelMatrix::new(g, &det).unwrap();
-        let m = machine(k, system, *itu);
         let params = AllocParams::default();
         let paper = algorithm_mapper(g, &det, Some(&par), &m, &params).unwrap();
         let ours = alloc_ls(g, &det, Some(&par), &m, &params, 10_000_000).unwrap();
@@ -672,4 +696,141 @@ fn local_search_never_loses_to_the_paper_and_respects_memory() {
     for l in &r.loads {
         assert!(l.modules.len() <= 5);
     }
+}
+
+#[test]
+fn speeds_results_hold_against_recomputation() {
+    let chol = read_amg(&fixture("amap/cholesky4.amg")).unwrap();
+    let rt = read_amg(&fixture("amap/realtime.amg")).unwrap();
+    let mut cases: Vec<(PrecedenceGraph, Vec<f64>)> = vec![
+        (chol.clone(), vec![3.0, 1.0, 1.0, 1.0]),
+        (chol, vec![1.0, 2.0]),
+        (rt, vec![0.5, 4.0, 1.0, 1.0]),
+    ];
+    for seed in 0..4 {
+        cases.push((
+            random_dag(60, 0.05, seed),
+            vec![1.0, 1.5, 1.0, 3.0, 0.75, 1.0, 1.5, 2.0],
+        ));
+    }
+    for (g, speeds) in &cases {
+        for system in ["dual-bus", "multibus:2", "ideal"] {
+            for with_delta in [true, false] {
+                let m = machine(speeds.len() as u32, system, 0.1)
+                    .with_speeds(speeds.clone())
+                    .unwrap();
+                let r = check_on(g, &m, with_delta);
+                if system == "ideal" {
+                    // no delay: ALLOC's frame holds every processor's time (Hall's
+                    // condition leaves a processor fast enough for every cluster).
+                    assert!(
+                        r.t_par <= r.frame * (1.0 + 1e-9),
+                        "{} > {}",
+                        r.t_par,
+                        r.frame
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_fast_processor_takes_its_share() {
+    // 60 independent modules of time 1 (no links) on processors of speeds 3, 1, 1, 1:
+    // the shortest frame is 10 (30 modules on the fast one, 10 on each other), against
+    // 15 with four processors of speed 1.
+    let n = 60;
+    let g = PrecedenceGraph {
+        names: (0..n).map(|i| format!("m{i}")).collect(),
+        time: vec![1.0; n],
+        memory: vec![0.0; n],
+        input: vec![Logic::And; n],
+        output: vec![Logic::And; n],
+        links: Vec::new(),
+    };
+    let det = g.deterministic().unwrap();
+    let par = ParallelMatrix::new(&g, &det).unwrap();
+    let plain = machine(4, "dual-bus", 0.1);
+    let fast = plain.clone().with_speeds(vec![1.0, 3.0, 1.0, 1.0]).unwrap();
+    for p in [Some(&par), None] {
+        let r = algorithm_mapper(&g, &det, p, &plain, &AllocParams::default()).unwrap();
+        assert!((r.t_par - 15.0).abs() < 1e-3, "{}", r.t_par);
+        let r = algorithm_mapper(&g, &det, p, &fast, &AllocParams::default()).unwrap();
+        assert!((r.t_par - 10.0).abs() < 1e-3, "{}", r.t_par);
+        assert_eq!(r.loads[1].modules.len(), 30);
+        assert!((r.t_real - 10.0).abs() < 1e-3, "{}", r.t_real);
+        assert!(
+            (r.t_seq - 20.0).abs() < 1e-9,
+            "T_seq on the fastest processor"
+        );
+    }
+}
+
+#[test]
+fn step_three_assignment_is_the_best_bottleneck() {
+    use taskmap::mappers::alloc::assign;
+    fn permutations(k: usize, f: &mut impl FnMut(&[usize])) {
+        fn go(p: &mut Vec<usize>, used: &mut Vec<bool>, f: &mut impl FnMut(&[usize])) {
+            if p.len() == used.len() {
+                f(p);
+                return;
+            }
+            for i in 0..used.len() {
+                if !used[i] {
+                    used[i] = true;
+                    p.push(i);
+                    go(p, used, f);
+                    p.pop();
+                    used[i] = false;
+                }
+            }
+        }
+        go(&mut Vec::new(), &mut vec![false; k], f);
+    }
+    let mut r = Rng(7);
+    for case in 0..300 {
+        let k = 1 + (case % 6);
+        let count = 1 + r.below(k as u64) as usize;
+        let speeds: Vec<f64> = (0..k)
+            .map(|_| [0.5, 1.0, 1.0, 2.0, 3.0][r.below(5) as usize])
+            .collect();
+        let proc: Vec<f64> = (0..count).map(|_| r.below(40) as f64).collect();
+        let comm: Vec<f64> = (0..count).map(|_| r.below(10) as f64 * 0.5).collect();
+        let time = |to: &[u32]| {
+            (0..count)
+                .map(|c| proc[c] / speeds[to[c] as usize] + comm[c])
+                .fold(0.0, f64::max)
+        };
+        let to = assign(&proc, &comm, &speeds);
+        let mut seen = to.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), count, "one cluster per processor");
+        assert!(to.iter().all(|&p| (p as usize) < k));
+        let mut best = f64::INFINITY;
+        permutations(k, &mut |p: &[usize]| {
+            let t: Vec<u32> = p[..count].iter().map(|&x| x as u32).collect();
+            best = best.min(time(&t));
+        });
+        assert!(
+            time(&to) <= best * (1.0 + 1e-9),
+            "case {case}: {} > {best}",
+            time(&to)
+        );
+    }
+}
+
+#[test]
+fn bad_speeds_are_refused() {
+    let m = machine(3, "bus", 1.0);
+    for bad in [
+        vec![1.0, 1.0],
+        vec![1.0, 0.0, 1.0],
+        vec![1.0, -2.0, 1.0],
+        vec![f64::NAN, 1.0, 1.0],
+    ] {
+        assert!(m.clone().with_speeds(bad).is_err());
+    }
+    assert!(m.with_speeds(vec![1.0, 2.0, 0.5]).is_ok());
 }

@@ -31,6 +31,11 @@
 //!   clusters than processors: the clusters become modules, `Δ` is dropped, and the search
 //!   runs again with the processors as target. **Step 3**: cluster `c` (numbered by its
 //!   first module) goes to processor `c`.
+//! * **Speeds** (ours; the paper lists them among ALLOC's inputs, its examples have
+//!   none): a module runs in `m'/speed`. ALLOC keeps every merge within the frame on the
+//!   fastest processor and under Hall's condition (for every speed, the clusters that fit
+//!   on no slower processor are at most the processors that fast), and step 3 becomes the
+//!   assignment with the least longest time ([`assign`]).
 //! * **Schedule**: every module runs once for `m'_i` plus the communication time of its
 //!   ITUs to modules on other processors (the processor is busy while it transfers), when
 //!   all its predecessors in the precedence DAG have finished; an idle processor takes its
@@ -63,6 +68,9 @@ pub struct Machine {
     pub itu_time: f64,
     /// Memory of a processor (`None`: unbounded).
     pub memory: Option<f64>,
+    /// Relative speed of each processor: a module of time `m'` runs there in
+    /// `m' / speed` (1 everywhere unless [`Machine::with_speeds`] set them).
+    pub speeds: Vec<f64>,
     /// The interconnect's delay model for the processors.
     pub model: DelayModel,
 }
@@ -96,8 +104,187 @@ impl Machine {
             interconnect,
             itu_time,
             memory,
+            speeds: vec![1.0; processors as usize],
             model: DelayModel::new(interconnect, processors)?,
         })
+    }
+
+    /// The machine with these processor speeds, one per processor, each finite and
+    /// above 0 (a module of time `m'` runs in `m' / speed`; communication does not
+    /// depend on them).
+    pub fn with_speeds(mut self, speeds: Vec<f64>) -> Result<Self, Error> {
+        if speeds.len() != self.processors as usize {
+            return Err(Error::Config(format!(
+                "{} processor speeds given for {} processors",
+                speeds.len(),
+                self.processors
+            )));
+        }
+        if let Some(s) = speeds.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
+            return Err(Error::Config(format!(
+                "a processor's speed must be finite and above 0, not {s}"
+            )));
+        }
+        self.speeds = speeds;
+        Ok(self)
+    }
+
+    /// The fastest speed.
+    pub fn fastest(&self) -> f64 {
+        self.speeds.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// The mean speed: the machine processes `work` in about `work / (k · mean)`.
+    fn mean_speed(&self) -> f64 {
+        self.speeds.iter().sum::<f64>() / self.speeds.len().max(1) as f64
+    }
+
+    /// The sum of the `count` fastest speeds (beyond `k`, the slowest again).
+    fn fastest_sum(&self, count: usize) -> f64 {
+        let mut s = self.speeds.clone();
+        s.sort_by(|a, b| b.total_cmp(a));
+        let slowest = s.last().copied().unwrap_or(1.0);
+        s.iter().take(count).sum::<f64>() + count.saturating_sub(s.len()) as f64 * slowest
+    }
+}
+
+/// The distinct speeds of a machine, fastest first, with how many processors run at
+/// least as fast: ALLOC's view of who can take a cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpeedLevels {
+    speed: Vec<f64>,
+    /// `upto[l]`: processors of speed at least `speed[l]`.
+    upto: Vec<u32>,
+}
+
+impl SpeedLevels {
+    /// The levels of these speeds (any order).
+    pub fn new(speeds: &[f64]) -> Self {
+        let mut s = speeds.to_vec();
+        s.sort_by(|a, b| b.total_cmp(a));
+        let mut speed: Vec<f64> = Vec::new();
+        let mut upto: Vec<u32> = Vec::new();
+        for (i, &x) in s.iter().enumerate() {
+            if speed.last() != Some(&x) {
+                speed.push(x);
+                upto.push(0);
+            }
+            *upto.last_mut().expect("pushed") = i as u32 + 1;
+        }
+        SpeedLevels { speed, upto }
+    }
+
+    /// One processor of speed 1 (no constraint between levels).
+    pub fn uniform() -> Self {
+        SpeedLevels {
+            speed: vec![1.0],
+            upto: vec![1],
+        }
+    }
+
+    /// The slowest level on which processing `proc` (at speed 1) plus `comm` fits in
+    /// `limit`, or `None` when it does not fit even on the fastest.
+    fn class(&self, proc: f64, comm: f64, limit: f64) -> Option<usize> {
+        if proc / self.speed[0] + comm > limit {
+            return None;
+        }
+        // the levels it fits on are a prefix: find its end.
+        let (mut lo, mut hi) = (0usize, self.speed.len() - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if proc / self.speed[mid] + comm <= limit {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        Some(lo)
+    }
+}
+
+/// Hall's condition for clusters that need a fast processor. For each level `l` but the
+/// slowest, `slack[l]` = processors of level `l` or faster − clusters that fit on no
+/// slower level; every cluster finds a processor it fits on (with at most `k` clusters)
+/// while no slack is negative. A segment tree with additions on suffixes and minima of
+/// ranges.
+struct Slack {
+    n: usize,
+    min: Vec<i64>,
+    add: Vec<i64>,
+}
+
+impl Slack {
+    fn new(init: &[i64]) -> Self {
+        let n = init.len();
+        let mut t = Slack {
+            n,
+            min: vec![0; 4 * n.max(1)],
+            add: vec![0; 4 * n.max(1)],
+        };
+        if n > 0 {
+            t.build(1, 0, n, init);
+        }
+        t
+    }
+
+    fn build(&mut self, node: usize, lo: usize, hi: usize, init: &[i64]) {
+        if hi - lo == 1 {
+            self.min[node] = init[lo];
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        self.build(2 * node, lo, mid, init);
+        self.build(2 * node + 1, mid, hi, init);
+        self.min[node] = self.min[2 * node].min(self.min[2 * node + 1]);
+    }
+
+    /// Adds `d` to the slacks of levels `from..`.
+    fn add_from(&mut self, from: usize, d: i64) {
+        if from < self.n {
+            self.update(1, 0, self.n, from, d);
+        }
+    }
+
+    fn update(&mut self, node: usize, lo: usize, hi: usize, from: usize, d: i64) {
+        if hi <= from {
+            return;
+        }
+        if from <= lo {
+            self.min[node] += d;
+            self.add[node] += d;
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        self.update(2 * node, lo, mid, from, d);
+        self.update(2 * node + 1, mid, hi, from, d);
+        self.min[node] = self.min[2 * node].min(self.min[2 * node + 1]) + self.add[node];
+    }
+
+    /// The least slack of levels `lo..hi` (`i64::MAX` when empty).
+    fn min_in(&self, lo: usize, hi: usize) -> i64 {
+        let hi = hi.min(self.n);
+        if lo >= hi {
+            return i64::MAX;
+        }
+        self.query(1, 0, self.n, lo, hi)
+    }
+
+    fn query(&self, node: usize, nlo: usize, nhi: usize, lo: usize, hi: usize) -> i64 {
+        if hi <= nlo || nhi <= lo {
+            return i64::MAX;
+        }
+        if lo <= nlo && nhi <= hi {
+            return self.min[node];
+        }
+        let mid = (nlo + nhi) / 2;
+        let m =
+            self.query(2 * node, nlo, mid, lo, hi)
+                .min(self.query(2 * node + 1, mid, nhi, lo, hi));
+        if m == i64::MAX {
+            m
+        } else {
+            m + self.add[node]
+        }
     }
 }
 
@@ -215,16 +402,22 @@ impl<'a> Instance<'a> {
         self.adj.iter().map(|x| x.1).sum::<f64>() / 2.0
     }
 
-    /// Load `ρ` when the ITUs between clusters are `cut`.
+    /// Load `ρ` when the ITUs between clusters are `cut` (the processing at the mean
+    /// speed, processors not yet chosen).
     fn rho(&self, cut: f64, machine: &Machine) -> f64 {
-        let work: f64 = self.proc.iter().sum();
-        if cut <= 0.0 {
-            0.0
-        } else if work <= 0.0 {
-            1e6
-        } else {
-            (cut * machine.itu_time / work).min(1e6)
-        }
+        let work = self.proc.iter().sum::<f64>() / machine.mean_speed();
+        rho_of(cut, work, machine)
+    }
+}
+
+/// Load `ρ` = (ITUs between processors × ITU time) / processing time.
+fn rho_of(cut: f64, work: f64, machine: &Machine) -> f64 {
+    if cut <= 0.0 {
+        0.0
+    } else if work <= 0.0 {
+        1e6
+    } else {
+        (cut * machine.itu_time / work).min(1e6)
     }
 }
 
@@ -286,6 +479,13 @@ struct Work<'a> {
     limit: f64,
     cap: f64,
     itu_cost: f64,
+    /// The machine's speeds; `fastest` is the first level's.
+    levels: &'a SpeedLevels,
+    fastest: f64,
+    /// The slowest level each cluster fits on (0 when none) and Hall's condition over
+    /// them (`None` with one level: nothing to hold).
+    class: Vec<u32>,
+    slack: Option<Slack>,
 }
 
 const NO_ROW: u32 = u32::MAX;
@@ -328,10 +528,26 @@ impl Work<'_> {
             return None;
         }
         let w = self.weight(a, b);
-        let time = self.proc[a]
-            + self.proc[b]
-            + (self.ext[a] + self.ext[b] - 2.0 * w).max(0.0) * self.itu_cost;
-        Some(time > self.limit)
+        let proc = self.proc[a] + self.proc[b];
+        let comm = (self.ext[a] + self.ext[b] - 2.0 * w).max(0.0) * self.itu_cost;
+        if proc / self.fastest + comm > self.limit {
+            return Some(true);
+        }
+        // With several speeds, the merged cluster must leave a processor for every
+        // cluster that needs a fast one.
+        if let Some(slack) = &self.slack {
+            let c = self.levels.class(proc, comm, self.limit).unwrap_or(0);
+            let held = self.class[a].min(self.class[b]) as usize;
+            if slack.min_in(c, held) < 1 {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
+
+    /// Time of cluster `c` on the fastest processor.
+    fn load(&self, c: usize) -> f64 {
+        self.proc[c] / self.fastest + self.ext[c] * self.itu_cost
     }
 
     /// Merges the smaller of `a` and `b` into the other; returns the survivor. With a
@@ -343,10 +559,20 @@ impl Work<'_> {
             (b, a)
         };
         let w = self.weight(big, small);
-        let before = self.proc[big] + self.ext[big] * self.itu_cost;
+        let before = self.load(big);
         self.proc[big] += self.proc[small];
         self.mem[big] += self.mem[small];
         self.ext[big] = (self.ext[big] + self.ext[small] - 2.0 * w).max(0.0);
+        if let Some(slack) = &mut self.slack {
+            let c = self
+                .levels
+                .class(self.proc[big], self.ext[big] * self.itu_cost, self.limit)
+                .unwrap_or(0);
+            slack.add_from(self.class[big] as usize, 1);
+            slack.add_from(self.class[small] as usize, 1);
+            slack.add_from(c, -1);
+            self.class[big] = c as u32;
+        }
         let moved = std::mem::take(&mut self.members[small]);
         self.members[big].extend(moved);
         if let Some(d) = self.delta {
@@ -383,7 +609,7 @@ impl Work<'_> {
             // whose weight changed need a new entry; when the survivor's own time dropped
             // (it shed more communication than it gained processing), the pairs of it
             // refused for their time are ranked again, since they may fit now.
-            let after = self.proc[big] + self.ext[big] * self.itu_cost;
+            let after = self.load(big);
             self.refused[small] = Vec::new(); // its pairs are among `changed`
             if after < before {
                 let again = std::mem::take(&mut self.refused[big]);
@@ -407,15 +633,165 @@ impl Work<'_> {
     }
 }
 
-/// ALLOC with a fixed cost per ITU between clusters (`D × ITU time`).
+/// Most distinct speeds for which ALLOC's first fit keeps a tree per class
+/// ([`ClassTrees`]); above, it scans the kept clusters, each checked in full.
+const CLASS_TREES: usize = 16;
+
+/// ALLOC's first fit (step 2) with several speeds. A newcomer that fits on the slowest
+/// processor may join a kept cluster of class `l` (the slowest level it fits on) when
+/// the two fit together on level `q[l]`: one above the last level below `l` whose slack
+/// in Hall's condition is spent, where the merged cluster takes no processor another
+/// needs. One tree per class holds its clusters' slack at that level, so the leftmost
+/// such place is found in `O(L log n)` instead of a scan over clusters that fit only on a
+/// fast processor already taken.
+struct ClassTrees {
+    q: Vec<usize>,
+    trees: Vec<MaxTree>,
+    /// The class each slot's cluster is filed under (`u32::MAX`: empty).
+    slot_class: Vec<u32>,
+}
+
+impl ClassTrees {
+    fn new(w: &Work, slots: usize) -> Self {
+        let m = w.levels.speed.len();
+        ClassTrees {
+            q: Self::levels(w),
+            trees: (0..m)
+                .map(|_| MaxTree::new(slots, f64::NEG_INFINITY))
+                .collect(),
+            slot_class: vec![u32::MAX; slots],
+        }
+    }
+
+    /// `q[l]` for every class `l`.
+    fn levels(w: &Work) -> Vec<usize> {
+        let slack = w.slack.as_ref().expect("several speeds");
+        let m = w.levels.speed.len();
+        let mut q = vec![0usize; m];
+        for l in 1..m {
+            q[l] = if slack.min_in(l - 1, l) <= 0 {
+                l
+            } else {
+                q[l - 1]
+            };
+        }
+        q
+    }
+
+    /// Cluster `c`'s slack at level `v`.
+    fn slack_at(w: &Work, c: usize, v: usize) -> f64 {
+        w.limit - (w.proc[c] / w.levels.speed[v] + w.ext[c] * w.itu_cost)
+    }
+
+    /// Files cluster `c` in `slot`, under its class.
+    fn place(&mut self, w: &Work, slot: usize, c: usize) {
+        let old = self.slot_class[slot];
+        if old != u32::MAX {
+            self.trees[old as usize].set(slot, f64::NEG_INFINITY);
+        }
+        let l = w.class[c] as usize;
+        self.slot_class[slot] = l as u32;
+        self.trees[l].set(slot, Self::slack_at(w, c, self.q[l]));
+    }
+
+    /// After Hall's slacks changed: the trees of the classes whose level moved are
+    /// filled again.
+    fn refresh(&mut self, w: &Work, kept: &[usize]) {
+        let q = Self::levels(w);
+        for l in 0..q.len() {
+            if q[l] == self.q[l] {
+                continue;
+            }
+            let mut vals = vec![f64::NEG_INFINITY; self.slot_class.len()];
+            for (slot, &c) in kept.iter().enumerate() {
+                if self.slot_class[slot] == l as u32 {
+                    vals[slot] = Self::slack_at(w, c, q[l]);
+                }
+            }
+            self.trees[l].rebuild(&vals);
+        }
+        self.q = q;
+    }
+
+    /// The leftmost slot from `from` whose cluster and newcomer `x` fit together on
+    /// its class's level (their times summed, without the communication they share).
+    fn first(&self, w: &Work, from: usize, x: usize) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (l, t) in self.trees.iter().enumerate() {
+            let v = self.q[l];
+            let need = w.proc[x] / w.levels.speed[v] + w.ext[x] * w.itu_cost;
+            if let Some(k) = t.first_at_least(from, need) {
+                best = Some(best.map_or(k, |b| b.min(k)));
+            }
+        }
+        best
+    }
+}
+
+/// ALLOC with a fixed cost per ITU between clusters (`D × ITU time`), processors of
+/// speed 1.
 pub fn alloc(inst: &Instance, frame: f64, itu_cost: f64, memory: Option<f64>) -> Clustering {
+    alloc_with_speeds(inst, frame, itu_cost, memory, &SpeedLevels::uniform())
+}
+
+/// ALLOC on processors of several speeds (ours; the paper's examples have one): a
+/// cluster's time is its processing at speed 1 divided by a speed, plus its
+/// communication. A merge must fit on the fastest processor and keep Hall's condition:
+/// for every speed, the clusters that fit on no slower processor are at most the
+/// processors that fast, so that the clusters, once at most `k`, can each get a
+/// processor they fit on (step 3, [`assign`]).
+pub fn alloc_with_speeds(
+    inst: &Instance,
+    frame: f64,
+    itu_cost: f64,
+    memory: Option<f64>,
+    levels: &SpeedLevels,
+) -> Clustering {
+    alloc_core(inst, frame, itu_cost, memory, levels, CLASS_TREES)
+}
+
+/// [`alloc_with_speeds`], its first fit with [`ClassTrees`] up to `tree_levels` distinct
+/// speeds (the clustering is the same either way).
+fn alloc_core(
+    inst: &Instance,
+    frame: f64,
+    itu_cost: f64,
+    memory: Option<f64>,
+    levels: &SpeedLevels,
+    tree_levels: usize,
+) -> Clustering {
     let n = inst.len();
+    let ext: Vec<f64> = (0..n)
+        .map(|i| inst.neighbours(i).iter().map(|x| x.1).sum())
+        .collect();
+    let limit = frame * (1.0 + 1e-12);
+    let (class, slack) = if levels.speed.len() > 1 {
+        let class: Vec<u32> = (0..n)
+            .map(|i| {
+                levels
+                    .class(inst.proc[i], ext[i] * itu_cost, limit)
+                    .unwrap_or(0) as u32
+            })
+            .collect();
+        let m = levels.speed.len() - 1;
+        let mut init: Vec<i64> = levels.upto[..m].iter().map(|&u| u as i64).collect();
+        let mut below = vec![0i64; m + 1];
+        for &c in &class {
+            below[c as usize] += 1;
+        }
+        let mut seen = 0;
+        for (l, x) in init.iter_mut().enumerate() {
+            seen += below[l];
+            *x -= seen;
+        }
+        (class, Some(Slack::new(&init)))
+    } else {
+        (Vec::new(), None)
+    };
     let mut w = Work {
         proc: inst.proc.clone(),
         mem: inst.mem.clone(),
-        ext: (0..n)
-            .map(|i| inst.neighbours(i).iter().map(|x| x.1).sum())
-            .collect(),
+        ext,
         members: (0..n as u32).map(|i| vec![i]).collect(),
         adj: (0..n)
             .map(|i| inst.neighbours(i).iter().copied().collect())
@@ -426,9 +802,13 @@ pub fn alloc(inst: &Instance, frame: f64, itu_cost: f64, memory: Option<f64>) ->
         own: vec![NO_ROW; n],
         rows: Vec::new(),
         words: n.div_ceil(64),
-        limit: frame * (1.0 + 1e-12),
+        limit,
         cap: memory_cap(memory),
         itu_cost,
+        levels,
+        fastest: levels.speed[0],
+        class,
+        slack,
     };
     // The pairs in their first ranking, merged with a heap of the pairs whose weight
     // changed since.
@@ -464,7 +844,7 @@ pub fn alloc(inst: &Instance, frame: f64, itu_cost: f64, memory: Option<f64>) ->
     // Without Δ (step 2), pairs without communication between them merge too: first fit,
     // heaviest first.
     let mut rest: Vec<usize> = (0..n).filter(|&i| w.alive[i]).collect();
-    let load = |w: &Work, x: usize| w.proc[x] + w.ext[x] * itu_cost;
+    let load = |w: &Work, x: usize| w.load(x);
     rest.sort_by(|&x, &y| load(&w, y).total_cmp(&load(&w, x)).then(x.cmp(&y)));
     let mut kept: Vec<usize> = Vec::new();
     if w.delta.is_some() {
@@ -475,16 +855,32 @@ pub fn alloc(inst: &Instance, frame: f64, itu_cost: f64, memory: Option<f64>) ->
         // merge sheds that communication).
         let mut slack = MaxTree::new(rest.len(), f64::NEG_INFINITY);
         let mut at: KeyMap<u32, usize> = KeyMap::default();
+        let mut classes = (w.slack.is_some() && w.levels.speed.len() <= tree_levels)
+            .then(|| ClassTrees::new(&w, rest.len()));
         for x in rest {
             let need = load(&w, x);
             let mut home = None;
             let mut from = 0;
-            while let Some(k) = slack.first_at_least(from, need) {
-                if w.fits(kept[k], x) {
-                    home = Some(k);
-                    break;
+            match &classes {
+                // a newcomer that fits on the slowest processor: Hall-safe places only
+                Some(t) if w.class[x] as usize == w.levels.speed.len() - 1 => {
+                    while let Some(k) = t.first(&w, from, x) {
+                        if w.fits(kept[k], x) {
+                            home = Some(k);
+                            break;
+                        }
+                        from = k + 1;
+                    }
                 }
-                from = k + 1;
+                _ => {
+                    while let Some(k) = slack.first_at_least(from, need) {
+                        if w.fits(kept[k], x) {
+                            home = Some(k);
+                            break;
+                        }
+                        from = k + 1;
+                    }
+                }
             }
             for &c in w.adj[x].keys() {
                 if let Some(&k) = at.get(&c) {
@@ -506,6 +902,10 @@ pub fn alloc(inst: &Instance, frame: f64, itu_cost: f64, memory: Option<f64>) ->
             };
             at.insert(kept[k] as u32, k);
             slack.set(k, w.limit - load(&w, kept[k]));
+            if let Some(t) = &mut classes {
+                t.place(&w, k, kept[k]);
+                t.refresh(&w, &kept);
+            }
         }
     }
     let mut firsts: Vec<(u32, usize)> = kept
@@ -519,7 +919,10 @@ pub fn alloc(inst: &Instance, frame: f64, itu_cost: f64, memory: Option<f64>) ->
         .collect();
     firsts.sort_unstable();
     let mut cluster = vec![0u32; n];
-    let mut feasible = true;
+    let mut feasible = w
+        .slack
+        .as_ref()
+        .is_none_or(|s| s.min_in(0, usize::MAX) >= 0);
     for (id, &(_, c)) in firsts.iter().enumerate() {
         feasible &= load(&w, c) <= w.limit && w.mem[c] <= w.cap;
         for &m in &w.members[c] {
@@ -557,9 +960,16 @@ fn cut(inst: &Instance, cluster: &[u32]) -> f64 {
 pub fn alloc_settled(inst: &Instance, frame: f64, machine: &Machine, rho: f64) -> Clustering {
     let mut rho = rho;
     let mut delay = machine.model.analyse(rho).delay;
+    let levels = SpeedLevels::new(&machine.speeds);
     let mut best = None;
     for _ in 0..DELAY_ROUNDS {
-        let mut c = alloc(inst, frame, delay * machine.itu_time, machine.memory);
+        let mut c = alloc_with_speeds(
+            inst,
+            frame,
+            delay * machine.itu_time,
+            machine.memory,
+            &levels,
+        );
         c.rho = rho;
         c.delay = delay;
         let new_rho = inst.rho(cut(inst, &c.cluster), machine);
@@ -591,15 +1001,18 @@ pub fn search_frame(
     let biggest = inst.proc.iter().copied().fold(0.0, f64::max);
     let start_rho = inst.rho(inst.total_comm(), machine);
     let worst_delay = machine.model.analyse(start_rho).delay;
-    // With this frame every merge fits in time: all the work and all the communication.
-    let mut hi = (work + inst.total_comm() * machine.itu_time * worst_delay) * 1.01 + 1.0;
+    let slowest = machine.speeds.iter().copied().fold(f64::INFINITY, f64::min);
+    // With this frame every merge fits in time, on any processor: all the work and all
+    // the communication.
+    let mut hi = (work / slowest + inst.total_comm() * machine.itu_time * worst_delay) * 1.01 + 1.0;
     let ok = |c: &Clustering| c.feasible && c.count <= target;
     let at_hi = alloc_settled(inst, hi, machine, start_rho);
     if !ok(&at_hi) {
         return Err(at_hi);
     }
     let mut best = at_hi;
-    let mut lo = biggest.max(work / target as f64) * (1.0 - 1e-9);
+    let mut lo =
+        (biggest / machine.fastest()).max(work / machine.fastest_sum(target)) * (1.0 - 1e-9);
     while hi - lo > tolerance * hi {
         let frames: Vec<f64> = (1..=samples)
             .map(|i| lo + (hi - lo) * i as f64 / (samples + 1) as f64)
@@ -627,12 +1040,13 @@ pub fn search_frame(
     Ok((hi, best))
 }
 
-/// The longest time of a cluster: processing plus ITUs to other clusters × `itu_cost`.
-fn max_load(inst: &Instance, cluster: &[u32], itu_cost: f64) -> f64 {
+/// The longest time of a cluster on the fastest processor: processing plus ITUs to
+/// other clusters × `itu_cost`.
+fn max_load(inst: &Instance, cluster: &[u32], itu_cost: f64, fastest: f64) -> f64 {
     let count = cluster.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
     let mut load = vec![0.0f64; count];
     for i in 0..inst.len() {
-        load[cluster[i] as usize] += inst.proc[i] + outside(inst, cluster, i) * itu_cost;
+        load[cluster[i] as usize] += inst.proc[i] / fastest + outside(inst, cluster, i) * itu_cost;
     }
     load.into_iter().fold(0.0, f64::max)
 }
@@ -643,7 +1057,7 @@ pub type Step1 = (usize, f64, usize);
 /// One processor's share of the result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProcessorLoad {
-    /// Processing time of its modules, `Σ m'`.
+    /// Processing time of its modules, `Σ m' / speed`.
     pub processing: f64,
     /// Communication time: its ITUs to other processors × ITU time × delay.
     pub communication: f64,
@@ -661,7 +1075,7 @@ pub struct AmapResult {
     pub step1: Option<Step1>,
     /// Whether step 2 (parallelism reduction) ran.
     pub reduced: bool,
-    /// `T_seq = Σ m'`; `T_PAR`, the longest processor time (processing and
+    /// `T_seq = Σ m'` on the fastest processor; `T_PAR`, the longest processor time (processing and
     /// communication), the shortest frame the final clustering fits in; `T_REAL`.
     pub t_seq: f64,
     pub t_par: f64,
@@ -701,11 +1115,57 @@ pub fn algorithm_mapper(
     let modules = Instance::of_modules(g, det, parallel);
     let (cluster, frame1, step1) = step_one(&modules, machine, params)?;
     let (cluster, frame, reduced) = reduce(g, det, machine, params, cluster, frame1, k)?;
-    let mut r = evaluate(g, det, &modules, machine, cluster)?;
+    let processor = step_three(&modules, machine, cluster);
+    let mut r = evaluate(g, det, &modules, machine, processor)?;
     r.step1 = step1;
     r.reduced = reduced || parallel.is_none();
     r.frame = frame;
     Ok(r)
+}
+
+/// The result of a given assignment (a processor per module): loads, delay, `T_PAR`,
+/// `T_REAL`, as for the mapper's own ([`algorithm_mapper`]). Errors if a processor is
+/// out of range or the times overflow; memory is not checked ([`memory_excess`]).
+pub fn evaluate_assignment(
+    g: &PrecedenceGraph,
+    det: &Deterministic,
+    machine: &Machine,
+    processor: Vec<u32>,
+) -> Result<AmapResult, Error> {
+    check_inputs(g, det, machine, &AllocParams::default())?;
+    if processor.len() != g.modules() {
+        return Err(Error::Mismatch(format!(
+            "the assignment has {} entries for {} modules",
+            processor.len(),
+            g.modules()
+        )));
+    }
+    if let Some(i) = processor.iter().position(|&p| p >= machine.processors) {
+        return Err(Error::Mismatch(format!(
+            "module \"{}\" is on processor {} but there are {}",
+            g.names[i], processor[i], machine.processors
+        )));
+    }
+    let modules = Instance::of_modules(g, det, None);
+    let mut r = evaluate(g, det, &modules, machine, processor)?;
+    r.reduced = true;
+    Ok(r)
+}
+
+/// The first processor whose modules need more memory than it has, with that need.
+pub fn memory_excess(
+    g: &PrecedenceGraph,
+    machine: &Machine,
+    processor: &[u32],
+) -> Option<(u32, f64)> {
+    let mut need = vec![0.0f64; machine.processors as usize];
+    for (i, &p) in processor.iter().enumerate() {
+        need[p as usize] += g.memory[i];
+    }
+    let cap = memory_cap(machine.memory);
+    need.iter()
+        .position(|&m| m > cap)
+        .map(|p| (p as u32, need[p]))
 }
 
 /// Checks the parameters, the times' range and the modules' memory.
@@ -727,7 +1187,15 @@ fn check_inputs(
         .analyse(1e6)
         .delay
         .max(machine.model.analyse(0.0).delay);
-    let t_seq: f64 = det.time.iter().sum();
+    let slowest = machine.speeds.iter().copied().fold(f64::INFINITY, f64::min);
+    let t_seq: f64 = det.time.iter().sum::<f64>() / slowest;
+    if machine.speeds.len() != machine.processors as usize {
+        return Err(Error::Config(format!(
+            "{} processor speeds for {} processors",
+            machine.speeds.len(),
+            machine.processors
+        )));
+    }
     if !(t_seq + total_volume * machine.itu_time * worst).is_finite() {
         return Err(Error::Config(
             "the processing and communication times add up beyond the largest float (about 1.8e308)".into(),
@@ -764,7 +1232,12 @@ fn step_one(
             Error::Mismatch("the modules do not fit in the processors' memory".into())
         })?,
     };
-    let t1 = max_load(modules, &c.cluster, c.delay * machine.itu_time);
+    let t1 = max_load(
+        modules,
+        &c.cluster,
+        c.delay * machine.itu_time,
+        machine.fastest(),
+    );
     Ok((c.cluster, f1, Some((target, t1, c.count))))
 }
 
@@ -821,10 +1294,103 @@ fn module_comm(
         *c = outside(modules, processor, i);
         cut2 += *c;
     }
-    let state = machine.model.analyse(modules.rho(cut2 / 2.0, machine));
+    let work: f64 = modules
+        .proc
+        .iter()
+        .zip(processor)
+        .map(|(t, &p)| t / machine.speeds[p as usize])
+        .sum();
+    let state = machine.model.analyse(rho_of(cut2 / 2.0, work, machine));
     let cost = state.delay * machine.itu_time;
     comm.iter_mut().for_each(|c| *c *= cost);
     state
+}
+
+/// Step 3: the processor of each module, given its cluster (at most `k` clusters).
+/// With one speed, cluster `c` goes to processor `c`, as in the paper; with several,
+/// [`assign`] places the clusters, their communication taken at the delay of the
+/// clustering's load.
+fn step_three(modules: &Instance, machine: &Machine, cluster: Vec<u32>) -> Vec<u32> {
+    if machine.speeds.iter().all(|&s| s == machine.speeds[0]) {
+        return cluster;
+    }
+    let count = cluster.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let mut proc = vec![0.0f64; count];
+    let mut ext = vec![0.0f64; count];
+    for i in 0..modules.len() {
+        proc[cluster[i] as usize] += modules.proc[i];
+        ext[cluster[i] as usize] += outside(modules, &cluster, i);
+    }
+    let cost = machine
+        .model
+        .analyse(modules.rho(ext.iter().sum::<f64>() / 2.0, machine))
+        .delay
+        * machine.itu_time;
+    let comm: Vec<f64> = ext.iter().map(|e| e * cost).collect();
+    let to = assign(&proc, &comm, &machine.speeds);
+    cluster.into_iter().map(|c| to[c as usize]).collect()
+}
+
+/// The processor of each of at most `speeds.len()` clusters (ours): the assignment with
+/// the least longest time `proc[c] / speed + comm[c]`, to a relative `1e-12`. A bisection
+/// over that time; for a time `T`, cluster `c` fits on the processors of speed at least
+/// `proc[c] / (T − comm[c])`, the fastest ones, so the clusters that fit on fewest
+/// processors choose first, each the fastest left (ties: the larger processing first,
+/// then the lower cluster; the lower processor).
+///
+/// # Panics
+///
+/// If there are more clusters than speeds.
+pub fn assign(proc: &[f64], comm: &[f64], speeds: &[f64]) -> Vec<u32> {
+    let count = proc.len();
+    assert!(count <= speeds.len(), "at most one cluster per processor");
+    let mut order: Vec<u32> = (0..speeds.len() as u32).collect();
+    order.sort_by(|&a, &b| {
+        speeds[b as usize]
+            .total_cmp(&speeds[a as usize])
+            .then(a.cmp(&b))
+    });
+    let sorted: Vec<f64> = order.iter().map(|&p| speeds[p as usize]).collect();
+    // How many processors cluster c fits on within `t` (a prefix of `sorted`).
+    let fits_on = |c: usize, t: f64| -> usize {
+        if comm[c] > t {
+            return 0;
+        }
+        sorted.partition_point(|&s| proc[c] / s + comm[c] <= t)
+    };
+    let picks = |t: f64| -> Option<Vec<u32>> {
+        let mut by: Vec<(usize, usize)> = (0..count).map(|c| (fits_on(c, t), c)).collect();
+        by.sort_by(|x, y| {
+            x.0.cmp(&y.0)
+                .then(proc[y.1].total_cmp(&proc[x.1]))
+                .then(x.1.cmp(&y.1))
+        });
+        let mut to = vec![0u32; count];
+        for (i, &(room, c)) in by.iter().enumerate() {
+            if room <= i {
+                return None;
+            }
+            to[c] = order[i];
+        }
+        Some(to)
+    };
+    let slowest = sorted.last().copied().unwrap_or(1.0);
+    let mut hi = (0..count)
+        .map(|c| proc[c] / slowest + comm[c])
+        .fold(0.0, f64::max);
+    let mut lo = comm.iter().copied().fold(0.0, f64::max);
+    for _ in 0..200 {
+        if hi - lo <= 1e-12 * hi {
+            break;
+        }
+        let mid = lo + (hi - lo) / 2.0;
+        if picks(mid).is_some() {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    picks(hi).expect("every cluster fits on the slowest processor at the top")
 }
 
 /// The result of an assignment: loads, delay, `T_PAR`, `T_REAL`.
@@ -848,11 +1414,11 @@ fn evaluate(
         .collect();
     for i in 0..n {
         let p = processor[i] as usize;
-        loads[p].processing += det.time[i];
+        loads[p].processing += det.time[i] / machine.speeds[p];
         loads[p].communication += comm[i];
         loads[p].modules.push(i as u32);
     }
-    let t_real = simulate_schedule(g, det, &processor, &comm, k)?;
+    let t_real = simulate_schedule(g, det, &processor, &comm, &machine.speeds)?;
     // T_PAR: the shortest frame this clustering fits (the search's frame may be longer).
     let t_par = loads
         .iter()
@@ -863,7 +1429,7 @@ fn evaluate(
         loads,
         step1: None,
         reduced: false,
-        t_seq: det.time.iter().sum(),
+        t_seq: det.time.iter().sum::<f64>() / machine.fastest(),
         t_par,
         frame: t_par,
         t_real,
@@ -943,7 +1509,7 @@ pub fn list_schedule(
                     comm += w;
                 }
             }
-            let end = start + det.time[v] + comm * cost;
+            let end = start + det.time[v] / machine.speeds[p] + comm * cost;
             if best.is_none_or(|(b, _)| end < b) {
                 best = Some((end, p));
             }
@@ -1007,7 +1573,7 @@ pub fn alloc_ls(
         else {
             continue; // memory: too few processors
         };
-        let mut r = evaluate(g, det, &modules, machine, c)?;
+        let mut r = evaluate(g, det, &modules, machine, step_three(&modules, machine, c))?;
         r.frame = frame;
         if best.as_ref().is_none_or(|(b, _)| r.t_real < b.t_real) {
             best = Some((r, reduced || parallel.is_none()));
@@ -1042,8 +1608,13 @@ pub fn alloc_ls(
     let mut dur = vec![0.0f64; n];
     let mut score = |processor: &[u32], sim: &mut ScheduleSim, comm: &mut Vec<f64>| {
         module_comm(&modules, machine, processor, comm);
-        for ((d, t), c) in dur.iter_mut().zip(&det.time).zip(comm.iter()) {
-            *d = t + c;
+        for (((d, t), c), &p) in dur
+            .iter_mut()
+            .zip(&det.time)
+            .zip(comm.iter())
+            .zip(processor)
+        {
+            *d = t / machine.speeds[p as usize] + c;
         }
         sim.run(processor, &dur)
     };
@@ -1065,7 +1636,8 @@ pub fn alloc_ls(
     'search: while spent < budget {
         busy.iter_mut().for_each(|b| *b = 0.0);
         for i in 0..n {
-            busy[processor[i] as usize] += det.time[i] + comm[i];
+            let p = processor[i] as usize;
+            busy[p] += det.time[i] / machine.speeds[p] + comm[i];
         }
         // the least busy processors (all of them on small machines).
         let mut idle: Vec<u32> = (0..k as u32).collect();
@@ -1288,26 +1860,115 @@ impl ScheduleSim {
     }
 }
 
-/// `T_REAL`: the schedule of `G'` with module `i` on `processor[i]` for
-/// `m'_i + comm[i]` (see [`ScheduleSim`]).
+/// `T_REAL`: the schedule of `G'` on `speeds.len()` processors with module `i` on
+/// `processor[i]` for `m'_i / speeds[processor[i]] + comm[i]` (see [`ScheduleSim`]).
 pub fn simulate_schedule(
     g: &PrecedenceGraph,
     det: &Deterministic,
     processor: &[u32],
     comm: &[f64],
-    k: usize,
+    speeds: &[f64],
 ) -> Result<f64, Error> {
+    let k = speeds.len();
     if let Some(i) = processor.iter().position(|&p| p as usize >= k) {
         return Err(Error::Mismatch(format!(
             "module {i} is on processor {} but there are {k}",
             processor[i]
         )));
     }
-    let duration: Vec<f64> = det.time.iter().zip(comm).map(|(t, c)| t + c).collect();
+    let duration: Vec<f64> = det
+        .time
+        .iter()
+        .zip(comm)
+        .zip(processor)
+        .map(|((t, c), &p)| t / speeds[p as usize] + c)
+        .collect();
     if duration.iter().any(|d| !d.is_finite()) {
         return Err(Error::Config(
             "a module's time overflows (beyond about 1.8e308)".into(),
         ));
     }
     Ok(ScheduleSim::new(g, det, k).run(processor, &duration).0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator.
+    struct Lcg(u64);
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    #[test]
+    fn slack_tree_matches_a_plain_array() {
+        let mut r = Lcg(3);
+        for n in [1usize, 2, 3, 7, 16, 33] {
+            let init: Vec<i64> = (0..n).map(|_| r.below(9) as i64 - 2).collect();
+            let mut plain = init.clone();
+            let mut t = Slack::new(&init);
+            for _ in 0..300 {
+                let from = r.below(n as u64 + 1) as usize;
+                let d = r.below(5) as i64 - 2;
+                t.add_from(from, d);
+                for x in plain.iter_mut().skip(from) {
+                    *x += d;
+                }
+                let lo = r.below(n as u64 + 1) as usize;
+                let hi = r.below(n as u64 + 2) as usize;
+                let want = plain[lo.min(n)..hi.clamp(lo.min(n), n)]
+                    .iter()
+                    .copied()
+                    .min()
+                    .unwrap_or(i64::MAX);
+                assert_eq!(t.min_in(lo, hi), want, "n {n} lo {lo} hi {hi}");
+            }
+        }
+    }
+
+    #[test]
+    fn class_trees_give_the_first_fit_of_the_scan() {
+        // ALLOC without Δ (its first fit) on random graphs and speeds: the first fit
+        // through a tree per class clusters exactly as the plain scan does.
+        let mut r = Lcg(11);
+        let mut merged = 0;
+        for case in 0..200 {
+            let n = 20 + r.below(200) as usize;
+            let proc: Vec<f64> = (0..n).map(|_| 1.0 + r.below(30) as f64).collect();
+            let mem = vec![1.0; n];
+            let links = r.below(2 * n as u64) as usize;
+            let pairs: Vec<(u32, u32, f64)> = (0..links)
+                .map(|_| {
+                    (
+                        r.below(n as u64) as u32,
+                        r.below(n as u64) as u32,
+                        1.0 + r.below(5) as f64,
+                    )
+                })
+                .collect();
+            let inst = Instance::build(proc.clone(), mem, pairs.into_iter(), None);
+            let k = 2 + r.below(12) as usize;
+            let palette = [0.5, 1.0, 1.5, 2.0, 3.0, 4.0];
+            let speeds: Vec<f64> = (0..k)
+                .map(|_| palette[r.below(1 + case as u64 % 6) as usize])
+                .collect();
+            let levels = SpeedLevels::new(&speeds);
+            let work: f64 = proc.iter().sum();
+            let frame = work / k as f64 * (0.6 + r.below(100) as f64 / 50.0);
+            let memory = (case % 3 == 0).then_some(n as f64 / 3.0);
+            let cost = r.below(3) as f64 * 0.5;
+            let fast = alloc_core(&inst, frame, cost, memory, &levels, CLASS_TREES);
+            let scan = alloc_core(&inst, frame, cost, memory, &levels, 0);
+            assert_eq!(fast, scan, "case {case}");
+            merged += n - fast.count;
+        }
+        assert!(merged > 1000, "the cases merge: {merged}");
+    }
 }
