@@ -267,16 +267,16 @@ fn parse_speeds(list: &str, k: u32) -> Result<Vec<f64>> {
     let mut speeds = Vec::new();
     for item in items {
         let (speed, count) = match item.split_once(':') {
-            Some((s, n)) => match n.trim().parse::<u32>() {
+            Some((s, n)) => match n.trim().parse::<u64>() {
                 Ok(n) if n >= 1 => (number(s)?, n),
                 _ => bail!(
-                    "--speeds: \"{}\" needs a count of processors of at least 1 after ':'",
+                    "--speeds: \"{}\" needs a whole count of processors of at least 1 after ':'",
                     item.trim()
                 ),
             },
-            None => (number(item)?, 1),
+            None => (number(item)?, 1u64),
         };
-        if speeds.len() as u64 + u64::from(count) > u64::from(k) {
+        if (speeds.len() as u64).saturating_add(count) > u64::from(k) {
             bail!("--speeds gives more than the {k} processors");
         }
         speeds.extend(std::iter::repeat_n(speed, count as usize));
@@ -288,6 +288,17 @@ fn parse_speeds(list: &str, k: u32) -> Result<Vec<f64>> {
         );
     }
     Ok(speeds)
+}
+
+/// A speed for the report: at most 4 decimals, or in scientific notation when tiny or
+/// huge.
+fn show_speed(s: f64) -> String {
+    if (1e-3..1e6).contains(&s) {
+        let t = format!("{s:.4}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{s:.3e}")
+    }
 }
 
 /// Whether the processors run at different speeds.
@@ -324,6 +335,9 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
         algorithm
     );
     match r.step1 {
+        _ if algorithm.starts_with("assignment ") => {
+            outln!("steps 1-3: skipped (the assignment is given)")
+        }
         Some((target, frame, count)) => outln!(
             "step 1: {} clusters at T = {:.6} (assigned parallelism {})",
             count,
@@ -348,9 +362,9 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
             .iter()
             .map(|&(s, n)| {
                 if n == 1 {
-                    format!("{s}")
+                    show_speed(s)
                 } else {
-                    format!("{s}:{n}")
+                    format!("{}:{n}", show_speed(s))
                 }
             })
             .collect();
@@ -364,8 +378,8 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
             outln!(
                 "processor speeds: {} runs from {} to {} (listed by -f json; T_seq on the fastest)",
                 list.len(),
-                slowest,
-                m.fastest()
+                show_speed(slowest),
+                show_speed(m.fastest())
             );
         }
     }
@@ -386,7 +400,7 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
     // a speed column when the processors differ
     let speed = |p: usize| {
         if mixed(m) {
-            format!("{:>7}  ", m.speeds[p])
+            format!("{:>9}  ", show_speed(m.speeds[p]))
         } else {
             String::new()
         }
@@ -394,7 +408,7 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
     outln!(
         "{:>4}  {}{:>9}  {:>9}  modules",
         "id",
-        if mixed(m) { "  speed  " } else { "" },
+        if mixed(m) { "    speed  " } else { "" },
         "total (%)",
         "proc (%)"
     );
@@ -432,7 +446,7 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
         "{:>4}  {}{:>9.2}  {:>9.2}",
         "avg",
         if mixed(m) {
-            " ".repeat(9)
+            " ".repeat(11)
         } else {
             String::new()
         },

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use taskmap::report::{render_evaluation, render_map_report, MapReport};
+use taskmap::report::{render_evaluation, render_map_report, InitialReport, MapReport};
 use taskmap::{
     evaluate, AlgorithmSpec, Architecture, Capacities, EvalOptions, Mapping, MappingFormat, PeId,
     Problem, RunContext, TaskGraph,
@@ -112,6 +112,12 @@ struct MapArgs {
     /// or one line per task with its PE or -1; task ids 0-based (drb and multilevel).
     #[arg(long, value_name = "FILE")]
     fixed: Option<PathBuf>,
+    /// Refine this mapping instead of mapping from scratch (multilevel, one run): its
+    /// balance repaired if broken, then the k-way refiner and V-cycles, never worse than
+    /// it; the report gives its f_C and the tasks moved. Scotch's `.map` format or one PE
+    /// per line.
+    #[arg(long, value_name = "FILE")]
+    initial: Option<PathBuf>,
     /// Print the effective configuration as JSON and exit (after reading and checking the
     /// graph, the target and the constraints, as a run would).
     #[arg(long)]
@@ -434,6 +440,8 @@ struct MapConfig<'a> {
     epsilon: f64,
     capacities: Option<String>,
     fixed: Option<String>,
+    /// `--initial`: the mapping refined.
+    initial: Option<String>,
     output: Option<String>,
     /// `--time-limit`, in seconds.
     time_limit: Option<f64>,
@@ -567,6 +575,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
                 a.fixed.as_ref(),
                 a.constraints.capacities.as_ref(),
                 target.as_ref(),
+                a.initial.as_ref(),
             ],
         )?;
     }
@@ -605,6 +614,20 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
         )?);
         problem.check_with_fixed()?;
     }
+    // --initial: the mapping to refine, and the multilevel mapper that refines it.
+    let refine = match &a.initial {
+        None => None,
+        Some(path) => {
+            let AlgorithmSpec::Multilevel(spec) = &algorithm else {
+                bail!(
+                    "--initial applies to -A multilevel, not to {}",
+                    algorithm.name()
+                );
+            };
+            let given = Mapping::read_for(path, problem.graph.num_tasks(), k)?;
+            Some((spec.to_mapper(), given, path))
+        }
+    };
     let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
     if a.dump_config {
         let graph = a
@@ -627,6 +650,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
                 .map(|p| p.display().to_string())
                 .or(a.constraints.capacity.clone()),
             fixed: a.fixed.as_ref().map(|p| p.display().to_string()),
+            initial: a.initial.as_ref().map(|p| p.display().to_string()),
             output: a.output.as_ref().map(|p| p.display().to_string()),
             time_limit: a.time_limit,
         };
@@ -647,10 +671,14 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     }
     let phase = std::sync::Arc::new(std::sync::Mutex::new(String::from("start")));
     ctx.progress = Some(phase.clone());
-    if a.time_limit.is_some() && !algorithm.honours_deadline() {
+    if a.time_limit.is_some() && (refine.is_some() || !algorithm.honours_deadline()) {
         errln!(
             "taskmap: warning: --time-limit applies to pnp and to multilevel with population=2 or more; {} ignores it",
-            algorithm.name()
+            if refine.is_some() {
+                "refining a mapping (--initial)"
+            } else {
+                algorithm.name()
+            }
         );
     }
     let mapper = algorithm.build();
@@ -660,11 +688,33 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
         .map(|secs| t0 + std::time::Duration::from_secs_f64(secs));
     let mapping = {
         let _progress = Progress::start(phase, !a.quiet);
-        mapper.map(&problem, &mut ctx)?
+        match &refine {
+            Some((ml, given, _)) => ml.refine_mapping(&problem, given, &mut ctx)?,
+            None => mapper.map(&problem, &mut ctx)?,
+        }
     };
     let map_time = t0.elapsed();
     let opts = eval_options(&problem, &a.constraints);
     let evaluation = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
+    let initial = match &refine {
+        Some((_, given, path)) => {
+            let before = evaluate(&problem.graph, problem.arch.as_ref(), given, &opts)?;
+            let moved: Vec<u32> = (0..problem.graph.num_tasks() as u32)
+                .filter(|&t| given.pe(t) != mapping.pe(t))
+                .collect();
+            Some(InitialReport {
+                file: path.display().to_string(),
+                comm_cost: before.comm_cost,
+                feasible: before.feasible(),
+                moved_tasks: moved.len() as u64,
+                moved_weight: moved
+                    .iter()
+                    .map(|&t| problem.graph.vertex_weight(t, 0))
+                    .sum(),
+            })
+        }
+        None => None,
+    };
     if let Some(out) = &a.output {
         mapping
             .write(out, MappingFormat::from_path(out))
@@ -699,6 +749,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             .collect(),
         map_time_ms: map_time.as_secs_f64() * 1e3,
         evaluation,
+        initial,
     };
     match a.format {
         OutputFormat::Human => out!("{}", render_map_report(&report)),

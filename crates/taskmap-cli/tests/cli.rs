@@ -1571,12 +1571,16 @@ fn amap_bad_inputs_exit_2() {
             "--speeds gives more than the 2 processors",
         ),
         (
+            vec!["amap", &model, "-k", "2", "--speeds", "1:99999999999"],
+            "--speeds gives more than the 2 processors",
+        ),
+        (
             vec!["amap", &model, "-k", "2", "--speeds", "0"],
             "--speeds: a speed must be a number above 0, not \"0\"",
         ),
         (
             vec!["amap", &model, "-k", "2", "--speeds", "2:0"],
-            "\"2:0\" needs a count of processors of at least 1",
+            "\"2:0\" needs a whole count of processors of at least 1",
         ),
         (
             vec!["amap", &model, "-k", "2", "--speeds", "inf"],
@@ -1639,6 +1643,7 @@ fn amap_speeds_and_given_assignments() {
     for key in ["t_seq", "t_par", "t_real", "processor_of", "delay"] {
         assert_eq!(mapped[key], scored[key], "{key}");
     }
+    assert_eq!(scored["reduced"], false, "no step ran");
     // one processor three times faster: the speed-blind assignment scored on it, and the
     // mapper told the speeds.
     let blind_fast = run(&["--assignment", blind, "--speeds", "3,1:3"]);
@@ -1691,5 +1696,93 @@ fn amap_speeds_and_given_assignments() {
         stderr(&o)
     );
     assert!(stdout(&o).contains("T_REAL"));
+    assert!(stdout(&o).contains("steps 1-3: skipped (the assignment is given)"));
     assert_eq!(args("8").status.code(), Some(0));
+}
+
+#[test]
+fn map_refines_an_initial_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = fixture("delaunay_n10.graph");
+    let start = dir.path().join("start.map");
+    let start = start.to_str().unwrap();
+    let out = dir.path().join("out.pes");
+    let out = out.to_str().unwrap();
+    // a poor start: contiguous blocks of task ids
+    let o = taskmap(&[
+        "map",
+        "-g",
+        &g,
+        "-a",
+        "torus:4x4",
+        "-A",
+        "block",
+        "-o",
+        start,
+        "-f",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = json(&o)["evaluation"]["comm_cost"].as_u64().unwrap();
+    let o = taskmap(&[
+        "map",
+        "-g",
+        &g,
+        "-a",
+        "torus:4x4",
+        "--initial",
+        start,
+        "-o",
+        out,
+        "-f",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    let after = r["evaluation"]["comm_cost"].as_u64().unwrap();
+    assert_eq!(r["initial"]["comm_cost"].as_u64(), Some(before));
+    assert!(after < before, "{after} >= {before}");
+    // the moved count is the number of tasks whose PE differs between the two files
+    let read = |p: &str, scotch: bool| -> Vec<u32> {
+        let text = std::fs::read_to_string(p).unwrap();
+        let lines = text.lines().skip(usize::from(scotch));
+        lines
+            .map(|l| l.split_whitespace().last().unwrap().parse().unwrap())
+            .collect()
+    };
+    let (a, b) = (read(start, true), read(out, false));
+    let moved = a.iter().zip(&b).filter(|(x, y)| x != y).count() as u64;
+    assert_eq!(r["initial"]["moved_tasks"].as_u64(), Some(moved));
+    assert!(moved > 0);
+    // refining the result again moves nothing it cannot improve, and the human report
+    // names the start
+    let o = taskmap(&["map", "-g", &g, "-a", "torus:4x4", "--initial", out]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("initial mapping") && stdout(&o).contains("tasks moved"),
+        "{}",
+        stdout(&o)
+    );
+    // refused: another algorithm, the memetic mode, a malformed or mismatched file
+    let bad = dir.path().join("bad.pes");
+    std::fs::write(&bad, "0\n1\nx\n").unwrap();
+    let short = dir.path().join("short.pes");
+    std::fs::write(&short, "0\n1\n").unwrap();
+    for (args, want) in [
+        (
+            vec!["-A", "drb", "--initial", start],
+            "--initial applies to -A multilevel",
+        ),
+        (
+            vec!["-A", "multilevel,population=2", "--initial", start],
+            "population is not supported",
+        ),
+        (vec!["--initial", bad.to_str().unwrap()], "bad.pes:3:1"),
+        (vec!["--initial", short.to_str().unwrap()], "short.pes"),
+        (vec!["--initial", start, "-o", start], "is the input file"),
+    ] {
+        let o = taskmap(&[&["map", "-g", &g, "-a", "torus:4x4"][..], &args[..]].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+    }
 }

@@ -19,6 +19,21 @@ pub struct MapReport {
     /// Total wall time of the mapper in milliseconds.
     pub map_time_ms: f64,
     pub evaluation: Evaluation,
+    /// The mapping refined, when one was given (`taskmap map --initial`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial: Option<InitialReport>,
+}
+
+/// The mapping a run refined, against the result.
+#[derive(Clone, Debug, Serialize)]
+pub struct InitialReport {
+    pub file: String,
+    /// Its f_C, and whether it met the constraints.
+    pub comm_cost: u64,
+    pub feasible: bool,
+    /// Tasks on another PE in the result, and their weight (first constraint).
+    pub moved_tasks: u64,
+    pub moved_weight: u64,
 }
 
 /// The human table of an evaluation, in the spirit of Scotch's `gmtst`.
@@ -127,6 +142,21 @@ pub fn render_map_report(r: &MapReport) -> String {
         let _ = write!(s, "  {} {:.3} ms", phase, ms);
     }
     let _ = writeln!(s);
+    if let Some(i) = &r.initial {
+        let _ = writeln!(
+            s,
+            "initial mapping {}: comm cost f_C {}{}; {} tasks moved (vertex weight {})",
+            i.file,
+            i.comm_cost,
+            if i.feasible {
+                ""
+            } else {
+                " (outside the constraints)"
+            },
+            i.moved_tasks,
+            i.moved_weight
+        );
+    }
     s.push_str(&render_evaluation(&r.evaluation));
     s
 }

@@ -768,6 +768,42 @@ fn a_fast_processor_takes_its_share() {
 }
 
 #[test]
+fn pairs_refused_for_a_fast_processor_are_tried_again() {
+    // A chain A(8) -> B(8) -> C(18) -> E(18), links 10, 1, 5; two processors of speed 4
+    // and one of speed 1, two clusters asked. C-E needs a fast processor while A-B holds
+    // one; once A, B and C merge, E fits on the other. Without trying C-E again the
+    // clusters were {A}, {B, C, E}: T_PAR 11 (found by review).
+    let names = ["A", "B", "C", "E"];
+    let g = PrecedenceGraph {
+        names: names.iter().map(|s| s.to_string()).collect(),
+        time: vec![8.0, 8.0, 18.0, 18.0],
+        memory: vec![0.0; 4],
+        input: vec![Logic::And; 4],
+        output: vec![Logic::And; 4],
+        links: [(0, 1, 10.0), (1, 2, 1.0), (2, 3, 5.0)]
+            .iter()
+            .map(|&(from, to, itus)| Link {
+                from,
+                to,
+                itus,
+                prob: 1.0,
+            })
+            .collect(),
+    };
+    let det = g.deterministic().unwrap();
+    let par = ParallelMatrix::new(&g, &det).unwrap();
+    let m = machine(3, "ideal", 0.0)
+        .with_speeds(vec![4.0, 4.0, 1.0])
+        .unwrap();
+    let params = AllocParams {
+        parallelism: Some(2),
+        ..AllocParams::default()
+    };
+    let r = algorithm_mapper(&g, &det, Some(&par), &m, &params).unwrap();
+    assert!(r.t_par <= 9.0, "{}", r.t_par);
+}
+
+#[test]
 fn step_three_assignment_is_the_best_bottleneck() {
     use taskmap::mappers::alloc::assign;
     fn permutations(k: usize, f: &mut impl FnMut(&[usize])) {

@@ -1325,3 +1325,125 @@ fn uniform_distances_only_on_complete_targets() {
         assert_eq!(dist.uniform(), uniform, "{spec}");
     }
 }
+
+/// `refine_mapping` (`taskmap map --initial`): from a balanced mapping it is never
+/// worse; from an unbalanced one it returns a balanced one; pins are kept; the result
+/// depends on the seed only; its f_C is the naive recomputation; it improves a poor
+/// start; bad inputs are refused.
+#[test]
+fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
+    use taskmap::problem::FREE;
+    let mut improved = 0;
+    for (gi, (g, spec)) in [
+        (gen::random_geometric(2000, 7.0, 5), "torus:6x6"),
+        (
+            weighted(&gen::random_graph(1500, 4.0, 7), 7, 1),
+            "mesh:4x4x2",
+        ),
+        (gen::grid(&[40, 40], false), "tree:4:4/1:10"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut problem = Problem::new(g, arch(spec));
+        let n = problem.graph.num_tasks();
+        let k = problem.arch.pe_count();
+        // every 50th task pinned to PE (task mod k)
+        let fixed: Vec<u32> = (0..n as u32)
+            .map(|t| if t % 50 == 0 { t % k } else { FREE })
+            .collect();
+        problem.fixed = Some(fixed.clone());
+        let ml = MultilevelMapper::default();
+        // starts: a balanced random mapping (pins in place), a poor greedy one, and
+        // everything on PE 0 (unbalanced)
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(gi as u64);
+        let bound = load_bounds(&problem);
+        let dist = DistTable::new(problem.arch.as_ref());
+        // a random balanced mapping with the pins in place: tasks dealt round robin in a
+        // random order, pins set, the balance repaired, then random moves that keep it
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.shuffle(&mut rng);
+        let mut dealt = vec![0u32; n];
+        for (i, &t) in order.iter().enumerate() {
+            dealt[t as usize] = if fixed[t as usize] != FREE {
+                fixed[t as usize]
+            } else {
+                i as u32 % k
+            };
+        }
+        let mut st = KwayState::new(&problem.graph, &dist, &bound, dealt).with_fixed(&fixed);
+        rebalance(&mut st);
+        random_balanced_start(&mut st, &mut rng);
+        assert!(st.is_balanced());
+        let random = st.part.clone();
+        // contiguous blocks of task ids, balanced, pins not in place
+        let blocks = AlgorithmSpec::Block
+            .build()
+            .map(
+                &Problem::new(problem.graph.clone(), arch(spec)),
+                &mut RunContext::new(1),
+            )
+            .unwrap();
+        for (name, start) in [
+            ("random", taskmap::Mapping::new(pes(&random))),
+            ("blocks", blocks),
+            ("all on 0", taskmap::Mapping::new(vec![PeId(0); n])),
+        ] {
+            let before = eval_eps(&problem, &start);
+            let mut ctx = RunContext::new(9);
+            let out = ml.refine_mapping(&problem, &start, &mut ctx).unwrap();
+            let again = ml
+                .refine_mapping(&problem, &start, &mut RunContext::new(9))
+                .unwrap();
+            assert_eq!(out, again, "graph {gi} {name}: same seed, same result");
+            let after = eval_eps(&problem, &out);
+            assert_eq!(after.balanced, Some(true), "graph {gi} {name}");
+            let part: Vec<u32> = out.as_slice().iter().map(|p| p.0).collect();
+            assert_eq!(
+                after.comm_cost,
+                comm_cost(&problem.graph, problem.arch.as_ref(), out.as_slice())
+            );
+            for (t, &f) in fixed.iter().enumerate() {
+                if f != FREE {
+                    assert_eq!(part[t], f, "graph {gi} {name}: pin of task {t}");
+                }
+            }
+            if before.balanced == Some(true) {
+                let pinned_ok = fixed
+                    .iter()
+                    .enumerate()
+                    .all(|(t, &f)| f == FREE || start.pe(t as u32).0 == f);
+                if pinned_ok {
+                    assert!(
+                        after.comm_cost <= before.comm_cost,
+                        "graph {gi} {name}: {} > {}",
+                        after.comm_cost,
+                        before.comm_cost
+                    );
+                    improved += usize::from(after.comm_cost < before.comm_cost);
+                }
+            }
+        }
+    }
+    assert!(improved >= 2, "refining improved only {improved} starts");
+    // bad inputs
+    let problem = Problem::new(gen::grid(&[10, 10], false), arch("torus:2x2"));
+    let short = taskmap::Mapping::new(vec![PeId(0); 99]);
+    let ml = MultilevelMapper::default();
+    assert!(ml
+        .refine_mapping(&problem, &short, &mut RunContext::new(0))
+        .is_err());
+    let out_of_range = taskmap::Mapping::new(vec![PeId(4); 100]);
+    assert!(ml
+        .refine_mapping(&problem, &out_of_range, &mut RunContext::new(0))
+        .is_err());
+    let evo: AlgorithmSpec = "multilevel,population=2".parse().unwrap();
+    let AlgorithmSpec::Multilevel(s) = evo else {
+        unreachable!()
+    };
+    let fine = taskmap::Mapping::new(vec![PeId(0); 100]);
+    assert!(s
+        .to_mapper()
+        .refine_mapping(&problem, &fine, &mut RunContext::new(0))
+        .is_err());
+}

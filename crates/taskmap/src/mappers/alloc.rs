@@ -36,7 +36,7 @@
 //!   fastest processor and under Hall's condition (for every speed, the clusters that fit
 //!   on no slower processor are at most the processors that fast), and step 3 becomes the
 //!   assignment with the least longest time ([`assign`]).
-//! * **Schedule**: every module runs once for `m'_i` plus the communication time of its
+//! * **Schedule**: every module runs once for `m'_i / speed` plus the communication time of its
 //!   ITUs to modules on other processors (the processor is busy while it transfers), when
 //!   all its predecessors in the precedence DAG have finished; an idle processor takes its
 //!   ready module first in topological order ([`ScheduleSim`]).
@@ -113,20 +113,26 @@ impl Machine {
     /// above 0 (a module of time `m'` runs in `m' / speed`; communication does not
     /// depend on them).
     pub fn with_speeds(mut self, speeds: Vec<f64>) -> Result<Self, Error> {
-        if speeds.len() != self.processors as usize {
+        self.speeds = speeds;
+        self.check_speeds()?;
+        Ok(self)
+    }
+
+    /// One speed per processor, each finite and above 0.
+    fn check_speeds(&self) -> Result<(), Error> {
+        if self.speeds.len() != self.processors as usize {
             return Err(Error::Config(format!(
                 "{} processor speeds given for {} processors",
-                speeds.len(),
+                self.speeds.len(),
                 self.processors
             )));
         }
-        if let Some(s) = speeds.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
+        if let Some(s) = self.speeds.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
             return Err(Error::Config(format!(
                 "a processor's speed must be finite and above 0, not {s}"
             )));
         }
-        self.speeds = speeds;
-        Ok(self)
+        Ok(())
     }
 
     /// The fastest speed.
@@ -158,8 +164,11 @@ pub struct SpeedLevels {
 }
 
 impl SpeedLevels {
-    /// The levels of these speeds (any order).
+    /// The levels of these speeds (any order; none: [`SpeedLevels::uniform`]).
     pub fn new(speeds: &[f64]) -> Self {
+        if speeds.is_empty() {
+            return Self::uniform();
+        }
         let mut s = speeds.to_vec();
         s.sort_by(|a, b| b.total_cmp(a));
         let mut speed: Vec<f64> = Vec::new();
@@ -490,6 +499,20 @@ struct Work<'a> {
 
 const NO_ROW: u32 = u32::MAX;
 
+/// Whether two clusters may merge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// They fit together.
+    Fits,
+    /// Their time exceeds the frame (it may drop when they shed communication).
+    Time,
+    /// They would take a fast processor another cluster needs (Hall's condition; later
+    /// merges may free one).
+    Hall,
+    /// Never: memory or `Δ` (both only grow).
+    Never,
+}
+
 impl Work<'_> {
     /// Whether some member of cluster `c` can run in parallel with module `m`.
     fn parallel_to(&self, c: usize, m: usize) -> bool {
@@ -504,16 +527,15 @@ impl Work<'_> {
         self.adj[a].get(&(b as u32)).copied().unwrap_or(0.0)
     }
 
-    /// Whether clusters `a` and `b` may merge: time, memory, `Δ`.
+    /// Whether clusters `a` and `b` may merge: time, memory, `Δ`, Hall's condition.
     fn fits(&self, a: usize, b: usize) -> bool {
-        self.too_long(a, b) == Some(false)
+        self.verdict(a, b) == Verdict::Fits
     }
 
-    /// `None` if clusters `a` and `b` may never merge (memory or `Δ`: both only grow),
-    /// `Some(true)` if their merged time exceeds the frame, `Some(false)` if they may merge.
-    fn too_long(&self, a: usize, b: usize) -> Option<bool> {
+    /// Whether clusters `a` and `b` may merge, and if not, why.
+    fn verdict(&self, a: usize, b: usize) -> Verdict {
         if self.mem[a] + self.mem[b] > self.cap {
-            return None;
+            return Verdict::Never;
         }
         let (row, other) = if self.members[a].len() >= self.members[b].len() {
             (a, b)
@@ -525,13 +547,13 @@ impl Work<'_> {
                 .iter()
                 .any(|&m| self.parallel_to(row, m as usize))
         {
-            return None;
+            return Verdict::Never;
         }
         let w = self.weight(a, b);
         let proc = self.proc[a] + self.proc[b];
         let comm = (self.ext[a] + self.ext[b] - 2.0 * w).max(0.0) * self.itu_cost;
         if proc / self.fastest + comm > self.limit {
-            return Some(true);
+            return Verdict::Time;
         }
         // With several speeds, the merged cluster must leave a processor for every
         // cluster that needs a fast one.
@@ -539,10 +561,10 @@ impl Work<'_> {
             let c = self.levels.class(proc, comm, self.limit).unwrap_or(0);
             let held = self.class[a].min(self.class[b]) as usize;
             if slack.min_in(c, held) < 1 {
-                return Some(true);
+                return Verdict::Hall;
             }
         }
-        Some(false)
+        Verdict::Fits
     }
 
     /// Time of cluster `c` on the fastest processor.
@@ -825,20 +847,40 @@ fn alloc_core(
             (None, _) => heap.pop(),
         }
     };
-    while let Some(pair) = pop(&mut heap) {
-        let (a, b) = (pair.a as usize, pair.b as usize);
-        if !w.alive[a] || !w.alive[b] || w.adj[a].get(&pair.b) != Some(&pair.w) {
-            continue;
+    // Pairs refused for Hall's condition, tried again (after the others) once merges
+    // have freed processors, until a pass merges nothing.
+    let mut held: Vec<(u32, u32)> = Vec::new();
+    loop {
+        let mut merged = false;
+        while let Some(pair) = pop(&mut heap) {
+            let (a, b) = (pair.a as usize, pair.b as usize);
+            if !w.alive[a] || !w.alive[b] || w.adj[a].get(&pair.b) != Some(&pair.w) {
+                continue;
+            }
+            match w.verdict(a, b) {
+                Verdict::Fits => {
+                    w.merge(a, b, Some(&mut heap));
+                    merged = true;
+                }
+                Verdict::Time => {
+                    w.refused[a].push(b as u32);
+                    w.refused[b].push(a as u32);
+                }
+                Verdict::Hall => held.push((pair.a, pair.b)),
+                Verdict::Never => {}
+            }
         }
-        match w.too_long(a, b) {
-            Some(false) => {
-                w.merge(a, b, Some(&mut heap));
+        if held.is_empty() || !merged {
+            break;
+        }
+        for (a, b) in held.drain(..) {
+            if let (true, true, Some(&wt)) = (
+                w.alive[a as usize],
+                w.alive[b as usize],
+                w.adj[a as usize].get(&b),
+            ) {
+                heap.push(Pair { w: wt, a, b });
             }
-            Some(true) => {
-                w.refused[a].push(b as u32);
-                w.refused[b].push(a as u32);
-            }
-            None => {}
         }
     }
     // Without Δ (step 2), pairs without communication between them merge too: first fit,
@@ -1147,9 +1189,7 @@ pub fn evaluate_assignment(
         )));
     }
     let modules = Instance::of_modules(g, det, None);
-    let mut r = evaluate(g, det, &modules, machine, processor)?;
-    r.reduced = true;
-    Ok(r)
+    evaluate(g, det, &modules, machine, processor)
 }
 
 /// The first processor whose modules need more memory than it has, with that need.
@@ -1187,16 +1227,12 @@ fn check_inputs(
         .analyse(1e6)
         .delay
         .max(machine.model.analyse(0.0).delay);
+    // the speeds as with_speeds checks them (the field is public)
+    machine.check_speeds()?;
     let slowest = machine.speeds.iter().copied().fold(f64::INFINITY, f64::min);
     let t_seq: f64 = det.time.iter().sum::<f64>() / slowest;
-    if machine.speeds.len() != machine.processors as usize {
-        return Err(Error::Config(format!(
-            "{} processor speeds for {} processors",
-            machine.speeds.len(),
-            machine.processors
-        )));
-    }
-    if !(t_seq + total_volume * machine.itu_time * worst).is_finite() {
+    // with the frame search's margin (its first frame)
+    if !((t_seq + total_volume * machine.itu_time * worst) * 1.01 + 1.0).is_finite() {
         return Err(Error::Config(
             "the processing and communication times add up beyond the largest float (about 1.8e308)".into(),
         ));
@@ -1956,9 +1992,11 @@ mod tests {
             let inst = Instance::build(proc.clone(), mem, pairs.into_iter(), None);
             let k = 2 + r.below(12) as usize;
             let palette = [0.5, 1.0, 1.5, 2.0, 3.0, 4.0];
-            let speeds: Vec<f64> = (0..k)
-                .map(|_| palette[r.below(1 + case as u64 % 6) as usize])
+            let mut speeds: Vec<f64> = (0..k)
+                .map(|_| palette[r.below(2 + case as u64 % 5) as usize])
                 .collect();
+            speeds[0] = 4.0; // at least two levels
+            speeds[1] = 1.0;
             let levels = SpeedLevels::new(&speeds);
             let work: f64 = proc.iter().sum();
             let frame = work / k as f64 * (0.6 + r.below(100) as f64 / 50.0);

@@ -1002,6 +1002,50 @@ impl Mapper for MultilevelMapper {
     }
 }
 
+impl MultilevelMapper {
+    /// Improves a given mapping (ours; KaHIP and Mt-KaHyPar refine an input partition
+    /// likewise): fixed tasks go to their PEs, a broken balance is repaired, the k-way
+    /// refiner runs on the input graph, then V-cycles (the configuration's `vcycles`, at
+    /// least one) coarsen inside the PEs and refine every level on the way down, each
+    /// kept when no worse. The result is never worse than the input after those two
+    /// repairs, in (unbalanced, f_C) order. One run: the memetic mode is refused.
+    pub fn refine_mapping(
+        &self,
+        problem: &Problem,
+        initial: &Mapping,
+        ctx: &mut RunContext,
+    ) -> Result<Mapping, Error> {
+        problem.check_with_fixed()?;
+        if self.population >= 2 {
+            return Err(Error::Config(
+                "multilevel: refining a given mapping is one run; population is not supported with it".into(),
+            ));
+        }
+        initial.check(problem.graph.num_tasks(), problem.arch.as_ref())?;
+        let inst = instance(problem);
+        let large = large_config(self, problem);
+        let cfg = large.as_ref().unwrap_or(self);
+        let dist = ctx.timed("distance-table", |_| DistTable::new(inst.arch));
+        let mut part: Vec<u32> = initial.as_slice().iter().map(|p| p.0).collect();
+        for (t, &f) in inst.fixed.iter().enumerate() {
+            if f != FREE {
+                part[t] = f;
+            }
+        }
+        let part = ctx.timed("refine", |ctx| {
+            let mut st =
+                KwayState::new(inst.graph, &dist, &inst.bound, part).with_fixed(inst.fixed);
+            if !st.is_balanced() {
+                rebalance(&mut st);
+            }
+            cfg.refiner.refine(&mut st, &mut ctx.rng);
+            st.part
+        });
+        let part = vcycles(cfg, &inst, &dist, part, cfg.vcycles.max(1), ctx);
+        Ok(Mapping::new(part.into_iter().map(PeId).collect()))
+    }
+}
+
 /// One level of the hierarchy: a coarse graph, the cluster of every finer task, and the
 /// PE every coarse task is fixed to (empty when no task is fixed).
 struct Level {
@@ -1650,23 +1694,36 @@ struct Instance<'a> {
 }
 
 fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContext) -> Vec<u32> {
-    let inst = Instance {
+    let inst = instance(problem);
+    match large_config(cfg, problem) {
+        Some(large) => map_or_evolve(&large, &inst, ctx),
+        None => map_or_evolve(cfg, &inst, ctx),
+    }
+}
+
+/// The whole problem as the mapper sees it.
+fn instance(problem: &Problem) -> Instance<'_> {
+    Instance {
         graph: &problem.graph,
         arch: problem.arch.as_ref(),
         whole: true,
         epsilon: problem.epsilon,
         fixed: problem.fixed.as_deref().unwrap_or(&[]),
         bound: load_bounds(problem),
-    };
-    if problem.graph.num_tasks() > PAIR_MAX_TASKS
-        && (cfg.refiner.pair_rounds > 0 || cfg.bipartitioner.coarse_islands)
-    {
-        let mut large = cfg.clone();
-        large.refiner.pair_rounds = 0;
-        large.bipartitioner.coarse_islands = false;
-        return map_or_evolve(&large, &inst, ctx);
     }
-    map_or_evolve(cfg, &inst, ctx)
+}
+
+/// Above [`PAIR_MAX_TASKS`] tasks: the configuration without pairwise rounds and coarse
+/// island removal, when it has them.
+fn large_config(cfg: &MultilevelMapper, problem: &Problem) -> Option<MultilevelMapper> {
+    (problem.graph.num_tasks() > PAIR_MAX_TASKS
+        && (cfg.refiner.pair_rounds > 0 || cfg.bipartitioner.coarse_islands))
+        .then(|| {
+            let mut large = cfg.clone();
+            large.refiner.pair_rounds = 0;
+            large.bipartitioner.coarse_islands = false;
+            large
+        })
 }
 
 /// The memetic mapper ([`evolve`]) with a population of at least 2, else one run.
@@ -1964,13 +2021,8 @@ fn map_instance_with(
     dist: &DistTable<'_>,
     ctx: &mut RunContext,
 ) -> Vec<u32> {
-    let (arch, graph, fixed0, bound) = (inst.arch, inst.graph, inst.fixed, &inst.bound);
-    let k = arch.pe_count() as usize;
-
+    let (graph, fixed0, bound) = (inst.graph, inst.fixed, &inst.bound);
     let (mut part, matching_kept) = coarsen_and_map(cfg, inst, dist, ctx);
-    let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
-        uncoarsen(cfg, levels, graph, fixed0, dist, bound, part, rng)
-    };
     // After multisection the levels are mapped already (refining them again lowered
     // f_C by 0.09 % on the 63 small tree runs, for 14 % more time).
     if cfg.group_levels && !cfg.multisection && fixed0.is_empty() {
@@ -1992,43 +2044,60 @@ fn map_instance_with(
     // Not after a probe kept the matching's hierarchy: on the million-task grids the
     // cycle gained 0.1-0.3 % for 40 % more time (label propagation's, on the netlist, 2.3 %).
     if cfg.vcycles > 0 && !matching_kept {
-        ctx.timed("v-cycles", |ctx| {
-            let target = cfg.vcycle_per_pe.saturating_mul(k).max(cfg.min_coarsest);
-            let mcw = max_cluster_weights(cfg, graph, bound, k, target);
-            // (unbalanced, f_C) of a mapping, which is handed back.
-            let score = |p: Vec<u32>| scored(graph, dist, bound, p);
-            let (mut best, p) = score(std::mem::take(&mut part));
-            part = p;
-            let cycles = cfg
-                .vcycles
-                .min(VCYCLE_WORK / graph.num_tasks().max(1))
-                .max(1);
-            for _ in 0..cycles {
-                let levels = coarsen_levels(
-                    cfg,
-                    cfg.vcycle_coarsening,
-                    graph,
-                    fixed0,
-                    &part,
-                    target,
-                    &mcw,
-                    &mut ctx.rng,
-                );
-                let Some(top) = levels.last() else { break };
-                let mut st = KwayState::new(&top.graph, dist, bound, top.part.clone())
-                    .with_fixed(&top.fixed);
-                cfg.refiner.refine(&mut st, &mut ctx.rng);
-                let (sc, cand) = score(unc(&levels, st.part, &mut ctx.rng));
-                if sc <= best {
-                    part = cand;
-                }
-                if sc >= best {
-                    break;
-                }
-                best = sc;
-            }
-        });
+        part = vcycles(cfg, inst, dist, part, cfg.vcycles, ctx);
     }
+    part
+}
+
+/// Up to `count` V-cycles from `part` (fewer on large graphs: at most
+/// `VCYCLE_WORK / n`, at least one), each kept when no worse in (unbalanced, f_C); stops
+/// at the first that does not improve.
+fn vcycles(
+    cfg: &MultilevelMapper,
+    inst: &Instance<'_>,
+    dist: &DistTable<'_>,
+    mut part: Vec<u32>,
+    count: usize,
+    ctx: &mut RunContext,
+) -> Vec<u32> {
+    let (graph, fixed0, bound) = (inst.graph, inst.fixed, &inst.bound);
+    let k = inst.arch.pe_count() as usize;
+    let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
+        uncoarsen(cfg, levels, graph, fixed0, dist, bound, part, rng)
+    };
+    ctx.timed("v-cycles", |ctx| {
+        let target = cfg.vcycle_per_pe.saturating_mul(k).max(cfg.min_coarsest);
+        let mcw = max_cluster_weights(cfg, graph, bound, k, target);
+        // (unbalanced, f_C) of a mapping, which is handed back.
+        let score = |p: Vec<u32>| scored(graph, dist, bound, p);
+        let (mut best, p) = score(std::mem::take(&mut part));
+        part = p;
+        let cycles = count.min(VCYCLE_WORK / graph.num_tasks().max(1)).max(1);
+        for _ in 0..cycles {
+            let levels = coarsen_levels(
+                cfg,
+                cfg.vcycle_coarsening,
+                graph,
+                fixed0,
+                &part,
+                target,
+                &mcw,
+                &mut ctx.rng,
+            );
+            let Some(top) = levels.last() else { break };
+            let mut st =
+                KwayState::new(&top.graph, dist, bound, top.part.clone()).with_fixed(&top.fixed);
+            cfg.refiner.refine(&mut st, &mut ctx.rng);
+            let (sc, cand) = score(unc(&levels, st.part, &mut ctx.rng));
+            if sc <= best {
+                part = cand;
+            }
+            if sc >= best {
+                break;
+            }
+            best = sc;
+        }
+    });
     part
 }
 
