@@ -112,10 +112,11 @@ struct MapArgs {
     /// or one line per task with its PE or -1; task ids 0-based (drb and multilevel).
     #[arg(long, value_name = "FILE")]
     fixed: Option<PathBuf>,
-    /// Refine this mapping instead of mapping from scratch (multilevel, one run): its
-    /// balance repaired if broken, then the k-way refiner and V-cycles, never worse than
-    /// it; the report gives its f_C and the tasks moved. Scotch's `.map` format or one PE
-    /// per line.
+    /// Refine this mapping instead of mapping from scratch (multilevel, one run): pinned
+    /// tasks moved to their PEs, a broken balance repaired (or a new run made when single
+    /// moves cannot), then the k-way refiner and V-cycles; never worse than a balanced
+    /// input with its pins in place. The report gives its f_C and the tasks moved.
+    /// Scotch's `.map` format or one PE per line.
     #[arg(long, value_name = "FILE")]
     initial: Option<PathBuf>,
     /// Print the effective configuration as JSON and exit (after reading and checking the
@@ -624,8 +625,12 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
                     algorithm.name()
                 );
             };
+            let ml = spec.to_mapper();
+            if ml.population >= 2 {
+                bail!("multilevel: refining a given mapping is one run; population is not supported with it");
+            }
             let given = Mapping::read_for(path, problem.graph.num_tasks(), k)?;
-            Some((spec.to_mapper(), given, path))
+            Some((ml, given, path))
         }
     };
     let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
@@ -707,10 +712,14 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
                 comm_cost: before.comm_cost,
                 feasible: before.feasible(),
                 moved_tasks: moved.len() as u64,
-                moved_weight: moved
-                    .iter()
-                    .map(|&t| problem.graph.vertex_weight(t, 0))
-                    .sum(),
+                moved_weight: (0..problem.graph.ncon())
+                    .map(|c| {
+                        moved
+                            .iter()
+                            .map(|&t| problem.graph.vertex_weight(t, c))
+                            .sum()
+                    })
+                    .collect(),
             })
         }
         None => None,

@@ -1754,8 +1754,22 @@ fn map_refines_an_initial_mapping() {
     let moved = a.iter().zip(&b).filter(|(x, y)| x != y).count() as u64;
     assert_eq!(r["initial"]["moved_tasks"].as_u64(), Some(moved));
     assert!(moved > 0);
-    // refining the result again moves nothing it cannot improve, and the human report
-    // names the start
+    // refining the result again is no worse, and the human report names the start
+    let o = taskmap(&[
+        "map",
+        "-g",
+        &g,
+        "-a",
+        "torus:4x4",
+        "--initial",
+        out,
+        "-f",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let again = json(&o);
+    assert_eq!(again["initial"]["comm_cost"].as_u64(), Some(after));
+    assert!(again["evaluation"]["comm_cost"].as_u64().unwrap() <= after);
     let o = taskmap(&["map", "-g", &g, "-a", "torus:4x4", "--initial", out]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
@@ -1763,6 +1777,20 @@ fn map_refines_an_initial_mapping() {
         "{}",
         stdout(&o)
     );
+    // the memetic mode is refused before --dump-config prints anything
+    let o = taskmap(&[
+        "map",
+        "-g",
+        &g,
+        "-a",
+        "torus:4x4",
+        "-A",
+        "multilevel,population=2",
+        "--initial",
+        start,
+        "--dump-config",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     // refused: another algorithm, the memetic mode, a malformed or mismatched file
     let bad = dir.path().join("bad.pes");
     std::fs::write(&bad, "0\n1\nx\n").unwrap();

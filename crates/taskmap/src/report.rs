@@ -31,9 +31,9 @@ pub struct InitialReport {
     /// Its f_C, and whether it met the constraints.
     pub comm_cost: u64,
     pub feasible: bool,
-    /// Tasks on another PE in the result, and their weight (first constraint).
+    /// Tasks on another PE in the result, and their weight (one sum per vertex weight).
     pub moved_tasks: u64,
-    pub moved_weight: u64,
+    pub moved_weight: Vec<u64>,
 }
 
 /// The human table of an evaluation, in the spirit of Scotch's `gmtst`.
@@ -155,6 +155,10 @@ pub fn render_map_report(r: &MapReport) -> String {
             },
             i.moved_tasks,
             i.moved_weight
+                .iter()
+                .map(|w| w.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     s.push_str(&render_evaluation(&r.evaluation));

@@ -1376,7 +1376,7 @@ fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
         random_balanced_start(&mut st, &mut rng);
         assert!(st.is_balanced());
         let random = st.part.clone();
-        // contiguous blocks of task ids, balanced, pins not in place
+        // contiguous blocks of task ids, the pins then set and the balance repaired
         let blocks = AlgorithmSpec::Block
             .build()
             .map(
@@ -1384,6 +1384,16 @@ fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
                 &mut RunContext::new(1),
             )
             .unwrap();
+        let mut blocks: Vec<u32> = blocks.as_slice().iter().map(|p| p.0).collect();
+        for (t, &f) in fixed.iter().enumerate() {
+            if f != FREE {
+                blocks[t] = f;
+            }
+        }
+        let mut st = KwayState::new(&problem.graph, &dist, &bound, blocks).with_fixed(&fixed);
+        rebalance(&mut st);
+        assert!(st.is_balanced());
+        let blocks = taskmap::Mapping::new(pes(&st.part));
         for (name, start) in [
             ("random", taskmap::Mapping::new(pes(&random))),
             ("blocks", blocks),
@@ -1399,10 +1409,6 @@ fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
             let after = eval_eps(&problem, &out);
             assert_eq!(after.balanced, Some(true), "graph {gi} {name}");
             let part: Vec<u32> = out.as_slice().iter().map(|p| p.0).collect();
-            assert_eq!(
-                after.comm_cost,
-                comm_cost(&problem.graph, problem.arch.as_ref(), out.as_slice())
-            );
             for (t, &f) in fixed.iter().enumerate() {
                 if f != FREE {
                     assert_eq!(part[t], f, "graph {gi} {name}: pin of task {t}");
@@ -1425,7 +1431,26 @@ fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
             }
         }
     }
-    assert!(improved >= 2, "refining improved only {improved} starts");
+    assert!(improved >= 4, "refining improved only {improved} starts");
+    // Single moves cannot balance a path of weights 3, 3, 2, 2, 2 on two PEs at ε = 0
+    // from 0 1 0 0 1 (loads 7 and 5; every move overshoots): a new run does (found by
+    // review).
+    let path = taskmap_graph::TaskGraph::from_csr(
+        vec![0, 1, 3, 5, 7, 8],
+        vec![1, 0, 2, 1, 3, 2, 4, 3],
+        vec![1; 8],
+        vec![3, 3, 2, 2, 2],
+        1,
+    )
+    .unwrap();
+    let mut problem = Problem::new(path, arch("complete:2"));
+    problem.epsilon = 0.0;
+    let start = taskmap::Mapping::new(pes(&[0, 1, 0, 0, 1]));
+    assert_eq!(eval_eps(&problem, &start).balanced, Some(false));
+    let out = MultilevelMapper::default()
+        .refine_mapping(&problem, &start, &mut RunContext::new(0))
+        .unwrap();
+    assert_eq!(eval_eps(&problem, &out).balanced, Some(true), "{out:?}");
     // bad inputs
     let problem = Problem::new(gen::grid(&[10, 10], false), arch("torus:2x2"));
     let short = taskmap::Mapping::new(vec![PeId(0); 99]);

@@ -1004,11 +1004,13 @@ impl Mapper for MultilevelMapper {
 
 impl MultilevelMapper {
     /// Improves a given mapping (ours; KaHIP and Mt-KaHyPar refine an input partition
-    /// likewise): fixed tasks go to their PEs, a broken balance is repaired, the k-way
-    /// refiner runs on the input graph, then V-cycles (the configuration's `vcycles`, at
-    /// least one) coarsen inside the PEs and refine every level on the way down, each
-    /// kept when no worse. The result is never worse than the input after those two
-    /// repairs, in (unbalanced, f_C) order. One run: the memetic mode is refused.
+    /// likewise): fixed tasks go to their PEs, a broken balance is repaired by single
+    /// moves, the k-way refiner runs on the input graph, then V-cycles (the
+    /// configuration's `vcycles`, at least one) coarsen inside the PEs and refine every
+    /// level on the way down, each kept when no worse. The result is never worse than the
+    /// input after those two repairs, in (unbalanced, f_C) order; when it is still
+    /// unbalanced, a new run is made too and the better kept. The refiner may move tasks
+    /// at equal f_C to even the loads. One run: the memetic mode is refused.
     pub fn refine_mapping(
         &self,
         problem: &Problem,
@@ -1041,7 +1043,17 @@ impl MultilevelMapper {
             cfg.refiner.refine(&mut st, &mut ctx.rng);
             st.part
         });
-        let part = vcycles(cfg, &inst, &dist, part, cfg.vcycles.max(1), ctx);
+        let mut part = vcycles(cfg, &inst, &dist, part, cfg.vcycles.max(1), ctx);
+        // Single moves could not repair the balance: a new run too, the better kept.
+        let (sc, p) = scored(inst.graph, &dist, &inst.bound, part);
+        part = p;
+        if sc.0 {
+            let fresh = map_instance_with(cfg, &inst, &dist, ctx);
+            let (fc, fresh) = scored(inst.graph, &dist, &inst.bound, fresh);
+            if fc < sc {
+                part = fresh;
+            }
+        }
         Ok(Mapping::new(part.into_iter().map(PeId).collect()))
     }
 }
