@@ -618,6 +618,8 @@ fn spec_parsing() {
         "combines=x",
         "population=4,batch=0",
         "population=4,batch=1025",
+        "anneal=1000001",
+        "anneal=-1",
     ] {
         let e = format!("multilevel,{bad}")
             .parse::<AlgorithmSpec>()
@@ -639,6 +641,12 @@ fn spec_parsing() {
     assert_eq!(m.coarsening, Coarsening::OrderedMatching);
     assert_eq!(m.alt_coarsening, None);
     assert_eq!(m.vcycle_coarsening, Coarsening::HeavyEdgeMatching);
+    let an: AlgorithmSpec = "multilevel,anneal=50".parse().unwrap();
+    let AlgorithmSpec::Multilevel(ans) = &an else {
+        panic!("not multilevel")
+    };
+    assert_eq!(ans.to_mapper().anneal, 50);
+    assert_eq!(MultilevelMapper::default().anneal, 0);
     let g: AlgorithmSpec = "multilevel,groups=0".parse().unwrap();
     let AlgorithmSpec::Multilevel(gs) = &g else {
         panic!("not multilevel")
@@ -1471,4 +1479,43 @@ fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
         .to_mapper()
         .refine_mapping(&problem, &fine, &mut RunContext::new(0))
         .is_err());
+}
+
+/// `anneal` runs after the mapping: with the same seed it is never worse than the plain
+/// run, respects hard capacities, and improves somewhere (with few proposals per task it
+/// may improve nothing: the walk has no time to come back below its start).
+#[test]
+fn annealing_the_final_mapping_is_never_worse() {
+    let mut improved = 0;
+    for (g, spec, cap) in [
+        (gen::random_geometric(1500, 6.0, 8), "torus:6x6", 50),
+        (
+            weighted(&gen::random_graph(800, 4.0, 9), 9, 1),
+            "mesh:4x4",
+            0,
+        ),
+        (gen::grid(&[30, 30], false), "tree:4:4/1:10", 0),
+    ] {
+        let mut problem = Problem::new(g, arch(spec));
+        if cap > 0 {
+            problem.capacities = Some(taskmap::Capacities::uniform(
+                problem.arch.pe_count(),
+                &[cap],
+            ));
+            problem.epsilon = 0.5;
+        }
+        for seed in 0..2 {
+            let cost = |alg: &str| {
+                let spec: AlgorithmSpec = alg.parse().unwrap();
+                check_balanced(&problem, spec.build().as_ref(), seed)
+            };
+            let (plain, annealed) = (cost("multilevel"), cost("multilevel,anneal=3000"));
+            assert!(
+                annealed <= plain,
+                "{spec} seed {seed}: {annealed} > {plain}"
+            );
+            improved += usize::from(annealed < plain);
+        }
+    }
+    assert!(improved >= 3, "annealing improved {improved} of 6 runs");
 }

@@ -225,6 +225,9 @@
 //!    equal to a member is made again with each coarsest cluster moved at random with
 //!    probability 1/10); the child replaces the worst member when no worse and new. Never
 //!    worse than one run with the same seed on one thread.
+//! 7. **Annealing** (`anneal` > 0 proposals per task, see [`crate::multilevel::anneal`]):
+//!    simulated annealing of the final mapping on the input graph, the best mapping met
+//!    kept.
 //!
 //! Presets are functions that edit the default configuration: [`MultilevelMapper::fast`],
 //! [`MultilevelMapper::default`], [`MultilevelMapper::strong`].
@@ -455,6 +458,10 @@ pub struct MultilevelMapper {
     /// Recombinations drawn and run together, in parallel (`None`:
     /// [`evolve::COMBINE_BATCH`]); the mapping depends on it, not on the thread count.
     pub combine_batch: Option<usize>,
+    /// Simulated annealing of the final mapping, this many proposals per task (0: off;
+    /// see [`crate::multilevel::anneal`]).
+    #[serde(default)]
+    pub anneal: u64,
 }
 
 impl Default for MultilevelMapper {
@@ -502,6 +509,7 @@ impl Default for MultilevelMapper {
             population: 1,
             combines: None,
             combine_batch: None,
+            anneal: 0,
         }
     }
 }
@@ -693,6 +701,9 @@ pub struct MultilevelSpec {
     /// Memetic mode: recombinations run together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<usize>,
+    /// Annealing of the final mapping: proposals per task (0: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anneal: Option<u64>,
 }
 
 /// Parses `key=value` parameters, giving a [`Error::Config`] that names the algorithm.
@@ -792,6 +803,9 @@ impl MultilevelSpec {
             "batch" => {
                 self.batch = Some(parse_count("multilevel", key, value, evolve::MAX_BATCH)?)
             }
+            "anneal" => {
+                self.anneal = Some(parse_at_most("multilevel", key, value, MAX_ANNEAL)? as u64)
+            }
             "flow" => self.flow = Some(parse_usize("multilevel", key, value)?),
             "pair_flow" | "pair-flow" => {
                 self.pair_flow = Some(parse_usize("multilevel", key, value)?)
@@ -852,7 +866,7 @@ impl MultilevelSpec {
             }
             _ => {
                 return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, probe, unwrap, vcycles, groups, both, spread, multisection, pairs, islands, top_per_pe, top_runs, top_coarse_tries, population, combines, batch",
+                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, probe, unwrap, vcycles, groups, both, spread, multisection, pairs, islands, top_per_pe, top_runs, top_coarse_tries, population, combines, batch, anneal",
                     key
                 )))
             }
@@ -969,6 +983,9 @@ impl MultilevelSpec {
         if let Some(v) = self.batch {
             m.combine_batch = Some(v);
         }
+        if let Some(v) = self.anneal {
+            m.anneal = v;
+        }
         if let Some(v) = self.spread {
             m.bipartitioner.more_tries_spread = if v == 0 { 0.0 } else { 1.0 + v as f64 / 100.0 };
         }
@@ -1043,7 +1060,8 @@ impl MultilevelMapper {
             cfg.refiner.refine(&mut st, &mut ctx.rng);
             st.part
         });
-        let mut part = vcycles(cfg, &inst, &dist, part, cfg.vcycles.max(1), ctx);
+        let part = vcycles(cfg, &inst, &dist, part, cfg.vcycles.max(1), ctx);
+        let mut part = anneal_final(cfg, &inst, part, ctx);
         // Single moves could not repair the balance: a new run too, the better kept.
         let (sc, p) = scored(inst.graph, &dist, &inst.bound, part);
         part = p;
@@ -1707,10 +1725,33 @@ struct Instance<'a> {
 
 fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContext) -> Vec<u32> {
     let inst = instance(problem);
-    match large_config(cfg, problem) {
+    let part = match large_config(cfg, problem) {
         Some(large) => map_or_evolve(&large, &inst, ctx),
         None => map_or_evolve(cfg, &inst, ctx),
+    };
+    anneal_final(cfg, &inst, part, ctx)
+}
+
+/// Most annealing proposals per task (`anneal`).
+pub const MAX_ANNEAL: usize = 1_000_000;
+
+/// The final mapping annealed for `cfg.anneal` proposals per task (when positive).
+fn anneal_final(
+    cfg: &MultilevelMapper,
+    inst: &Instance<'_>,
+    part: Vec<u32>,
+    ctx: &mut RunContext,
+) -> Vec<u32> {
+    if cfg.anneal == 0 {
+        return part;
     }
+    ctx.timed("anneal", |ctx| {
+        let dist = DistTable::new(inst.arch);
+        let mut st = KwayState::new(inst.graph, &dist, &inst.bound, part).with_fixed(inst.fixed);
+        let proposals = cfg.anneal.saturating_mul(inst.graph.num_tasks() as u64);
+        crate::multilevel::anneal::anneal(&mut st, proposals, &mut ctx.rng);
+        st.part
+    })
 }
 
 /// The whole problem as the mapper sees it.

@@ -5,6 +5,7 @@
 //!
 //! The mappers themselves live in [`crate::mappers::drb`] and [`crate::mappers::multilevel`].
 
+pub mod anneal;
 pub mod bipart;
 pub mod coarsen;
 pub mod dist;
