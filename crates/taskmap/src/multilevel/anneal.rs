@@ -119,11 +119,59 @@ fn propose(state: &mut KwayState<'_>, near: &[Vec<u32>], rng: &mut impl Rng) -> 
     })
 }
 
-fn take(state: &mut KwayState<'_>, pr: &Proposal) {
-    let p = state.part[pr.v as usize];
-    state.apply(pr.v, pr.q);
-    if let Some(y) = pr.swap {
-        state.apply(y, p);
+/// The best mapping met, kept as the tasks moved since it was last met (so a new best
+/// costs the moves since the last, not a copy of the whole mapping).
+struct Best {
+    part: Vec<u32>,
+    dirty: Vec<u32>,
+    is_dirty: Vec<bool>,
+}
+
+impl Best {
+    fn new(part: &[u32]) -> Self {
+        Best {
+            part: part.to_vec(),
+            dirty: Vec::new(),
+            is_dirty: vec![false; part.len()],
+        }
+    }
+
+    /// Takes a proposal, noting the tasks it moves.
+    fn take(&mut self, state: &mut KwayState<'_>, pr: &Proposal) {
+        let p = state.part[pr.v as usize];
+        state.apply(pr.v, pr.q);
+        self.touch(pr.v);
+        if let Some(y) = pr.swap {
+            state.apply(y, p);
+            self.touch(y);
+        }
+    }
+
+    fn touch(&mut self, v: u32) {
+        if !self.is_dirty[v as usize] {
+            self.is_dirty[v as usize] = true;
+            self.dirty.push(v);
+        }
+    }
+
+    /// The current mapping is the new best.
+    fn record(&mut self, state: &KwayState<'_>) {
+        for &v in &self.dirty {
+            self.part[v as usize] = state.part[v as usize];
+            self.is_dirty[v as usize] = false;
+        }
+        self.dirty.clear();
+    }
+
+    /// Puts the best mapping back into `state`.
+    fn restore(&mut self, state: &mut KwayState<'_>) {
+        for &v in &self.dirty {
+            if state.part[v as usize] != self.part[v as usize] {
+                state.apply(v, self.part[v as usize]);
+            }
+            self.is_dirty[v as usize] = false;
+        }
+        self.dirty.clear();
     }
 }
 
@@ -151,7 +199,7 @@ pub fn anneal(state: &mut KwayState<'_>, proposals: u64, rng: &mut impl Rng) -> 
     let rise = sum as f64 / ups as f64;
     let start = state.comm_cost();
     let (mut cost, mut best) = (start, start);
-    let mut best_part = state.part.clone();
+    let mut kept = Best::new(&state.part);
     // Rounds from hot to cool, each from the best mapping so far: the first starts at
     // the mean rise with half the proposals, each next at half the temperature of the
     // one before with half the proposals left (the last two share the rest).
@@ -160,11 +208,7 @@ pub fn anneal(state: &mut KwayState<'_>, proposals: u64, rng: &mut impl Rng) -> 
         let per_round = proposals >> share;
         let cool = (1.0f64 / 64.0).powf(1.0 / per_round.max(1) as f64);
         if round > 0 {
-            for v in 0..best_part.len() {
-                if state.part[v] != best_part[v] {
-                    state.apply(v as u32, best_part[v]);
-                }
-            }
+            kept.restore(state);
             cost = best;
         }
         let mut t = rise / f64::from(1u32 << round);
@@ -174,20 +218,16 @@ pub fn anneal(state: &mut KwayState<'_>, proposals: u64, rng: &mut impl Rng) -> 
                 continue;
             };
             if pr.rise <= 0 || rng.gen::<f64>() < (-(pr.rise as f64) / t).exp() {
-                take(state, &pr);
+                kept.take(state, &pr);
                 cost = (cost as i64 + pr.rise) as u64;
                 if cost < best {
                     best = cost;
-                    best_part.copy_from_slice(&state.part);
+                    kept.record(state);
                 }
             }
         }
     }
-    for v in 0..best_part.len() {
-        if state.part[v] != best_part[v] {
-            state.apply(v as u32, best_part[v]);
-        }
-    }
+    kept.restore(state);
     start - best
 }
 
