@@ -128,9 +128,9 @@ struct MapArgs {
     quiet: bool,
     /// Stop improving after this many seconds (the step running then finishes): the
     /// multilevel mapper's memetic mode (`population` >= 2) builds no more members after
-    /// its first round and stops recombining; pnp ends its GRASP runs (after the first) and
-    /// its annealing. Other algorithms ignore it (with a warning). The mapping then depends
-    /// on the machine's speed.
+    /// its first round and stops recombining, and its annealing (`anneal`) stops; pnp ends
+    /// its GRASP runs (after the first) and its annealing. Other algorithms ignore it (with
+    /// a warning). The mapping then depends on the machine's speed.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     time_limit: Option<f64>,
     #[command(flatten)]
@@ -676,11 +676,11 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     }
     let phase = std::sync::Arc::new(std::sync::Mutex::new(String::from("start")));
     ctx.progress = Some(phase.clone());
-    if a.time_limit.is_some() && (refine.is_some() || !algorithm.honours_deadline()) {
+    if a.time_limit.is_some() && !algorithm.honours_deadline() {
         errln!(
-            "taskmap: warning: --time-limit applies to pnp and to multilevel with population=2 or more; {} ignores it",
+            "taskmap: warning: --time-limit applies to pnp and to multilevel with population=2 or more or anneal; {} ignores it",
             if refine.is_some() {
-                "refining a mapping (--initial)"
+                "refining a mapping (--initial) without anneal"
             } else {
                 algorithm.name()
             }

@@ -338,6 +338,19 @@ fn check_balanced(problem: &Problem, mapper: &dyn Mapper, seed: u64) -> u64 {
     eval.comm_cost
 }
 
+/// `problem` with a hard capacity `cap` on every PE (0: none); the capacities bind, not
+/// the imbalance.
+fn with_capacity(mut problem: Problem, cap: u64) -> Problem {
+    if cap > 0 {
+        problem.capacities = Some(taskmap::Capacities::uniform(
+            problem.arch.pe_count(),
+            &[cap],
+        ));
+        problem.epsilon = 0.5;
+    }
+    problem
+}
+
 #[test]
 fn drb_and_multilevel_are_balanced_on_every_target() {
     let graphs = [
@@ -373,15 +386,7 @@ fn memetic_mode_never_worse_than_one_run() {
     .into_iter()
     .enumerate()
     {
-        let mut problem = Problem::new(g, arch(spec));
-        if cap > 0 {
-            problem.capacities = Some(taskmap::Capacities::uniform(
-                problem.arch.pe_count(),
-                &[cap],
-            ));
-            // The capacities bind, not the imbalance.
-            problem.epsilon = 0.5;
-        }
+        let problem = with_capacity(Problem::new(g, arch(spec)), cap);
         let cost = |alg: &str, seed: u64| {
             let spec: AlgorithmSpec = alg.parse().unwrap();
             check_balanced(&problem, spec.build().as_ref(), seed)
@@ -1496,14 +1501,7 @@ fn annealing_the_final_mapping_is_never_worse() {
         ),
         (gen::grid(&[30, 30], false), "tree:4:4/1:10", 0),
     ] {
-        let mut problem = Problem::new(g, arch(spec));
-        if cap > 0 {
-            problem.capacities = Some(taskmap::Capacities::uniform(
-                problem.arch.pe_count(),
-                &[cap],
-            ));
-            problem.epsilon = 0.5;
-        }
+        let problem = with_capacity(Problem::new(g, arch(spec)), cap);
         for seed in 0..2 {
             let cost = |alg: &str| {
                 let spec: AlgorithmSpec = alg.parse().unwrap();

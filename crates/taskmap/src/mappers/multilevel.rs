@@ -1061,7 +1061,7 @@ impl MultilevelMapper {
             st.part
         });
         let part = vcycles(cfg, &inst, &dist, part, cfg.vcycles.max(1), ctx);
-        let mut part = anneal_final(cfg, &inst, part, ctx);
+        let mut part = anneal_final(cfg, &inst, &dist, part, ctx);
         // Single moves could not repair the balance: a new run too, the better kept.
         let (sc, p) = scored(inst.graph, &dist, &inst.bound, part);
         part = p;
@@ -1729,16 +1729,22 @@ fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContex
         Some(large) => map_or_evolve(&large, &inst, ctx),
         None => map_or_evolve(cfg, &inst, ctx),
     };
-    anneal_final(cfg, &inst, part, ctx)
+    if cfg.anneal == 0 {
+        return part;
+    }
+    let dist = DistTable::new(inst.arch);
+    anneal_final(cfg, &inst, &dist, part, ctx)
 }
 
 /// Most annealing proposals per task (`anneal`).
 pub const MAX_ANNEAL: usize = 1_000_000;
 
-/// The final mapping annealed for `cfg.anneal` proposals per task (when positive).
+/// The final mapping annealed for `cfg.anneal` proposals per task (when positive),
+/// until the run's deadline at most.
 fn anneal_final(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
+    dist: &DistTable<'_>,
     part: Vec<u32>,
     ctx: &mut RunContext,
 ) -> Vec<u32> {
@@ -1746,10 +1752,9 @@ fn anneal_final(
         return part;
     }
     ctx.timed("anneal", |ctx| {
-        let dist = DistTable::new(inst.arch);
-        let mut st = KwayState::new(inst.graph, &dist, &inst.bound, part).with_fixed(inst.fixed);
+        let mut st = KwayState::new(inst.graph, dist, &inst.bound, part).with_fixed(inst.fixed);
         let proposals = cfg.anneal.saturating_mul(inst.graph.num_tasks() as u64);
-        crate::multilevel::anneal::anneal(&mut st, proposals, &mut ctx.rng);
+        crate::multilevel::anneal::anneal(&mut st, proposals, ctx.deadline, &mut ctx.rng);
         st.part
     })
 }

@@ -18,6 +18,8 @@
 //! the bounds hold throughout, and fixed tasks never move. Each proposal costs the
 //! degrees of the tasks it moves.
 
+use std::time::Instant;
+
 use rand::Rng;
 
 use super::refine::KwayState;
@@ -28,22 +30,38 @@ const NEAR: usize = 64;
 /// Annealing rounds, each from the best mapping so far and at half the temperature.
 const ROUNDS: u32 = 4;
 
-/// A PE's nearest others (at the smallest positive distance from it), at most [`NEAR`].
-fn nearest(state: &KwayState<'_>) -> Vec<Vec<u32>> {
-    let k = state.dist.k();
-    (0..k)
-        .map(|p| {
+/// Each PE's nearest others (at the smallest positive distance from it), found the
+/// first time a proposal needs them: at most [`NEAR`] of them, spread evenly over the
+/// PE numbers. O(k) distance calls per PE asked for.
+struct Near {
+    lists: Vec<Option<Vec<u32>>>,
+}
+
+impl Near {
+    fn new(k: u32) -> Self {
+        Near {
+            lists: vec![None; k as usize],
+        }
+    }
+
+    fn of(&mut self, state: &KwayState<'_>, p: u32) -> &[u32] {
+        self.lists[p as usize].get_or_insert_with(|| {
+            let k = state.dist.k();
             let d = (0..k)
                 .filter(|&q| q != p)
                 .map(|q| state.dist.get(p, q))
                 .min()
                 .unwrap_or(0);
-            (0..k)
+            let all: Vec<u32> = (0..k)
                 .filter(|&q| q != p && state.dist.get(p, q) == d)
-                .take(NEAR)
-                .collect()
+                .collect();
+            if all.len() <= NEAR {
+                all
+            } else {
+                (0..NEAR).map(|i| all[i * all.len() / NEAR]).collect()
+            }
         })
-        .collect()
+    }
 }
 
 /// A proposal: moving `v` to `q`, or swapping it with `u` (on `q`), and the rise of `f_C`.
@@ -54,18 +72,19 @@ struct Proposal {
     rise: i64,
 }
 
-/// Draws a proposal (`None`: nothing to propose this time).
-fn propose(state: &mut KwayState<'_>, near: &[Vec<u32>], rng: &mut impl Rng) -> Option<Proposal> {
-    let n = state.graph.num_tasks() as u32;
-    let v = rng.gen_range(0..n);
+/// Draws a proposal for one of the `tasks` (`None`: nothing to propose this time).
+fn propose(
+    state: &mut KwayState<'_>,
+    tasks: &[u32],
+    near: &mut Near,
+    rng: &mut impl Rng,
+) -> Option<Proposal> {
+    let v = tasks[rng.gen_range(0..tasks.len() as u32) as usize];
     let deg = state.graph.degree(v);
-    if deg == 0 || !state.movable(v) {
-        return None;
-    }
     let u = state.graph.neighbors(v)[rng.gen_range(0..deg)];
     let mut q = state.part[u as usize];
     if rng.gen_range(0..10) >= 7 {
-        let list = &near[q as usize];
+        let list = near.of(state, q);
         if !list.is_empty() {
             q = list[rng.gen_range(0..list.len())];
         }
@@ -95,18 +114,8 @@ fn propose(state: &mut KwayState<'_>, near: &[Vec<u32>], rng: &mut impl Rng) -> 
         return None;
     }
     let (i, &y) = on_q.clone().nth(rng.gen_range(0..count)).expect("in range");
-    let ncon = state.graph.ncon();
-    let ok = (0..ncon).all(|c| {
-        let (wv, wy) = (
-            state.graph.vertex_weight(v, c),
-            state.graph.vertex_weight(y, c),
-        );
-        let lp = state.loads[p as usize * ncon + c];
-        let lq = state.loads[q as usize * ncon + c];
-        lp - wv + wy <= state.bound[p as usize * ncon + c]
-            && lq - wy + wv <= state.bound[q as usize * ncon + c]
-    });
-    if !ok {
+    // (the mapping is balanced, so "does not grow" means "within the bound")
+    if !state.swap_fits(v, y) {
         return None;
     }
     let w = state.graph.edge_weights(v)[i] as i64;
@@ -175,18 +184,28 @@ impl Best {
     }
 }
 
-/// Anneals a balanced mapping for `proposals` proposals; returns how much `f_C` fell
-/// (0 when the mapping is unbalanced: it is left as it is). Deterministic for a given
-/// generator state.
-pub fn anneal(state: &mut KwayState<'_>, proposals: u64, rng: &mut impl Rng) -> u64 {
-    if proposals == 0 || !state.is_balanced() || state.graph.num_edges() == 0 {
+/// Anneals a balanced mapping for `proposals` proposals, or until `deadline` (checked
+/// every 4,096 proposals); returns how much `f_C` fell (0 when the mapping is unbalanced:
+/// it is left as it is). Proposals go to the movable tasks with neighbours. The mapping
+/// depends on the generator's state, and on the deadline when one passes.
+pub fn anneal(
+    state: &mut KwayState<'_>,
+    proposals: u64,
+    deadline: Option<Instant>,
+    rng: &mut impl Rng,
+) -> u64 {
+    let tasks: Vec<u32> = (0..state.graph.num_tasks() as u32)
+        .filter(|&v| state.movable(v) && state.graph.degree(v) > 0)
+        .collect();
+    if proposals == 0 || tasks.is_empty() || !state.is_balanced() {
         return 0;
     }
-    let near = nearest(state);
+    let mut near = Near::new(state.dist.k());
     // T0: the mean rise of a sample of proposals (not taken)
+    let began = Instant::now();
     let (mut sum, mut ups) = (0i64, 0i64);
     for _ in 0..1000 {
-        if let Some(pr) = propose(state, &near, rng) {
+        if let Some(pr) = propose(state, &tasks, &mut near, rng) {
             if pr.rise > 0 {
                 sum += pr.rise;
                 ups += 1;
@@ -196,6 +215,16 @@ pub fn anneal(state: &mut KwayState<'_>, proposals: u64, rng: &mut impl Rng) -> 
     if ups == 0 {
         return 0;
     }
+    // With a deadline, no more proposals than fit before it (at 1.25 times the sample's
+    // time per proposal), so that the walk cools in time.
+    let proposals = match deadline {
+        Some(d) => {
+            let per = began.elapsed().as_secs_f64() / 1000.0 * 1.25;
+            let left = d.saturating_duration_since(Instant::now()).as_secs_f64();
+            proposals.min((left / per.max(1e-9)) as u64)
+        }
+        None => proposals,
+    };
     let rise = sum as f64 / ups as f64;
     let start = state.comm_cost();
     let (mut cost, mut best) = (start, start);
@@ -212,9 +241,12 @@ pub fn anneal(state: &mut KwayState<'_>, proposals: u64, rng: &mut impl Rng) -> 
             cost = best;
         }
         let mut t = rise / f64::from(1u32 << round);
-        for _ in 0..per_round {
+        for i in 0..per_round {
+            if i % 4096 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
             t *= cool;
-            let Some(pr) = propose(state, &near, rng) else {
+            let Some(pr) = propose(state, &tasks, &mut near, rng) else {
                 continue;
             };
             if pr.rise <= 0 || rng.gen::<f64>() < (-(pr.rise as f64) / t).exp() {
@@ -273,7 +305,7 @@ mod tests {
                 assert!(st.is_balanced());
                 let before = st.comm_cost();
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-                let fell = anneal(&mut st, 200 * n, &mut rng);
+                let fell = anneal(&mut st, 200 * n, None, &mut rng);
                 (before, fell, st.part.clone(), st.loads.clone())
             };
             let (before, fell, part, loads) = run(5);
@@ -294,5 +326,21 @@ mod tests {
             improved += usize::from(fell > 0);
         }
         assert!(improved >= 3, "annealing improved {improved} of 4");
+    }
+
+    /// A deadline already passed ends the walk at once, the mapping unchanged, however
+    /// many proposals were asked for.
+    #[test]
+    fn a_passed_deadline_stops_annealing() {
+        let arch = taskmap_arch::parse_arch("torus:4x4").unwrap();
+        let dist = DistTable::new(arch.as_ref());
+        let g = gen::grid(&[20, 20], false);
+        let bound = vec![30u64; 16];
+        let start: Vec<u32> = (0..400u32).map(|t| (t % 20) / 5 + 4 * (t / 100)).collect();
+        let mut st = KwayState::new(&g, &dist, &bound, start.clone());
+        assert!(st.is_balanced());
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let fell = anneal(&mut st, u64::MAX, Some(Instant::now()), &mut rng);
+        assert_eq!((fell, &st.part), (0, &start));
     }
 }

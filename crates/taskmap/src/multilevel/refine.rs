@@ -200,6 +200,25 @@ impl<'a> KwayState<'a> {
         })
     }
 
+    /// Whether `v` and `u` (on different PEs) may swap: each PE stays within its bounds,
+    /// or does not grow.
+    pub fn swap_fits(&self, v: u32, u: u32) -> bool {
+        let (p, q) = (
+            self.part[v as usize] as usize,
+            self.part[u as usize] as usize,
+        );
+        let ncon = self.ncon;
+        (0..ncon).all(|c| {
+            let (wv, wu) = (
+                self.graph.vertex_weight(v, c),
+                self.graph.vertex_weight(u, c),
+            );
+            let (lp, lq) = (self.loads[p * ncon + c], self.loads[q * ncon + c]);
+            (wu <= wv || lp - wv + wu <= self.bound[p * ncon + c])
+                && (wv <= wu || lq - wu + wv <= self.bound[q * ncon + c])
+        })
+    }
+
     /// Whether `p` exceeds a bound.
     #[inline]
     pub fn overloaded(&self, p: u32) -> bool {
@@ -883,7 +902,6 @@ pub fn swap_pass(
     let mut order: Vec<u32> = local_random_order(n, rng);
     order.retain(|&v| state.is_boundary(v));
     let mut gv: Vec<(u32, i64)> = Vec::new();
-    let ncon = state.ncon;
     let mut total = 0i64;
     for &v in &order {
         if !state.movable(v) {
@@ -921,17 +939,7 @@ pub fn swap_pass(
             let g = g_v + g_u - 2 * (w * state.dist.get(p, q)) as i64;
             if g > best.map_or(0, |b| b.1) {
                 // Both PEs must stay within bounds (or not grow).
-                let ok = (0..ncon).all(|c| {
-                    let (wv, wu) = (
-                        state.graph.vertex_weight(v, c),
-                        state.graph.vertex_weight(u, c),
-                    );
-                    let lp = state.loads[p as usize * ncon + c];
-                    let lq = state.loads[q as usize * ncon + c];
-                    (wu <= wv || lp - wv + wu <= state.bound[p as usize * ncon + c])
-                        && (wv <= wu || lq - wu + wv <= state.bound[q as usize * ncon + c])
-                });
-                if ok {
+                if state.swap_fits(v, u) {
                     best = Some((u, g));
                 }
             }
