@@ -243,7 +243,7 @@ fn report(
             serde_json::to_string_pretty(&report_json(g, r, machine, path, label))?
         );
     } else {
-        print_report(g, r, machine, path, label);
+        print_report(g, r, machine, path, label, a.assignment.is_some());
     }
     Ok(())
 }
@@ -301,11 +301,6 @@ fn show_speed(s: f64) -> String {
     }
 }
 
-/// Whether the processors run at different speeds.
-fn mixed(m: &Machine) -> bool {
-    m.speeds.iter().any(|&s| s != m.speeds[0])
-}
-
 /// The bounds `1 ≤ S ≤ T_seq/T_PAR ≤ AP` with the first that fails, if any.
 fn bounds(r: &AmapResult) -> (bool, &'static str) {
     let (s, q, ap) = (r.speedup(), r.t_seq / r.t_par, r.active());
@@ -323,7 +318,16 @@ fn bounds(r: &AmapResult) -> (bool, &'static str) {
     }
 }
 
-fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, algorithm: &str) {
+/// The human report; `given`: the assignment was read, not made (no steps ran).
+fn print_report(
+    g: &PrecedenceGraph,
+    r: &AmapResult,
+    m: &Machine,
+    path: &str,
+    algorithm: &str,
+    given: bool,
+) {
+    let mixed = m.mixed_speeds();
     outln!(
         "{}: {} modules, {} links; {} processors, {}, ITU time {}; {}",
         path,
@@ -335,7 +339,7 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
         algorithm
     );
     match r.step1 {
-        _ if algorithm.starts_with("assignment ") => {
+        _ if given => {
             outln!("steps 1-3: skipped (the assignment is given)")
         }
         Some((target, frame, count)) => outln!(
@@ -349,7 +353,7 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
     if r.reduced {
         outln!("step 2: parallelism reduced (without Δ)");
     }
-    if mixed(m) || m.speeds[0] != 1.0 {
+    if mixed || m.speeds[0] != 1.0 {
         // as --speeds takes them: runs of equal speeds as S:N
         let mut runs: Vec<(f64, usize)> = Vec::new();
         for &s in &m.speeds {
@@ -374,7 +378,7 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
                 list.join(",")
             );
         } else {
-            let slowest = m.speeds.iter().copied().fold(f64::INFINITY, f64::min);
+            let slowest = m.slowest();
             outln!(
                 "processor speeds: {} runs from {} to {} (listed by -f json; T_seq on the fastest)",
                 list.len(),
@@ -399,7 +403,7 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
     );
     // a speed column when the processors differ
     let speed = |p: usize| {
-        if mixed(m) {
+        if mixed {
             format!("{:>9}  ", show_speed(m.speeds[p]))
         } else {
             String::new()
@@ -408,7 +412,7 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
     outln!(
         "{:>4}  {}{:>9}  {:>9}  modules",
         "id",
-        if mixed(m) { "    speed  " } else { "" },
+        if mixed { "    speed  " } else { "" },
         "total (%)",
         "proc (%)"
     );
@@ -445,11 +449,7 @@ fn print_report(g: &PrecedenceGraph, r: &AmapResult, m: &Machine, path: &str, al
     outln!(
         "{:>4}  {}{:>9.2}  {:>9.2}",
         "avg",
-        if mixed(m) {
-            " ".repeat(11)
-        } else {
-            String::new()
-        },
+        if mixed { " ".repeat(11) } else { String::new() },
         tot / k,
         pro / k
     );

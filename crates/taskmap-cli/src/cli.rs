@@ -114,8 +114,8 @@ struct MapArgs {
     fixed: Option<PathBuf>,
     /// Refine this mapping instead of mapping from scratch (multilevel, one run): pinned
     /// tasks moved to their PEs, a broken balance repaired (or a new run made when single
-    /// moves cannot), then the k-way refiner and V-cycles; never worse than a balanced
-    /// input with its pins in place. The report gives its f_C and the tasks moved.
+    /// moves cannot), then the k-way refiner, V-cycles and, with `anneal`, the annealing;
+    /// never worse than a balanced input with its pins in place. The report gives its f_C and the tasks moved.
     /// Scotch's `.map` format or one PE per line.
     #[arg(long, value_name = "FILE")]
     initial: Option<PathBuf>,
@@ -627,7 +627,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             };
             let ml = spec.to_mapper();
             if ml.population >= 2 {
-                bail!("multilevel: refining a given mapping is one run; population is not supported with it");
+                bail!(taskmap::mappers::multilevel::REFINE_ONE_RUN);
             }
             let given = Mapping::read_for(path, problem.graph.num_tasks(), k)?;
             Some((ml, given, path))

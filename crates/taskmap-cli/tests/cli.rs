@@ -383,7 +383,8 @@ fn memetic_mode_and_time_limit() {
     assert!(!err.contains("warning"), "{err}");
     let (_, err) = run(&["--time-limit", "0.5"]);
     assert!(err.contains("--time-limit applies to pnp"), "{err}");
-    // annealing honours the limit, and is never worse than the run it starts from
+    // annealing takes the limit without a warning, and is never worse than the run it
+    // starts from
     let (annealed, err) = run(&["-A", "multilevel,anneal=2000", "--time-limit", "30"]);
     assert!(!err.contains("warning"), "{err}");
     assert!(annealed <= one, "{annealed} > {one}");

@@ -225,7 +225,7 @@ impl AlgorithmSpec {
     }
 
     /// Whether the mapper stops improving at [`RunContext::deadline`]: `pnp`, and
-    /// `multilevel` in its memetic mode (`population` of at least 2).
+    /// `multilevel` in its memetic mode (`population` of at least 2) or with `anneal`.
     pub fn honours_deadline(&self) -> bool {
         match self {
             AlgorithmSpec::Multilevel(s) => {

@@ -737,7 +737,7 @@ fn speeds_results_hold_against_recomputation() {
 
 #[test]
 fn a_fast_processor_takes_its_share() {
-    // 60 independent modules of time 1 (no links) on processors of speeds 3, 1, 1, 1:
+    // 60 independent modules of time 1 (no links) on processors of speeds 1, 3, 1, 1:
     // the shortest frame is 10 (30 modules on the fast one, 10 on each other), against
     // 15 with four processors of speed 1.
     let n = 60;
@@ -771,7 +771,7 @@ fn a_fast_processor_takes_its_share() {
 fn pairs_refused_for_a_fast_processor_are_tried_again() {
     // A chain A(8) -> B(8) -> C(18) -> E(18), links 10, 1, 5; two processors of speed 4
     // and one of speed 1, two clusters asked. C-E needs a fast processor while A-B holds
-    // one; once A, B and C merge, E fits on the other. Without trying C-E again the
+    // one; once A, B and C merge, E fits on the other (T_PAR 8.5). Without trying C-E again the
     // clusters were {A}, {B, C, E}: T_PAR 11 (found by review).
     let names = ["A", "B", "C", "E"];
     let g = PrecedenceGraph {

@@ -1339,10 +1339,11 @@ fn uniform_distances_only_on_complete_targets() {
     }
 }
 
-/// `refine_mapping` (`taskmap map --initial`): from a balanced mapping it is never
-/// worse; from an unbalanced one it returns a balanced one; pins are kept; the result
-/// depends on the seed only; its f_C is the naive recomputation; it improves a poor
-/// start; bad inputs are refused.
+/// `refine_mapping` (`taskmap map --initial`): from a balanced mapping with its pins in
+/// place it is never worse; from an unbalanced one it returns a balanced one; pins are
+/// kept; the result depends on the seed only; it improves at least four of the six
+/// balanced starts; a path that single moves cannot balance comes out balanced; bad
+/// inputs are refused.
 #[test]
 fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
     use taskmap::problem::FREE;

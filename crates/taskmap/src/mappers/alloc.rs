@@ -140,6 +140,16 @@ impl Machine {
         self.speeds.iter().copied().fold(0.0, f64::max)
     }
 
+    /// The slowest speed.
+    pub fn slowest(&self) -> f64 {
+        self.speeds.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+
+    /// Whether the processors run at different speeds.
+    pub fn mixed_speeds(&self) -> bool {
+        self.speeds.iter().any(|&s| s != self.speeds[0])
+    }
+
     /// The mean speed: the machine processes `work` in about `work / (k · mean)`.
     fn mean_speed(&self) -> f64 {
         self.speeds.iter().sum::<f64>() / self.speeds.len().max(1) as f64
@@ -183,7 +193,7 @@ impl SpeedLevels {
         SpeedLevels { speed, upto }
     }
 
-    /// One processor of speed 1 (no constraint between levels).
+    /// Processors of speed 1 only (one level: no constraint between levels).
     pub fn uniform() -> Self {
         SpeedLevels {
             speed: vec![1.0],
@@ -569,7 +579,13 @@ impl Work<'_> {
 
     /// Time of cluster `c` on the fastest processor.
     fn load(&self, c: usize) -> f64 {
-        self.proc[c] / self.fastest + self.ext[c] * self.itu_cost
+        self.time_at(c, self.fastest)
+    }
+
+    /// Time of cluster `c` at `speed`: its processing over the speed plus its
+    /// communication.
+    fn time_at(&self, c: usize, speed: f64) -> f64 {
+        self.proc[c] / speed + self.ext[c] * self.itu_cost
     }
 
     /// Merges the smaller of `a` and `b` into the other; returns the survivor. With a
@@ -702,7 +718,7 @@ impl ClassTrees {
 
     /// Cluster `c`'s slack at level `v`.
     fn slack_at(w: &Work, c: usize, v: usize) -> f64 {
-        w.limit - (w.proc[c] / w.levels.speed[v] + w.ext[c] * w.itu_cost)
+        w.limit - w.time_at(c, w.levels.speed[v])
     }
 
     /// Files cluster `c` in `slot`, under its class.
@@ -740,8 +756,7 @@ impl ClassTrees {
     fn first(&self, w: &Work, from: usize, x: usize) -> Option<usize> {
         let mut best: Option<usize> = None;
         for (l, t) in self.trees.iter().enumerate() {
-            let v = self.q[l];
-            let need = w.proc[x] / w.levels.speed[v] + w.ext[x] * w.itu_cost;
+            let need = w.time_at(x, w.levels.speed[self.q[l]]);
             if let Some(k) = t.first_at_least(from, need) {
                 best = Some(best.map_or(k, |b| b.min(k)));
             }
@@ -886,8 +901,7 @@ fn alloc_core(
     // Without Δ (step 2), pairs without communication between them merge too: first fit,
     // heaviest first.
     let mut rest: Vec<usize> = (0..n).filter(|&i| w.alive[i]).collect();
-    let load = |w: &Work, x: usize| w.load(x);
-    rest.sort_by(|&x, &y| load(&w, y).total_cmp(&load(&w, x)).then(x.cmp(&y)));
+    rest.sort_by(|&x, &y| w.load(y).total_cmp(&w.load(x)).then(x.cmp(&y)));
     let mut kept: Vec<usize> = Vec::new();
     if w.delta.is_some() {
         kept = rest;
@@ -900,29 +914,21 @@ fn alloc_core(
         let mut classes = (w.slack.is_some() && w.levels.speed.len() <= tree_levels)
             .then(|| ClassTrees::new(&w, rest.len()));
         for x in rest {
-            let need = load(&w, x);
+            let need = w.load(x);
+            // the next place from a slot on: for a newcomer that fits on the slowest
+            // processor, among the Hall-safe places only
+            let next = |from: usize| match &classes {
+                Some(t) if w.class[x] as usize == w.levels.speed.len() - 1 => t.first(&w, from, x),
+                _ => slack.first_at_least(from, need),
+            };
             let mut home = None;
             let mut from = 0;
-            match &classes {
-                // a newcomer that fits on the slowest processor: Hall-safe places only
-                Some(t) if w.class[x] as usize == w.levels.speed.len() - 1 => {
-                    while let Some(k) = t.first(&w, from, x) {
-                        if w.fits(kept[k], x) {
-                            home = Some(k);
-                            break;
-                        }
-                        from = k + 1;
-                    }
+            while let Some(k) = next(from) {
+                if w.fits(kept[k], x) {
+                    home = Some(k);
+                    break;
                 }
-                _ => {
-                    while let Some(k) = slack.first_at_least(from, need) {
-                        if w.fits(kept[k], x) {
-                            home = Some(k);
-                            break;
-                        }
-                        from = k + 1;
-                    }
-                }
+                from = k + 1;
             }
             for &c in w.adj[x].keys() {
                 if let Some(&k) = at.get(&c) {
@@ -943,7 +949,7 @@ fn alloc_core(
                 }
             };
             at.insert(kept[k] as u32, k);
-            slack.set(k, w.limit - load(&w, kept[k]));
+            slack.set(k, w.limit - w.load(kept[k]));
             if let Some(t) = &mut classes {
                 t.place(&w, k, kept[k]);
                 t.refresh(&w, &kept);
@@ -966,7 +972,7 @@ fn alloc_core(
         .as_ref()
         .is_none_or(|s| s.min_in(0, usize::MAX) >= 0);
     for (id, &(_, c)) in firsts.iter().enumerate() {
-        feasible &= load(&w, c) <= w.limit && w.mem[c] <= w.cap;
+        feasible &= w.load(c) <= w.limit && w.mem[c] <= w.cap;
         for &m in &w.members[c] {
             cluster[m as usize] = id as u32;
         }
@@ -1043,10 +1049,11 @@ pub fn search_frame(
     let biggest = inst.proc.iter().copied().fold(0.0, f64::max);
     let start_rho = inst.rho(inst.total_comm(), machine);
     let worst_delay = machine.model.analyse(start_rho).delay;
-    let slowest = machine.speeds.iter().copied().fold(f64::INFINITY, f64::min);
     // With this frame every merge fits in time, on any processor: all the work and all
     // the communication.
-    let mut hi = (work / slowest + inst.total_comm() * machine.itu_time * worst_delay) * 1.01 + 1.0;
+    let mut hi = (work / machine.slowest() + inst.total_comm() * machine.itu_time * worst_delay)
+        * 1.01
+        + 1.0;
     let ok = |c: &Clustering| c.feasible && c.count <= target;
     let at_hi = alloc_settled(inst, hi, machine, start_rho);
     if !ok(&at_hi) {
@@ -1229,8 +1236,7 @@ fn check_inputs(
         .max(machine.model.analyse(0.0).delay);
     // the speeds as with_speeds checks them (the field is public)
     machine.check_speeds()?;
-    let slowest = machine.speeds.iter().copied().fold(f64::INFINITY, f64::min);
-    let t_seq: f64 = det.time.iter().sum::<f64>() / slowest;
+    let t_seq: f64 = det.time.iter().sum::<f64>() / machine.slowest();
     // with the frame search's margin (its first frame)
     if !((t_seq + total_volume * machine.itu_time * worst) * 1.01 + 1.0).is_finite() {
         return Err(Error::Config(
@@ -1347,7 +1353,7 @@ fn module_comm(
 /// [`assign`] places the clusters, their communication taken at the delay of the
 /// clustering's load.
 fn step_three(modules: &Instance, machine: &Machine, cluster: Vec<u32>) -> Vec<u32> {
-    if machine.speeds.iter().all(|&s| s == machine.speeds[0]) {
+    if !machine.mixed_speeds() {
         return cluster;
     }
     let count = cluster.iter().map(|&c| c as usize + 1).max().unwrap_or(0);

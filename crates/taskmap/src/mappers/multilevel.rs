@@ -1019,14 +1019,19 @@ impl Mapper for MultilevelMapper {
     }
 }
 
+/// Why [`MultilevelMapper::refine_mapping`] refuses the memetic mode.
+pub const REFINE_ONE_RUN: &str =
+    "multilevel: refining a given mapping is one run; population is not supported with it";
+
 impl MultilevelMapper {
     /// Improves a given mapping (ours; KaHIP and Mt-KaHyPar refine an input partition
     /// likewise): fixed tasks go to their PEs, a broken balance is repaired by single
     /// moves, the k-way refiner runs on the input graph, then V-cycles (the
     /// configuration's `vcycles`, at least one) coarsen inside the PEs and refine every
-    /// level on the way down, each kept when no worse. The result is never worse than the
-    /// input after those two repairs, in (unbalanced, f_C) order; when it is still
-    /// unbalanced, a new run is made too and the better kept. The refiner may move tasks
+    /// level on the way down, each kept when no worse, and with `anneal` the annealing
+    /// (never worse either). The result is never worse than the input after those two
+    /// repairs, in (unbalanced, f_C) order; when it is still unbalanced, a new run is made
+    /// too and the better kept. The refiner may move tasks
     /// at equal f_C to even the loads. One run: the memetic mode is refused.
     pub fn refine_mapping(
         &self,
@@ -1036,9 +1041,7 @@ impl MultilevelMapper {
     ) -> Result<Mapping, Error> {
         problem.check_with_fixed()?;
         if self.population >= 2 {
-            return Err(Error::Config(
-                "multilevel: refining a given mapping is one run; population is not supported with it".into(),
-            ));
+            return Err(Error::Config(REFINE_ONE_RUN.into()));
         }
         initial.check(problem.graph.num_tasks(), problem.arch.as_ref())?;
         let inst = instance(problem);

@@ -64,7 +64,8 @@ impl Near {
     }
 }
 
-/// A proposal: moving `v` to `q`, or swapping it with `u` (on `q`), and the rise of `f_C`.
+/// A proposal: moving `v` to `q`, or swapping it with `swap` (on `q`), and the rise of
+/// `f_C`.
 struct Proposal {
     v: u32,
     q: u32,
@@ -145,8 +146,8 @@ impl Best {
         }
     }
 
-    /// Takes a proposal, noting the tasks it moves.
-    fn take(&mut self, state: &mut KwayState<'_>, pr: &Proposal) {
+    /// Applies a proposal to `state`, noting the tasks it moves.
+    fn apply(&mut self, state: &mut KwayState<'_>, pr: &Proposal) {
         let p = state.part[pr.v as usize];
         state.apply(pr.v, pr.q);
         self.touch(pr.v);
@@ -225,7 +226,7 @@ pub fn anneal(
         }
         None => proposals,
     };
-    let rise = sum as f64 / ups as f64;
+    let t0 = sum as f64 / ups as f64;
     let start = state.comm_cost();
     let (mut cost, mut best) = (start, start);
     let mut kept = Best::new(&state.part);
@@ -240,7 +241,7 @@ pub fn anneal(
             kept.restore(state);
             cost = best;
         }
-        let mut t = rise / f64::from(1u32 << round);
+        let mut t = t0 / f64::from(1u32 << round);
         for i in 0..per_round {
             if i % 4096 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
@@ -250,7 +251,7 @@ pub fn anneal(
                 continue;
             };
             if pr.rise <= 0 || rng.gen::<f64>() < (-(pr.rise as f64) / t).exp() {
-                kept.take(state, &pr);
+                kept.apply(state, &pr);
                 cost = (cost as i64 + pr.rise) as u64;
                 if cost < best {
                     best = cost;
@@ -328,8 +329,9 @@ mod tests {
         assert!(improved >= 3, "annealing improved {improved} of 4");
     }
 
-    /// A deadline already passed ends the walk at once, the mapping unchanged, however
-    /// many proposals were asked for.
+    /// A deadline already passed leaves no proposal to make (the walk is shortened to what
+    /// fits before it), the mapping unchanged, however many proposals were asked for. (The
+    /// check every 4,096 proposals is not reached here.)
     #[test]
     fn a_passed_deadline_stops_annealing() {
         let arch = taskmap_arch::parse_arch("torus:4x4").unwrap();
