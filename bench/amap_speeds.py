@@ -23,8 +23,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from amap_stg import DATA, critical_path  # noqa: E402
-from hetero_stg import read_stg, run  # noqa: E402
+from amap_stg import DATA, stg_case  # noqa: E402
+from hetero_stg import run  # noqa: E402
 
 # (interconnect, processors, speeds as --speeds takes them)
 MACHINES = [("dual-bus", 4, "3,1:3"), ("banyan", 8, "4:2,1:6"), ("multibus:4", 16, "2:4,1:8,0.5:4")]
@@ -58,10 +58,7 @@ def main():
                     rows = []
                     for f in files:
                         path = os.path.join(d, f)
-                        recs = read_stg(path)
-                        cp, work = critical_path(recs)
-                        n = sum(1 for t, _ in recs if t > 0) or 1
-                        itus = max(0, round(ratio * work / n))
+                        cp, work, itus = stg_case(path, ratio)
                         lb = max(cp / max(sp), work / sum(sp))
                         base = ["amap", "--stg", path, "-k", str(k), "--system", system,
                                 "--itus", str(itus), "-f", "json"]

@@ -37,6 +37,15 @@ def critical_path(recs):
     return max(finish), sum(t for t, _ in recs)
 
 
+def stg_case(path, ratio):
+    """(critical path, total time, ITUs per arc) of an STG graph for a communication /
+    computation ratio: itus = round(ratio × mean task time)."""
+    recs = read_stg(path)
+    cp, work = critical_path(recs)
+    n = sum(1 for t, _ in recs if t > 0) or 1
+    return cp, work, max(0, round(ratio * work / n))
+
+
 def amap(path, system, k, itus, alg):
     return run(["amap", "--stg", path, "-k", str(k), "--system", system,
                 "--itus", str(itus), "-A", alg, "-f", "json"])
@@ -59,10 +68,7 @@ def main():
                 rows = []
                 for f in files:
                     path = os.path.join(d, f)
-                    recs = read_stg(path)
-                    cp, work = critical_path(recs)
-                    n = sum(1 for t, _ in recs if t > 0) or 1
-                    itus = max(0, round(ratio * work / n))
+                    cp, work, itus = stg_case(path, ratio)
                     lb = max(cp, work / k)
                     a, ta = amap(path, system, k, itus, "alloc")
                     b, tb = amap(path, system, k, itus, "alloc-ls")
