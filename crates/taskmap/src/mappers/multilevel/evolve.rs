@@ -29,9 +29,11 @@
 //! and a seed drawn beforehand, in parallel on the pool: the result depends on the seed,
 //! `population`, `combines` and `batch`, not on the thread count (raise `batch` to use
 //! more threads than two). A context's deadline (`taskmap map --time-limit`) ends the
-//! population after its first round of members and the combines early; it is checked
-//! between rounds and between batches, so a large `batch` on few threads can overrun it by
-//! that many combines. The result then depends on the machine's speed too.
+//! population after its first round of members (one member per thread) and the combines
+//! early; it is checked between rounds and between batches, so a large `batch` on few
+//! threads can overrun it by that many combines. With a single member built there is no
+//! combine: the result is that member, one plain run. The result then depends on the
+//! machine's speed too.
 
 use std::time::Instant;
 
@@ -93,14 +95,14 @@ pub(super) fn evolve(
     let size = cfg.population;
     let seeds: Vec<u64> = (0..size).map(|i| member_seed(ctx.seed, i)).collect();
     let mut pop: Vec<(Score, Vec<u32>)> = ctx.timed("population", |ctx| {
-        // In rounds of one member per thread (at least two), so a deadline can end the
-        // population early; without one, every member is built and the rounds change
-        // nothing (each member has its own seed).
+        // In rounds of one member per thread, so a deadline can end the population early
+        // (on one thread, after the first member); without one, every member is built
+        // and the rounds change nothing (each member has its own seed).
         let round = ctx
             .pool
             .as_ref()
             .map_or(1, |p| p.current_num_threads())
-            .max(2);
+            .max(if ctx.deadline.is_some() { 1 } else { 2 });
         let mut pop = Vec::with_capacity(size);
         for chunk in seeds.chunks(round) {
             if !pop.is_empty() && past(ctx.deadline) {
@@ -113,12 +115,12 @@ pub(super) fn evolve(
         }
         pop
     });
-    // The first round holds at least two members (`population` ≥ 2), so parents exist.
+    // Parents exist when at least two members were built (a deadline may stop after one).
     let combines = cfg.combines.unwrap_or(COMBINES_PER_MEMBER * size);
     let batch = cfg.combine_batch.unwrap_or(COMBINE_BATCH).max(1);
     ctx.timed("combine", |ctx| {
         let mut done = 0;
-        while done < combines && !past(ctx.deadline) {
+        while done < combines && pop.len() >= 2 && !past(ctx.deadline) {
             let m = batch.min(combines - done);
             let jobs: Vec<(usize, usize, u64)> = (0..m)
                 .map(|_| {
