@@ -1070,6 +1070,7 @@ impl MultilevelMapper {
         part = p;
         if sc.0 {
             let fresh = map_instance_with(cfg, &inst, &dist, ctx);
+            let fresh = anneal_final(cfg, &inst, &dist, fresh, ctx);
             let (fc, fresh) = scored(inst.graph, &dist, &inst.bound, fresh);
             if fc < sc {
                 part = fresh;
