@@ -1729,14 +1729,12 @@ struct Instance<'a> {
 
 fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContext) -> Vec<u32> {
     let inst = instance(problem);
+    // one distance table for the run, its annealing included
+    let dist = ctx.timed("distance-table", |_| DistTable::new(inst.arch));
     let part = match large_config(cfg, problem) {
-        Some(large) => map_or_evolve(&large, &inst, ctx),
-        None => map_or_evolve(cfg, &inst, ctx),
+        Some(large) => map_or_evolve(&large, &inst, &dist, ctx),
+        None => map_or_evolve(cfg, &inst, &dist, ctx),
     };
-    if cfg.anneal == 0 {
-        return part;
-    }
-    let dist = DistTable::new(inst.arch);
     anneal_final(cfg, &inst, &dist, part, ctx)
 }
 
@@ -1789,11 +1787,16 @@ fn large_config(cfg: &MultilevelMapper, problem: &Problem) -> Option<MultilevelM
 }
 
 /// The memetic mapper ([`evolve`]) with a population of at least 2, else one run.
-fn map_or_evolve(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContext) -> Vec<u32> {
+fn map_or_evolve(
+    cfg: &MultilevelMapper,
+    inst: &Instance<'_>,
+    dist: &DistTable<'_>,
+    ctx: &mut RunContext,
+) -> Vec<u32> {
     if cfg.population >= 2 {
-        evolve::evolve(cfg, inst, ctx)
+        evolve::evolve(cfg, inst, dist, ctx)
     } else {
-        map_instance(cfg, inst, ctx)
+        map_instance_with(cfg, inst, dist, ctx)
     }
 }
 

@@ -89,9 +89,9 @@ fn run_all<J: Sync, T: Send>(
 pub(super) fn evolve(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
+    dist: &DistTable<'_>,
     ctx: &mut RunContext,
 ) -> Vec<u32> {
-    let dist = ctx.timed("distance-table", |_| DistTable::new(inst.arch));
     let size = cfg.population;
     let seeds: Vec<u64> = (0..size).map(|i| member_seed(ctx.seed, i)).collect();
     let mut pop: Vec<(Score, Vec<u32>)> = ctx.timed("population", |ctx| {
@@ -109,8 +109,8 @@ pub(super) fn evolve(
                 break;
             }
             pop.extend(run_all(&ctx.pool, chunk, |&s| {
-                let part = map_instance_with(cfg, inst, &dist, &mut RunContext::new(s));
-                score(inst, &dist, part)
+                let part = map_instance_with(cfg, inst, dist, &mut RunContext::new(s));
+                score(inst, dist, part)
             }));
         }
         pop
@@ -131,12 +131,12 @@ pub(super) fn evolve(
             let children = run_all(&ctx.pool, &jobs, |&(a, b, seed)| {
                 let (better, other) = if pop[b].0 < pop[a].0 { (b, a) } else { (a, b) };
                 let (b, o) = (&pop[better].1, &pop[other].1);
-                let mut child = recombine(cfg, inst, &dist, b, o, seed, 0.0);
+                let mut child = recombine(cfg, inst, dist, b, o, seed, 0.0);
                 // A copy of a member would not enter: mutate instead.
                 if pop.iter().any(|(_, p)| *p == child) {
-                    child = recombine(cfg, inst, &dist, b, o, seed ^ KICK_SALT, KICK);
+                    child = recombine(cfg, inst, dist, b, o, seed ^ KICK_SALT, KICK);
                 }
-                score(inst, &dist, child)
+                score(inst, dist, child)
             });
             for child in children {
                 insert(&mut pop, child);
