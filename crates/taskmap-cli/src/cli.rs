@@ -126,11 +126,13 @@ struct MapArgs {
     /// Never show a progress display (it appears on a terminal after one second).
     #[arg(long)]
     quiet: bool,
-    /// Stop improving after this many seconds (the step running then finishes): the
-    /// multilevel mapper's memetic mode (`population` >= 2) builds no more members after
-    /// its first round and stops recombining, and its annealing (`anneal`) stops; pnp ends
-    /// its GRASP runs (after the first) and its annealing. Other algorithms ignore it (with
-    /// a warning). The mapping then depends on the machine's speed.
+    /// Stop improving after this many seconds: the multilevel mapper starts no V-cycle,
+    /// no member of its memetic mode (`population` >= 2) after the first round and no
+    /// batch of recombinations unless it is expected to end in time (at the mean pace of
+    /// the ones before), and its annealing (`anneal`) stops at the limit; pnp ends its
+    /// GRASP runs (after the first) and its annealing. The first mapping is always
+    /// completed, so a limit shorter than one run is exceeded. Other algorithms ignore it
+    /// (with a warning). The mapping then depends on the machine's speed.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     time_limit: Option<f64>,
     #[command(flatten)]
@@ -678,12 +680,8 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     ctx.progress = Some(phase.clone());
     if a.time_limit.is_some() && !algorithm.honours_deadline() {
         errln!(
-            "taskmap: warning: --time-limit applies to pnp and to multilevel with population=2 or more or anneal; {} ignores it",
-            if refine.is_some() {
-                "refining a mapping (--initial) without anneal"
-            } else {
-                algorithm.name()
-            }
+            "taskmap: warning: --time-limit applies to pnp and multilevel; {} ignores it",
+            algorithm.name()
         );
     }
     let mapper = algorithm.build();

@@ -382,6 +382,8 @@ fn memetic_mode_and_time_limit() {
     let (_, err) = run(&["-A", "multilevel,population=3", "--time-limit", "0.5"]);
     assert!(!err.contains("warning"), "{err}");
     let (_, err) = run(&["--time-limit", "0.5"]);
+    assert!(!err.contains("warning"), "{err}");
+    let (_, err) = run(&["-A", "gtwp", "--time-limit", "0.5"]);
     assert!(err.contains("--time-limit applies to pnp"), "{err}");
     // annealing takes the limit without a warning, and is never worse than the run it
     // starts from

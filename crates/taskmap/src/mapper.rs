@@ -224,17 +224,10 @@ impl AlgorithmSpec {
         .unwrap_or(serde_json::Value::Null)
     }
 
-    /// Whether the mapper stops improving at [`RunContext::deadline`]: `pnp`, and
-    /// `multilevel` in its memetic mode (`population` of at least 2) or with `anneal`.
+    /// Whether the mapper stops improving at [`RunContext::deadline`]: `pnp` and
+    /// `multilevel` (its V-cycles, its memetic mode and its annealing).
     pub fn honours_deadline(&self) -> bool {
-        match self {
-            AlgorithmSpec::Multilevel(s) => {
-                let m = s.to_mapper();
-                m.population >= 2 || m.anneal > 0
-            }
-            AlgorithmSpec::Pnp(_) => true,
-            _ => false,
-        }
+        matches!(self, AlgorithmSpec::Multilevel(_) | AlgorithmSpec::Pnp(_))
     }
 
     /// Builds the mapper.

@@ -413,8 +413,15 @@ fn memetic_mode_never_worse_than_one_run() {
         }
         spec.build().map(&problem, &mut ctx).unwrap()
     };
-    // A deadline already passed: on one thread, the first member alone (one plain run with
-    // the run's seed), no combine.
+    // A deadline already passed: no V-cycle starts (the plain run is the one without
+    // them), and on one thread the first member alone (one plain run with the run's
+    // seed), no combine.
+    assert_ne!(
+        map("multilevel", false),
+        map("multilevel,vcycles=0", false),
+        "the V-cycles must matter here"
+    );
+    assert_eq!(map("multilevel", true), map("multilevel,vcycles=0", false));
     let (two, four) = (
         map("multilevel,population=2,combines=0", false),
         map("multilevel,population=4,combines=0", false),
@@ -422,7 +429,7 @@ fn memetic_mode_never_worse_than_one_run() {
     assert_ne!(two, four, "the last two members must matter here");
     assert_eq!(
         map("multilevel,population=4,combines=64", true),
-        map("multilevel", false)
+        map("multilevel,vcycles=0", false)
     );
     assert_ne!(
         map("multilevel,population=4,combines=64", false),

@@ -237,6 +237,8 @@
 //! References: Walshaw & Cross, "Multilevel mesh partitioning for heterogeneous
 //! communication networks", 2001; Pellegrini, Scotch; Sanders & Schulz, KaFFPa, 2011.
 
+use std::time::{Duration, Instant};
+
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -2114,9 +2116,33 @@ fn map_instance_with(
     part
 }
 
+/// The mean duration of the steps done so far, to tell whether one more fits before a
+/// deadline.
+#[derive(Default)]
+pub(crate) struct Pace {
+    spent: Duration,
+    steps: u32,
+}
+
+impl Pace {
+    /// Records a step's duration.
+    pub(crate) fn add(&mut self, d: Duration) {
+        self.spent += d;
+        self.steps += 1;
+    }
+
+    /// Whether a step started now, lasting the mean of those recorded (nothing before
+    /// the first), ends by `deadline`; always without one.
+    pub(crate) fn fits(&self, deadline: Option<Instant>) -> bool {
+        let mean = self.spent / self.steps.max(1);
+        deadline.is_none_or(|d| Instant::now() + mean <= d)
+    }
+}
+
 /// Up to `count` V-cycles from `part` (fewer on large graphs: at most
 /// `VCYCLE_WORK / n`, at least one), each kept when no worse in (unbalanced, f_C); stops
-/// at the first that does not improve.
+/// at the first that does not improve, and before a cycle that is not expected to end by
+/// the context's deadline (at the mean pace of the cycles before).
 fn vcycles(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
@@ -2138,7 +2164,12 @@ fn vcycles(
         let (mut best, p) = score(std::mem::take(&mut part));
         part = p;
         let cycles = count.min(VCYCLE_WORK / graph.num_tasks().max(1)).max(1);
+        let mut pace = Pace::default();
         for _ in 0..cycles {
+            if !pace.fits(ctx.deadline) {
+                break;
+            }
+            let t = Instant::now();
             let levels = coarsen_levels(
                 cfg,
                 cfg.vcycle_coarsening,
@@ -2154,6 +2185,7 @@ fn vcycles(
                 KwayState::new(&top.graph, dist, bound, top.part.clone()).with_fixed(&top.fixed);
             cfg.refiner.refine(&mut st, &mut ctx.rng);
             let (sc, cand) = score(unc(&levels, st.part, &mut ctx.rng));
+            pace.add(t.elapsed());
             if sc <= best {
                 part = cand;
             }
@@ -2170,6 +2202,23 @@ fn vcycles(
 mod tests {
     use super::*;
     use taskmap_arch::parse_arch;
+
+    /// A step fits before a deadline when the mean of the recorded steps ends by it;
+    /// always without a deadline, and before the first step only until the deadline.
+    #[test]
+    fn pace_fits_the_mean_step_before_the_deadline() {
+        let now = Instant::now();
+        let mut pace = Pace::default();
+        assert!(pace.fits(None));
+        assert!(pace.fits(Some(now + Duration::from_secs(60))));
+        assert!(!pace.fits(Some(now)));
+        pace.add(Duration::from_secs(10));
+        pace.add(Duration::from_secs(30));
+        assert!(pace.fits(None));
+        // mean 20 s
+        assert!(!pace.fits(Some(now + Duration::from_secs(19))));
+        assert!(pace.fits(Some(now + Duration::from_secs(25))));
+    }
 
     /// A tree's levels become nested groups of the right sizes, consistent with the
     /// distances; other targets have none.

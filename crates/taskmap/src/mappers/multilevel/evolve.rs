@@ -29,11 +29,12 @@
 //! and a seed drawn beforehand, in parallel on the pool: the result depends on the seed,
 //! `population`, `combines` and `batch`, not on the thread count (raise `batch` to use
 //! more threads than two). A context's deadline (`taskmap map --time-limit`) ends the
-//! population after its first round of members (one member per thread) and the combines
-//! early; it is checked between rounds and between batches, so a large `batch` on few
-//! threads can overrun it by that many combines. With a single member built there is no
-//! combine: the result is that member, one plain run. The result then depends on the
-//! machine's speed too.
+//! population and the combines early: after the first round of members (one member per
+//! thread, whose V-cycles stop at the deadline), a round or a batch starts only when it
+//! is expected to end by the deadline, at the mean pace of the rounds or batches before
+//! (the first batch starts when the deadline has not passed, so it can overrun it by one
+//! batch). With a single member built there is no combine: the result is that member,
+//! one plain run. The result then depends on the machine's speed too.
 
 use std::time::Instant;
 
@@ -103,15 +104,27 @@ pub(super) fn evolve(
             .as_ref()
             .map_or(1, |p| p.current_num_threads())
             .max(if ctx.deadline.is_some() { 1 } else { 2 });
+        // A round starts only when it is expected (at the mean pace of the rounds before)
+        // to end before the deadline; the members of the first round see the deadline
+        // too (their V-cycles stop at it).
         let mut pop = Vec::with_capacity(size);
+        let mut pace = Pace::default();
         for chunk in seeds.chunks(round) {
-            if !pop.is_empty() && past(ctx.deadline) {
+            if !pop.is_empty() && !pace.fits(ctx.deadline) {
                 break;
             }
+            let first = pop.is_empty();
+            let deadline = ctx.deadline;
+            let t = Instant::now();
             pop.extend(run_all(&ctx.pool, chunk, |&s| {
-                let part = map_instance_with(cfg, inst, dist, &mut RunContext::new(s));
+                let mut member = RunContext::new(s);
+                if first {
+                    member.deadline = deadline;
+                }
+                let part = map_instance_with(cfg, inst, dist, &mut member);
                 score(inst, dist, part)
             }));
+            pace.add(t.elapsed());
         }
         pop
     });
@@ -120,7 +133,10 @@ pub(super) fn evolve(
     let batch = cfg.combine_batch.unwrap_or(COMBINE_BATCH).max(1);
     ctx.timed("combine", |ctx| {
         let mut done = 0;
-        while done < combines && pop.len() >= 2 && !past(ctx.deadline) {
+        // Like the members' rounds: a batch starts when expected to end in time.
+        let mut pace = Pace::default();
+        while done < combines && pop.len() >= 2 && pace.fits(ctx.deadline) {
+            let t = Instant::now();
             let m = batch.min(combines - done);
             let jobs: Vec<(usize, usize, u64)> = (0..m)
                 .map(|_| {
@@ -141,6 +157,7 @@ pub(super) fn evolve(
             for child in children {
                 insert(&mut pop, child);
             }
+            pace.add(t.elapsed());
             done += m;
         }
     });
@@ -148,11 +165,6 @@ pub(super) fn evolve(
         .min_by_key(|(s, _)| *s)
         .map(|(_, p)| p)
         .unwrap_or_default()
-}
-
-/// Whether `deadline` has passed.
-fn past(deadline: Option<Instant>) -> bool {
-    deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 /// Two distinct members, each the better of two drawn at random.
