@@ -565,7 +565,14 @@ pub(crate) fn read_input(path: &str) -> Result<Vec<u8>, ArchError> {
         let mut out = Vec::new();
         flate2::read::MultiGzDecoder::new(&bytes[..])
             .read_to_end(&mut out)
-            .map_err(io)?;
+            .map_err(|e| {
+                io(std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "gzip data: {e} (the file is truncated or corrupt, or has bytes after its gzip data)"
+                    ),
+                ))
+            })?;
         Ok(out)
     } else {
         Ok(bytes)

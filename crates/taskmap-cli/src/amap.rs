@@ -526,7 +526,7 @@ pub struct DelayArgs {
     /// Number of processors.
     #[arg(short = 'k', long)]
     pub processors: u32,
-    /// Loads ρ = λ/μ to tabulate, comma-separated.
+    /// Loads ρ = λ/μ to tabulate, comma-separated (10^-9 to 10^6).
     #[arg(long, value_delimiter = ',', default_values_t = [0.01, 0.05, 0.1, 0.2, 0.5, 1.0])]
     pub rho: Vec<f64>,
     /// Also simulate the queue itself for this many transfers per load, and compare.
@@ -544,9 +544,9 @@ pub fn cmd_delay(a: DelayArgs) -> Result<u8> {
     if let Some(&r) = a
         .rho
         .iter()
-        .find(|r| !(r.is_finite() && **r > 0.0 && **r <= 1e6))
+        .find(|r| !(r.is_finite() && **r >= 1e-9 && **r <= 1e6))
     {
-        bail!("--rho takes loads above 0 and at most 10^6, not {r}");
+        bail!("--rho takes loads from 10^-9 to 10^6, not {r:?}");
     }
     if let Some(n) = a.simulate {
         if !(10..=1_000_000_000).contains(&n) {

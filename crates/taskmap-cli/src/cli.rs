@@ -1016,7 +1016,7 @@ fn parse_dims(s: &str) -> Result<Vec<u32>> {
         .map(|t| {
             t.parse::<u32>().ok().filter(|&d| d > 0).ok_or_else(|| {
                 anyhow!(
-                    "bad size \"{}\": expected positive integers like 100x100",
+                    "bad size \"{}\": expected whole numbers from 1 to 4294967295 like 100x100",
                     s
                 )
             })
@@ -1025,10 +1025,12 @@ fn parse_dims(s: &str) -> Result<Vec<u32>> {
 }
 
 fn parse_count(s: &str) -> Result<u32> {
-    s.parse::<u32>()
-        .ok()
-        .filter(|&d| d > 0)
-        .ok_or_else(|| anyhow!("bad size \"{}\": expected a positive integer", s))
+    s.parse::<u32>().ok().filter(|&d| d > 0).ok_or_else(|| {
+        anyhow!(
+            "bad size \"{}\": expected a whole number from 1 to 4294967295",
+            s
+        )
+    })
 }
 
 fn output_format(path: &Path, to: Option<&str>) -> Result<GraphFormat> {
@@ -1131,7 +1133,9 @@ fn check_gen_size(a: &GenArgs) -> Result<()> {
                 bail!("--degree must be a non-negative number, not {}", a.degree);
             }
             let n = u128::from(parse_count(&a.size)?);
-            (n, (n as f64 * a.degree) as u128)
+            // a task has at most n - 1 neighbours, whatever the degree asked
+            let degree = a.degree.min(n.saturating_sub(1) as f64);
+            (n, (n as f64 * degree) as u128)
         }
         _ => return Ok(()),
     };
@@ -1143,7 +1147,9 @@ fn check_gen_size(a: &GenArgs) -> Result<()> {
             tasks
         );
     }
-    let bytes = tasks * 16 + entries * 12;
+    let bytes = tasks
+        .saturating_mul(16)
+        .saturating_add(entries.saturating_mul(12));
     if bytes > 16 << 30 {
         bail!(
             "{} {} would need about {} GiB; the limit is 16 GiB",

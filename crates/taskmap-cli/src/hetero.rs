@@ -259,16 +259,21 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             Some(text)
         }
     };
-    if let Some(svg) = &a.svg {
-        taskmap::error::write_atomically(svg, schedule_svg(&model, &schedule).as_bytes())?;
-    }
-    if let Some(out) = &a.output {
+    // All the outputs or none: a run that cannot write one leaves none behind.
+    let svg_text = a.svg.as_ref().map(|_| schedule_svg(&model, &schedule));
+    let alloc_text = a.output.as_ref().map(|out| {
         Mapping::new(alloc.iter().map(|&p| PeId(p)).collect())
-            .write(out, MappingFormat::from_path(out))?;
-    }
-    if let (Some(out), Some(text)) = (&a.write_order, &order_text) {
-        taskmap::error::write_atomically(out, text.as_bytes())?;
-    }
+            .to_text(MappingFormat::from_path(out))
+    });
+    let outputs: Vec<(&std::path::Path, &[u8])> = [
+        (&a.svg, &svg_text),
+        (&a.output, &alloc_text),
+        (&a.write_order, &order_text),
+    ]
+    .into_iter()
+    .filter_map(|(path, text)| Some((path.as_deref()?, text.as_deref()?.as_bytes())))
+    .collect();
+    taskmap::error::write_all_atomically(&outputs)?;
     if json {
         let mut v = report_json(&model, &levels, &alloc, &schedule);
         v["model"] = json!(model_path);

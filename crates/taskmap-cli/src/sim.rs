@@ -202,9 +202,6 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
     };
     if let Some(out) = &a.write_program {
         crate::cli::refuse_overwriting_inputs(out, &[a.program.as_ref(), a.mapping.as_ref()])?;
-        program
-            .write(out)
-            .with_context(|| format!("writing {}", out.display()))?;
     }
     let params = WormholeParams {
         flit_cycles: a.flit_cycles,
@@ -292,6 +289,12 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
         (r, arch.spec(), f)
     };
     let wall = t0.elapsed().as_secs_f64();
+    // Written once the run has succeeded: a failed run leaves no file behind.
+    if let Some(out) = &a.write_program {
+        program
+            .write(out)
+            .with_context(|| format!("writing {}", out.display()))?;
+    }
     let out = SimOutput {
         tasks: program.num_tasks(),
         messages: program.messages().len(),

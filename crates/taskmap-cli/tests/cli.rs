@@ -262,6 +262,13 @@ fn gen_and_convert_round_trip() {
     };
     assert_eq!(score(&a), score(&b));
     assert_eq!(score(&a), score(&c));
+    // A degree beyond n - 1 gives the complete graph (it once overflowed the size check
+    // and aborted on a 40 GB allocation).
+    let d = dir.path().join("k10.graph").display().to_string();
+    let o = taskmap(&["gen", "rgg", "10", "--degree", "1e38", "-o", &d]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = taskmap(&["info", &d, "--format", "json"]);
+    assert_eq!(json(&o)["edges"], 45, "{}", stdout(&o));
 }
 
 #[test]
@@ -595,6 +602,30 @@ fn sim_passes_epsilon_to_the_mapper() {
     assert!(stderr(&o).contains("give more room"), "{}", stderr(&o));
     let o = taskmap(&[&args[..], &["--epsilon", "0.5"]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // --write-program writes the program once the run has succeeded, not before a
+    // failure.
+    let dir = tempfile::tempdir().unwrap();
+    let prog = dir.path().join("p.prog");
+    let p = prog.to_str().unwrap();
+    for arch in ["torus:0x2", "torus:2x2"] {
+        let o = taskmap(&[
+            "sim",
+            "--gen",
+            "ring:4",
+            "--arch",
+            arch,
+            "--write-program",
+            p,
+        ]);
+        let ok = arch == "torus:2x2";
+        assert_eq!(
+            o.status.code(),
+            Some(if ok { 0 } else { 2 }),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(prog.exists(), ok);
+    }
 }
 
 #[test]
@@ -1180,6 +1211,28 @@ fn hetero_reads_pegasus_workflows() {
         stderr(&o)
     );
     assert!(!map.exists());
+    // An output that cannot be written (its directory does not exist) leaves none of the
+    // others behind, nor a temporary file.
+    let (svg, missing) = (dir.path().join("s.svg"), dir.path().join("no/o.txt"));
+    let o = run(&[
+        "-A",
+        "heft",
+        "--svg",
+        svg.to_str().unwrap(),
+        "-o",
+        map.to_str().unwrap(),
+        "--write-order",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no/o.txt"), "{}", stderr(&o));
+    assert!(!svg.exists() && !map.exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
     // --slowness and --bytes belong to --stg and --workflow.
     let o = taskmap(&["hetero", &fixture("hetero/small.ttig"), "--slowness", "1,2"]);
     assert_eq!(o.status.code(), Some(2));
@@ -1559,7 +1612,22 @@ fn amap_bad_inputs_exit_2() {
         ),
         (
             vec!["delay", "--system", "bus", "-k", "4", "--rho", "0"],
-            "--rho takes loads above 0",
+            "--rho takes loads from 10^-9",
+        ),
+        (
+            // 1 / rho overflows: the simulation would never end
+            vec![
+                "delay",
+                "--system",
+                "bus",
+                "-k",
+                "2",
+                "--rho",
+                "1e-308",
+                "--simulate",
+                "10",
+            ],
+            "--rho takes loads from 10^-9",
         ),
         (
             vec!["amap", &model, "-k", "2", "--itus", "5"],

@@ -252,7 +252,8 @@ pub fn random_geometric(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
         fill[c] += 1;
     }
     drop(fill);
-    let hint = ((mean_degree.max(0.0) * 1.05 + 4.0) * n as f64).min(1e10) as usize;
+    // a task has at most n - 1 neighbours, whatever the degree asked
+    let hint = ((mean_degree.max(0.0) * 1.05 + 4.0).min(n as f64) * n as f64).min(1e10) as usize;
     // Rows in cell order first (neighbouring points are close in memory), holding the
     // original ids; then the rows are copied into original id order.
     let mut sxadj = Vec::with_capacity(n + 1);

@@ -532,6 +532,22 @@ fn malformed_files_name_the_place_and_the_defect() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("give one slowness"), "{e}");
+    // A platform whose messages overflow the times: the error names the platform's
+    // communication, at the STG's count line.
+    let huge = taskmap::model::ttigha::parse_platform(
+        "PROCTYPE a 2\nCOMM wan 1e308 1e-7\nLINK * * wan\n",
+        Path::new("huge.platform"),
+    )
+    .unwrap();
+    let path = fixture("hetero/rand0000.stg");
+    let e = read_stg_program(&path, huge, &[1.0], 10)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(&format!("{}:1:", path.display()))
+            && e.contains("each at the platform's slowest communication (a COMM line's"),
+        "{e}"
+    );
 }
 
 /// The count of non-dummy arcs in an STG file's trailer (`#   Edges : 96 / 1225 (+dummy ...`).

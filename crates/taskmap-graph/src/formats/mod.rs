@@ -264,6 +264,51 @@ pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    stage_with(path, write)?.commit()
+}
+
+/// A file written to its temporary name by [`stage_with`], not yet renamed over its
+/// destination: [`Staged::commit`] renames it; dropped uncommitted, it is removed.
+#[derive(Debug)]
+pub struct Staged {
+    /// `(temporary, destination)`; `None` when the path was written in place.
+    rename: Option<(PathBuf, PathBuf)>,
+}
+
+impl Staged {
+    /// Renames the temporary file over its destination.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        let Some((tmp, dest)) = self.rename.take() else {
+            return Ok(());
+        };
+        let mut files = temporary_files();
+        files.retain(|f| f != &tmp);
+        let result = fs::rename(&tmp, &dest);
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        result
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some((tmp, _)) = self.rename.take() {
+            let mut files = temporary_files();
+            let _ = fs::remove_file(&tmp);
+            files.retain(|f| f != &tmp);
+        }
+    }
+}
+
+/// The first half of [`write_atomically_with`]: the file written to its temporary name
+/// (or in place, for a device or a descriptor), to be renamed by [`Staged::commit`]. Stage
+/// every output of a run before committing any, and a run that fails writing one of them
+/// leaves none of them behind.
+pub fn stage_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<Staged> {
     // The final destination: a link's target (a dangling link is replaced itself).
     let dest = match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
@@ -280,7 +325,8 @@ pub fn write_atomically_with(
             let f = fs::OpenOptions::new().append(true).open(&dest)?;
             let mut w = BufWriter::new(f);
             write(&mut w)?;
-            return w.flush();
+            w.flush()?;
+            return Ok(Staged { rename: None });
         }
     }
     let file_name = dest
@@ -294,31 +340,25 @@ pub fn write_atomically_with(
     tmp_name.push(file_name);
     tmp_name.push(format!(".{}.tmp", std::process::id()));
     let tmp = dir.join(tmp_name);
-    let result = (|| -> std::io::Result<()> {
-        let file = {
-            let mut files = temporary_files();
-            let file = fs::File::create(&tmp)?;
-            files.push(tmp.clone());
-            file
-        };
-        if let Some(m) = &existing {
-            file.set_permissions(m.permissions())?;
-        }
-        let mut w = BufWriter::with_capacity(1 << 16, file);
-        write(&mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
+    let file = {
         let mut files = temporary_files();
-        files.retain(|f| f != &tmp);
-        fs::rename(&tmp, &dest)
-    })();
-    if result.is_err() {
-        let mut files = temporary_files();
-        let _ = fs::remove_file(&tmp);
-        files.retain(|f| f != &tmp);
+        let file = fs::File::create(&tmp)?;
+        files.push(tmp.clone());
+        file
+    };
+    // From here on, an error drops `staged`, which removes the temporary file.
+    let staged = Staged {
+        rename: Some((tmp, dest)),
+    };
+    if let Some(m) = &existing {
+        file.set_permissions(m.permissions())?;
     }
-    result
+    let mut w = BufWriter::with_capacity(1 << 16, file);
+    write(&mut w)?;
+    let file = w.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()?;
+    drop(file);
+    Ok(staged)
 }
 
 /// Writes `g` to `path` in `format`, gzip-compressed (fast level) if the path ends in `.gz`,

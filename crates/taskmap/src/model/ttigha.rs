@@ -60,6 +60,11 @@ pub(crate) fn time_value(t: &str) -> Option<f64> {
 /// The error when times add up beyond the largest float.
 const TOO_LONG: &str = "the times add up beyond the largest float (about 1.8e308), so the final time could not be computed";
 
+/// The error when the task times and the messages, each at the platform's slowest
+/// communication, add up beyond the largest float: the platform's COMM lines are to blame
+/// as much as the program.
+const TOO_LONG_COMM: &str = "the task times and the messages, each at the platform's slowest communication (a COMM line's startup + bytes × time per byte), add up beyond the largest float (about 1.8e308), so the final time could not be computed";
+
 /// Marks "no communication type" on the diagonal of [`Platform::link`].
 const NO_LINK: u32 = u32::MAX;
 
@@ -1363,7 +1368,7 @@ pub fn parse_stg_program(
         .map(|i| recs[i].2.iter().filter(|x| keep(x.0 as usize)).count())
         .sum();
     if !(total + arcs as f64 * platform.worst_message(bytes)).is_finite() {
-        return Err(err(last_line, 1, TOO_LONG.into()));
+        return Err(err(hl, hc, TOO_LONG_COMM.into()));
     }
     let tasks = (lo..hi)
         .map(|i| {
@@ -1753,7 +1758,7 @@ impl WorkflowJobs {
         for &(pi, ci, bytes, at) in &pairs {
             total += platform.worst_message(bytes);
             if !total.is_finite() {
-                return Err(err(at, TOO_LONG.into()));
+                return Err(err(at, TOO_LONG_COMM.into()));
             }
             messages.push(SubtaskMessage {
                 from: pi as u32,

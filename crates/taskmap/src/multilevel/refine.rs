@@ -33,6 +33,7 @@
 //!
 //! [`rebalance`] moves tasks out of overloaded PEs at the smallest `f_C` increase.
 
+use crate::hash::KeyMap;
 use rand::Rng;
 use taskmap_graph::TaskGraph;
 
@@ -1014,6 +1015,7 @@ fn rebalance_by(state: &mut KwayState<'_>, finder: &mut impl NearestFit) -> bool
         }
         cands.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         finder.start_round(state);
+        let mut moves = 0usize;
         for &(_, v, q0) in &cands {
             let p = state.part[v as usize];
             if !state.overloaded(p) {
@@ -1036,29 +1038,36 @@ fn rebalance_by(state: &mut KwayState<'_>, finder: &mut impl NearestFit) -> bool
             if let Some(q) = q {
                 state.apply(v, q);
                 finder.moved(state, p, q);
+                moves += 1;
             }
+        }
+        if moves == 0 {
+            break; // nothing changed, so another round would find the same nothing
         }
     }
     state.is_balanced()
 }
 
-/// [`rebalance`]'s [`NearestFit`]: a [`NearPes`] per overloaded PE, and the largest rooms.
+/// [`rebalance`]'s [`NearestFit`]: a [`NearPes`] per overloaded PE asked about (a map,
+/// not an array of `k`: on a target of millions of PEs few are overloaded), and the
+/// largest rooms, built the first time they are needed in a round.
 #[derive(Default)]
 struct NearFinder {
-    near: Vec<NearPes>,
+    near: KeyMap<u32, NearPes>,
     scratch: NearScratch,
 }
 
 impl NearestFit for NearFinder {
-    fn start_round(&mut self, state: &KwayState<'_>) {
+    fn start_round(&mut self, _: &KwayState<'_>) {
         self.near.clear();
-        self.near
-            .resize(state.dist.k() as usize, NearPes::default());
-        self.scratch.room = RoomMax::new(state);
+        self.scratch.room = RoomMax::default();
     }
 
     fn find(&mut self, state: &KwayState<'_>, p: u32, v: u32) -> Option<u32> {
-        self.near[p as usize].nearest_fit(state, p, v, &mut self.scratch)
+        self.near
+            .entry(p)
+            .or_default()
+            .nearest_fit(state, p, v, &mut self.scratch)
     }
 
     fn moved(&mut self, state: &KwayState<'_>, p: u32, q: u32) {
@@ -1152,7 +1161,8 @@ impl NearPes {
     }
 }
 
-/// Scratch space of [`rebalance`]'s searches for a PE (the buffers kept across rounds).
+/// Scratch space of [`rebalance`]'s searches for a PE (the buffers kept across rounds;
+/// the rooms rebuilt every round).
 #[derive(Default)]
 struct NearScratch {
     /// Space for [`NearPes::refill`].
@@ -1168,19 +1178,13 @@ struct NearScratch {
 /// PEs per such task.
 #[derive(Default)]
 struct RoomMax {
+    /// Empty until the first [`RoomMax::may_fit`] builds them (O(k)).
     heaps: Vec<std::collections::BinaryHeap<(i128, u32)>>,
 }
 
 impl RoomMax {
-    fn new(state: &KwayState<'_>) -> Self {
-        let k = state.dist.k();
-        let heaps = (0..state.ncon)
-            .map(|c| (0..k).map(|q| (room(state, q, c), q)).collect())
-            .collect();
-        Self { heaps }
-    }
-
-    /// Records the rooms of `q` after a move.
+    /// Records the rooms of `q` after a move (nothing before the heaps are built: they
+    /// will be built from the rooms of then).
     fn update(&mut self, state: &KwayState<'_>, q: u32) {
         for (c, h) in self.heaps.iter_mut().enumerate() {
             h.push((room(state, q, c), q));
@@ -1189,6 +1193,12 @@ impl RoomMax {
 
     /// Whether every constraint has a PE with the room `v` needs there.
     fn may_fit(&mut self, state: &KwayState<'_>, v: u32) -> bool {
+        if self.heaps.is_empty() {
+            let k = state.dist.k();
+            self.heaps = (0..state.ncon)
+                .map(|c| (0..k).map(|q| (room(state, q, c), q)).collect())
+                .collect();
+        }
         for (c, h) in self.heaps.iter_mut().enumerate() {
             while let Some(&(r, q)) = h.peek() {
                 if r == room(state, q, c) {

@@ -33,10 +33,14 @@ fn omega_line(src: usize, d: usize, stage: usize, stages: usize) -> usize {
 ///
 /// # Panics
 ///
-/// If `k` does not suit `ic`, `rho` is not finite and positive, or `completions < 10`.
+/// If `k` does not suit `ic`, `rho` is not finite and positive with a finite reciprocal
+/// (the mean computation time), or `completions < 10`.
 pub fn simulate(ic: Interconnect, k: u32, rho: f64, completions: u64, seed: u64) -> QueueState {
     ic.check(k).expect("processors suit the interconnect");
-    assert!(rho.is_finite() && rho > 0.0, "rho must be finite and > 0");
+    assert!(
+        rho.is_finite() && rho > 0.0 && (1.0 / rho).is_finite(),
+        "rho must be finite and > 0, with 1 / rho finite"
+    );
     assert!(completions >= 10, "simulate at least 10 transfers");
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let exp = |rate: f64, rng: &mut Xoshiro256PlusPlus| -> f64 {
