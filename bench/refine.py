@@ -7,12 +7,14 @@ of its edges, 10 % by default, get their weight multiplied by 2 to 4; seed 1). T
   * keep: M0 as it is;
   * scratch: the default run on G';
   * refine: `--initial M0` on G';
-  * Scotch: `scotch_gmap` on G', and that mapping refined with `--initial`.
+  * Scotch: `scotch_gmap` on G', and that mapping refined with `--initial`;
+  * with `--migration C1,C2,...`: `--initial M0 --migration-cost C` for each C (a second
+    table: f_C, the tasks moved, the migration paid and f_C + migration).
 Prints f_C, the mapper's own time (JSON `map_time_ms`; Scotch: the whole process) and the
 share of tasks on another PE than in M0 (for Scotch's refinement: than in Scotch's
 mapping).
 
-    python3 bench/refine.py [--share 0.1] [--only NAME]
+    python3 bench/refine.py [--share 0.1] [--only NAME] [--migration 1,4,16]
 
 Needs the release binary (cargo build --release), or TASKMAP=path; Scotch optional.
 """
@@ -107,11 +109,15 @@ def moved(a, b):
     return sum(x != y for x, y in zip(a, b)) / len(a)
 
 
-def run_map(graph, target, extra, out, initial=None):
+def run_map(graph, target, extra, out, initial=None, migration=None, report=False):
     args = ["map", "-g", graph, "-a", target, "-o", out, "-f", "json", "--quiet"] + extra
     if initial:
         args += ["--initial", initial]
+    if migration is not None:
+        args += ["--migration-cost", str(migration)]
     r = json.loads(tm(args))
+    if report:
+        return r
     return r["evaluation"]["comm_cost"], r["map_time_ms"] / 1e3
 
 
@@ -119,7 +125,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--share", type=float, default=0.1)
     ap.add_argument("--only")
+    ap.add_argument("--migration", default="", help="comma-separated migration costs")
     args = ap.parse_args()
+    costs = [int(c) for c in args.migration.split(",") if c]
+    migration_rows = []
     gmap = shutil.which("scotch_gmap") or shutil.which("gmap")
     work = tempfile.mkdtemp()
     print(f"| instance | target | keep M0: f_C | scratch: f_C, time, moved | refine M0: f_C, time, moved | Scotch: f_C, time | Scotch refined: f_C, time, moved |")
@@ -141,6 +150,13 @@ def main():
         mr = os.path.join(work, name + "_r.map")
         fr, tr = run_map(g1, target, extra, mr, m0)
         p0 = pes(m0)
+        for c in [0] + costs if costs else []:
+            mm = os.path.join(work, f"{name}_mig{c}.map")
+            r = run_map(g1, target, extra, mm, m0, migration=c, report=True)
+            fc, hops = r["evaluation"]["comm_cost"], r["initial"]["moved_hops"]
+            migration_rows.append(
+                f"| {name} | {c} | {fc:,} | {100 * moved(p0, pes(mm)):.1f} % | {hops:,} | "
+                f"{fc + c * hops:,} | {r['map_time_ms'] / 1e3:.2f} s |")
         row = (f"| {name} | {target} | {keep:,} | {fs:,}, {ts:.2f} s, {100 * moved(p0, pes(ms)):.0f} % "
                f"| {fr:,}, {tr:.2f} s, {100 * moved(p0, pes(mr)):.1f} % ")
         scotch_tgt = tm(["arch", target, "--scotch"]).strip() if gmap else ""
@@ -167,6 +183,11 @@ def main():
         else:
             row += "| - | - |"
         print(row, flush=True)
+    if migration_rows:
+        print()
+        print("| instance | migration cost C | f_C | moved | hops moved | f_C + C · hops | time |")
+        print("|---|---|---|---|---|---|---|")
+        print("\n".join(migration_rows))
 
 
 if __name__ == "__main__":

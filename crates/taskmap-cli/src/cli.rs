@@ -119,6 +119,11 @@ struct MapArgs {
     /// Scotch's `.map` format or one PE per line.
     #[arg(long, value_name = "FILE")]
     initial: Option<PathBuf>,
+    /// With --initial: what a task pays per hop between its input PE and its new PE, on
+    /// top of f_C (integer, 0 to 2^32; default 0). The refiner moves a task only when the
+    /// communication it saves outweighs that; the report gives the migration paid.
+    #[arg(long, value_name = "COST")]
+    migration_cost: Option<u64>,
     /// Print the effective configuration as JSON and exit (after reading and checking the
     /// graph, the target and the constraints, as a run would).
     #[arg(long)]
@@ -445,6 +450,8 @@ struct MapConfig<'a> {
     fixed: Option<String>,
     /// `--initial`: the mapping refined.
     initial: Option<String>,
+    /// `--migration-cost`.
+    migration_cost: Option<u64>,
     output: Option<String>,
     /// `--time-limit`, in seconds.
     time_limit: Option<f64>,
@@ -635,6 +642,13 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             Some((ml, given, path))
         }
     };
+    let migration = a.migration_cost.unwrap_or(0);
+    if a.migration_cost.is_some() && refine.is_none() {
+        bail!("--migration-cost applies to --initial only");
+    }
+    if migration > taskmap::mappers::multilevel::MAX_MIGRATION_COST {
+        bail!("--migration-cost must be at most 2^32, not {migration}");
+    }
     let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
     if a.dump_config {
         let graph = a
@@ -658,6 +672,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
                 .or(a.constraints.capacity.clone()),
             fixed: a.fixed.as_ref().map(|p| p.display().to_string()),
             initial: a.initial.as_ref().map(|p| p.display().to_string()),
+            migration_cost: a.migration_cost,
             output: a.output.as_ref().map(|p| p.display().to_string()),
             time_limit: a.time_limit,
         };
@@ -692,7 +707,9 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     let mapping = {
         let _progress = Progress::start(phase, !a.quiet);
         match &refine {
-            Some((ml, given, _)) => ml.refine_mapping(&problem, given, &mut ctx)?,
+            Some((ml, given, _)) => {
+                ml.refine_mapping_migrating(&problem, given, migration, &mut ctx)?
+            }
             None => mapper.map(&problem, &mut ctx)?,
         }
     };
@@ -705,10 +722,18 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             let moved: Vec<u32> = (0..problem.graph.num_tasks() as u32)
                 .filter(|&t| given.pe(t) != mapping.pe(t))
                 .collect();
+            let arch = problem.arch.as_ref();
+            let hops: u128 = moved
+                .iter()
+                .map(|&t| u128::from(arch.distance(given.pe(t), mapping.pe(t))))
+                .sum();
             Some(InitialReport {
                 file: path.display().to_string(),
                 comm_cost: before.comm_cost,
                 feasible: before.feasible(),
+                moved_hops: hops,
+                migration_cost: migration,
+                migration: u128::from(migration) * hops,
                 moved_tasks: moved.len() as u64,
                 moved_weight: (0..problem.graph.ncon())
                     .map(|c| {

@@ -1852,6 +1852,49 @@ fn map_refines_an_initial_mapping() {
         "{}",
         stdout(&o)
     );
+    // a migration cost: the report's migration is the cost times the hops moved, the
+    // sum with f_C is below the start's f_C, fewer tasks move than without, and the
+    // human report gives the sum
+    let with_cost = |c: &str| {
+        let o = taskmap(&[
+            "map",
+            "-g",
+            &g,
+            "-a",
+            "torus:4x4",
+            "--initial",
+            start,
+            "--migration-cost",
+            c,
+            "-f",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        json(&o)
+    };
+    let m = with_cost("2");
+    let i = &m["initial"];
+    let hops = i["moved_hops"].as_u64().unwrap();
+    assert_eq!(i["migration_cost"].as_u64(), Some(2));
+    assert_eq!(i["migration"].as_u64(), Some(2 * hops));
+    assert!(m["evaluation"]["comm_cost"].as_u64().unwrap() + 2 * hops <= before);
+    assert!(i["moved_tasks"].as_u64().unwrap() < moved);
+    assert_eq!(
+        with_cost("0")["initial"]["moved_tasks"].as_u64(),
+        Some(moved)
+    );
+    let o = taskmap(&[
+        "map",
+        "-g",
+        &g,
+        "-a",
+        "torus:4x4",
+        "--initial",
+        start,
+        "--migration-cost",
+        "2",
+    ]);
+    assert!(stdout(&o).contains("f_C + migration"), "{}", stdout(&o));
     // the memetic mode is refused before --dump-config prints anything
     let o = taskmap(&[
         "map",
@@ -1883,6 +1926,14 @@ fn map_refines_an_initial_mapping() {
         (vec!["--initial", bad.to_str().unwrap()], "bad.pes:3:1"),
         (vec!["--initial", short.to_str().unwrap()], "short.pes"),
         (vec!["--initial", start, "-o", start], "is the input file"),
+        (
+            vec!["--migration-cost", "1"],
+            "--migration-cost applies to --initial only",
+        ),
+        (
+            vec!["--initial", start, "--migration-cost", "4294967297"],
+            "--migration-cost must be at most 2^32",
+        ),
     ] {
         let o = taskmap(&[&["map", "-g", &g, "-a", "torus:4x4"][..], &args[..]].concat());
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

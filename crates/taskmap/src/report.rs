@@ -31,6 +31,12 @@ pub struct InitialReport {
     /// Its f_C, and whether it met the constraints.
     pub comm_cost: u64,
     pub feasible: bool,
+    /// The hops of the moved tasks (the distance between a task's two PEs, summed), the
+    /// cost per task and hop (`--migration-cost`, 0 without) and what the result pays
+    /// for them, `migration_cost · moved_hops`.
+    pub moved_hops: u128,
+    pub migration_cost: u64,
+    pub migration: u128,
     /// Tasks on another PE in the result, and their weight (one sum per vertex weight).
     pub moved_tasks: u64,
     pub moved_weight: Vec<u64>,
@@ -145,7 +151,7 @@ pub fn render_map_report(r: &MapReport) -> String {
     if let Some(i) = &r.initial {
         let _ = writeln!(
             s,
-            "initial mapping {}: comm cost f_C {}{}; {} tasks moved (vertex weight {})",
+            "initial mapping {}: comm cost f_C {}{}; {} tasks moved (vertex weight {}; {} hops)",
             i.file,
             i.comm_cost,
             if i.feasible {
@@ -158,8 +164,18 @@ pub fn render_map_report(r: &MapReport) -> String {
                 .iter()
                 .map(|w| w.to_string())
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            i.moved_hops
         );
+        if i.migration_cost > 0 {
+            let _ = writeln!(
+                s,
+                "migration {} ({} per task and hop); f_C + migration {}",
+                i.migration,
+                i.migration_cost,
+                u128::from(r.evaluation.comm_cost) + i.migration
+            );
+        }
     }
     s.push_str(&render_evaluation(&r.evaluation));
     s

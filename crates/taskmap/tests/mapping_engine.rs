@@ -1497,6 +1497,90 @@ fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
         .is_err());
 }
 
+/// `refine_mapping_migrating` (`taskmap map --initial --migration-cost C`): from a
+/// balanced mapping with its pins in place, f_C + C · hops moved is never above the
+/// input's f_C; C = 0 is `refine_mapping`; a cost no gain can pay keeps the input as it
+/// is; pins hold; same seed, same result; a higher cost moves fewer tasks here; a cost
+/// above the maximum is refused.
+#[test]
+fn refining_with_a_migration_cost_trades_moves_for_f_c() {
+    use taskmap::mappers::multilevel::MAX_MIGRATION_COST;
+    use taskmap::problem::FREE;
+    // the program changed: a tenth of its edges three times heavier
+    let a = weighted(&gen::random_graph(1500, 4.0, 7), 7, 1);
+    let (xadj, adjncy, ew, vw) = a.csr();
+    let mut heavier = ew.to_vec();
+    for u in 0..a.num_tasks() {
+        for i in xadj[u]..xadj[u + 1] {
+            let v = adjncy[i] as usize;
+            if (u.min(v) * 31 + u.max(v)) % 10 == 0 {
+                heavier[i] *= 3;
+            }
+        }
+    }
+    let b = TaskGraph::from_csr(xadj.to_vec(), adjncy.to_vec(), heavier, vw.to_vec(), 1).unwrap();
+    let n = b.num_tasks();
+    let old = MultilevelMapper::default()
+        .map(
+            &Problem::new(a.clone(), arch("mesh:4x4x2")),
+            &mut RunContext::new(1),
+        )
+        .unwrap();
+    let mut problem = Problem::new(b, arch("mesh:4x4x2"));
+    // the input's PE pins every 40th task
+    problem.fixed = Some(
+        (0..n as u32)
+            .map(|t| if t % 40 == 0 { old.pe(t).0 } else { FREE })
+            .collect(),
+    );
+    let before = eval_eps(&problem, &old);
+    assert_eq!(before.balanced, Some(true));
+    let ml = MultilevelMapper::default();
+    let hops = |m: &taskmap::Mapping| -> u64 {
+        (0..n as u32)
+            .map(|t| problem.arch.distance(old.pe(t), m.pe(t)))
+            .sum()
+    };
+    let moved = |m: &taskmap::Mapping| (0..n as u32).filter(|&t| old.pe(t) != m.pe(t)).count();
+    let run = |c: u64| {
+        ml.refine_mapping_migrating(&problem, &old, c, &mut RunContext::new(4))
+            .unwrap()
+    };
+    let plain = ml
+        .refine_mapping(&problem, &old, &mut RunContext::new(4))
+        .unwrap();
+    assert_eq!(run(0), plain);
+    let mut moves = vec![moved(&plain)];
+    for c in [1, 3, 10] {
+        let out = run(c);
+        assert_eq!(out, run(c), "C = {c}: same seed, same result");
+        let after = eval_eps(&problem, &out);
+        assert_eq!(after.balanced, Some(true), "C = {c}");
+        assert!(
+            after.comm_cost + c * hops(&out) <= before.comm_cost,
+            "C = {c}: {} + {c} x {} > {}",
+            after.comm_cost,
+            hops(&out),
+            before.comm_cost
+        );
+        for t in (0..n as u32).step_by(40) {
+            assert_eq!(out.pe(t), old.pe(t), "C = {c}: pin of task {t}");
+        }
+        moves.push(moved(&out));
+    }
+    assert!(moves[0] > 0, "the plain refinement moved nothing");
+    assert!(moves[3] < moves[0], "moves for C = 0, 1, 3, 10: {moves:?}");
+    assert_eq!(run(MAX_MIGRATION_COST), old);
+    assert!(ml
+        .refine_mapping_migrating(
+            &problem,
+            &old,
+            MAX_MIGRATION_COST + 1,
+            &mut RunContext::new(4)
+        )
+        .is_err());
+}
+
 /// `anneal` runs after the mapping: with the same seed it is never worse than the plain
 /// run, respects hard capacities, and improves somewhere (with few proposals per task it
 /// may improve nothing: the walk has no time to come back below its start).

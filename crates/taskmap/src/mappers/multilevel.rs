@@ -1041,16 +1041,66 @@ impl MultilevelMapper {
         initial: &Mapping,
         ctx: &mut RunContext,
     ) -> Result<Mapping, Error> {
+        self.refine_mapping_migrating(problem, initial, 0, ctx)
+    }
+
+    /// [`MultilevelMapper::refine_mapping`] where every task also pays `migration` per hop
+    /// between its PE in `initial` and its new PE: the objective becomes
+    /// `f_C + migration · Σ_t dist(initial(t), pe(t))` (0: plain f_C). Every PE of the
+    /// input gets an anchor task of weight 0 fixed on it, joined by an edge of weight
+    /// `migration` to each free task the input puts there; the refiners, the V-cycles, the
+    /// annealing and the fallback run then weigh the moves against that pull. Never worse
+    /// than the input after the repairs in that objective (a balanced input with its pins
+    /// in place is kept when no move pays for its migration).
+    pub fn refine_mapping_migrating(
+        &self,
+        problem: &Problem,
+        initial: &Mapping,
+        migration: u64,
+        ctx: &mut RunContext,
+    ) -> Result<Mapping, Error> {
         problem.check_with_fixed()?;
         if self.population >= 2 {
             return Err(Error::Config(REFINE_ONE_RUN.into()));
         }
         initial.check(problem.graph.num_tasks(), problem.arch.as_ref())?;
+        if migration > MAX_MIGRATION_COST {
+            return Err(Error::Config(format!(
+                "the migration cost must be at most {MAX_MIGRATION_COST}, not {migration}"
+            )));
+        }
         let inst = instance(problem);
+        let part: Vec<u32> = initial.as_slice().iter().map(|p| p.0).collect();
+        if migration == 0 {
+            let part = self.refine_instance(problem, &inst, part, ctx);
+            return Ok(Mapping::new(part.into_iter().map(PeId).collect()));
+        }
+        let n = part.len();
+        let (graph, fixed, anchors) = anchored(&inst, &part, migration);
+        crate::problem::check_weights(&graph, inst.arch)?;
+        let anchored_inst = Instance {
+            graph: &graph,
+            fixed: &fixed,
+            ..inst
+        };
+        let mut part = part;
+        part.extend_from_slice(&anchors);
+        let mut part = self.refine_instance(problem, &anchored_inst, part, ctx);
+        part.truncate(n);
+        Ok(Mapping::new(part.into_iter().map(PeId).collect()))
+    }
+
+    /// The pipeline of [`MultilevelMapper::refine_mapping`] on `inst` from `part`.
+    fn refine_instance(
+        &self,
+        problem: &Problem,
+        inst: &Instance<'_>,
+        mut part: Vec<u32>,
+        ctx: &mut RunContext,
+    ) -> Vec<u32> {
         let large = large_config(self, problem);
         let cfg = large.as_ref().unwrap_or(self);
         let dist = ctx.timed("distance-table", |_| DistTable::new(inst.arch));
-        let mut part: Vec<u32> = initial.as_slice().iter().map(|p| p.0).collect();
         for (t, &f) in inst.fixed.iter().enumerate() {
             if f != FREE {
                 part[t] = f;
@@ -1065,21 +1115,75 @@ impl MultilevelMapper {
             cfg.refiner.refine(&mut st, &mut ctx.rng);
             st.part
         });
-        let part = vcycles(cfg, &inst, &dist, part, cfg.vcycles.max(1), ctx);
-        let mut part = anneal_final(cfg, &inst, &dist, part, ctx);
+        let part = vcycles(cfg, inst, &dist, part, cfg.vcycles.max(1), ctx);
+        let mut part = anneal_final(cfg, inst, &dist, part, ctx);
         // Single moves could not repair the balance: a new run too, the better kept.
         let (sc, p) = scored(inst.graph, &dist, &inst.bound, part);
         part = p;
         if sc.0 {
-            let fresh = map_instance_with(cfg, &inst, &dist, ctx);
-            let fresh = anneal_final(cfg, &inst, &dist, fresh, ctx);
+            let fresh = map_instance_with(cfg, inst, &dist, ctx);
+            let fresh = anneal_final(cfg, inst, &dist, fresh, ctx);
             let (fc, fresh) = scored(inst.graph, &dist, &inst.bound, fresh);
             if fc < sc {
                 part = fresh;
             }
         }
-        Ok(Mapping::new(part.into_iter().map(PeId).collect()))
+        part
     }
+}
+
+/// The most [`MultilevelMapper::refine_mapping_migrating`] takes per task and hop.
+pub const MAX_MIGRATION_COST: u64 = 1 << 32;
+
+/// `inst.graph` with an anchor task after its tasks for every PE `part` uses (ascending):
+/// weight 0 in every constraint, fixed on its PE, joined to every free task `part` puts
+/// there by an edge of weight `migration`. Returns the graph, its fixed PEs ([`FREE`] for
+/// the free tasks) and the anchors' PEs.
+fn anchored(inst: &Instance<'_>, part: &[u32], migration: u64) -> (TaskGraph, Vec<u32>, Vec<u32>) {
+    let g = inst.graph;
+    let (n, ncon) = (g.num_tasks(), g.ncon());
+    let free = |t: usize| inst.fixed.is_empty() || inst.fixed[t] == FREE;
+    let mut anchors: Vec<u32> = (0..n).filter(|&t| free(t)).map(|t| part[t]).collect();
+    anchors.sort_unstable();
+    anchors.dedup();
+    // anchor of a PE: n + its index in `anchors`
+    let anchor_of = |p: u32| n as u32 + anchors.binary_search(&p).unwrap_or(0) as u32;
+    let mut xadj = Vec::with_capacity(n + anchors.len() + 1);
+    let mut adjncy = Vec::with_capacity(2 * g.num_edges() + 2 * n);
+    let mut weight = Vec::with_capacity(2 * g.num_edges() + 2 * n);
+    xadj.push(0);
+    for t in 0..n {
+        adjncy.extend_from_slice(g.neighbors(t as u32));
+        weight.extend_from_slice(g.edge_weights(t as u32));
+        if free(t) {
+            adjncy.push(anchor_of(part[t]));
+            weight.push(migration);
+        }
+        xadj.push(adjncy.len());
+    }
+    // the anchors' tasks, each list ascending
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); anchors.len()];
+    for t in (0..n).filter(|&t| free(t)) {
+        members[(anchor_of(part[t]) as usize) - n].push(t as u32);
+    }
+    for m in &members {
+        adjncy.extend_from_slice(m);
+        weight.extend(std::iter::repeat_n(migration, m.len()));
+        xadj.push(adjncy.len());
+    }
+    let mut vertex_weight = Vec::with_capacity((n + anchors.len()) * ncon);
+    for t in 0..n as u32 {
+        vertex_weight.extend_from_slice(g.vertex_weights(t));
+    }
+    vertex_weight.resize((n + anchors.len()) * ncon, 0);
+    let graph = TaskGraph::from_csr_unchecked(xadj, adjncy, weight, vertex_weight, ncon);
+    let mut fixed = if inst.fixed.is_empty() {
+        vec![FREE; n]
+    } else {
+        inst.fixed.to_vec()
+    };
+    fixed.extend_from_slice(&anchors);
+    (graph, fixed, anchors)
 }
 
 /// One level of the hierarchy: a coarse graph, the cluster of every finer task, and the
