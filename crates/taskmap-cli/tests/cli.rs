@@ -1855,23 +1855,13 @@ fn map_refines_an_initial_mapping() {
     // a migration cost: the report's migration is the cost times the hops moved, the
     // sum with f_C is below the start's f_C, fewer tasks move than without, and the
     // human report gives the sum
-    let with_cost = |c: &str| {
-        let o = taskmap(&[
-            "map",
-            "-g",
-            &g,
-            "-a",
-            "torus:4x4",
-            "--initial",
-            start,
-            "--migration-cost",
-            c,
-            "-f",
-            "json",
-        ]);
+    let refine_at = |c: &str, extra: &[&str]| {
+        let args = ["map", "-g", &g, "-a", "torus:4x4", "--initial", start];
+        let o = taskmap(&[&args[..], &["--migration-cost", c], extra].concat());
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        json(&o)
+        o
     };
+    let with_cost = |c: &str| json(&refine_at(c, &["-f", "json"]));
     let m = with_cost("2");
     let i = &m["initial"];
     let hops = i["moved_hops"].as_u64().unwrap();
@@ -1883,17 +1873,7 @@ fn map_refines_an_initial_mapping() {
         with_cost("0")["initial"]["moved_tasks"].as_u64(),
         Some(moved)
     );
-    let o = taskmap(&[
-        "map",
-        "-g",
-        &g,
-        "-a",
-        "torus:4x4",
-        "--initial",
-        start,
-        "--migration-cost",
-        "2",
-    ]);
+    let o = refine_at("2", &[]);
     assert!(stdout(&o).contains("f_C + migration"), "{}", stdout(&o));
     // the memetic mode is refused before --dump-config prints anything
     let o = taskmap(&[
