@@ -119,9 +119,11 @@ struct MapArgs {
     /// Scotch's `.map` format or one PE per line.
     #[arg(long, value_name = "FILE")]
     initial: Option<PathBuf>,
-    /// With --initial: what a task pays per hop between its input PE and its new PE, on
-    /// top of f_C (integer, 0 to 2^32; default 0). The refiner moves a task only when the
-    /// communication it saves outweighs that; the report gives the migration paid.
+    /// With --initial: what a free task pays per hop between its input PE and its new PE,
+    /// on top of f_C (integer, 0 to 2^32; default 0; lowered to the total edge weight
+    /// times the diameter, plus 1, where no move can pay any more). The refiner moves a
+    /// task only when the communication it saves outweighs that; the report gives the
+    /// hops moved and the migration.
     #[arg(long, value_name = "COST")]
     migration_cost: Option<u64>,
     /// Print the effective configuration as JSON and exit (after reading and checking the
@@ -534,11 +536,15 @@ pub(crate) fn refuse_overwriting_inputs(output: &Path, inputs: &[Option<&PathBuf
 }
 
 /// Errors when two of the named output files are one file, however their paths are
-/// spelt (`x`, `./x`, `dir/../x`): each is compared by its directory's canonical path and
-/// its name. Outputs that exist and are no regular file (`/dev/null`) may repeat.
+/// spelt (`x`, `./x`, `dir/../x`, a symbolic link to the other): each is compared by its
+/// canonical path when it exists, else by its directory's canonical path and its name.
+/// Outputs that exist and are no regular file (`/dev/null`) may repeat.
 pub(crate) fn refuse_same_outputs(outputs: &[(&str, Option<&PathBuf>)]) -> Result<()> {
     let special = |p: &Path| std::fs::metadata(p).is_ok_and(|m| !m.is_file());
     let key = |p: &Path| -> Option<PathBuf> {
+        if let Ok(c) = std::fs::canonicalize(p) {
+            return Some(c);
+        }
         let dir = match p.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -649,6 +655,11 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     if migration > taskmap::mappers::multilevel::MAX_MIGRATION_COST {
         bail!("--migration-cost must be at most 2^32, not {migration}");
     }
+    if refine.is_some() {
+        // refused here, before --dump-config, as the run would refuse it
+        taskmap::mappers::multilevel::effective_migration_cost(&problem, migration)
+            .context("--migration-cost")?;
+    }
     let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
     if a.dump_config {
         let graph = a
@@ -693,11 +704,16 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     }
     let phase = std::sync::Arc::new(std::sync::Mutex::new(String::from("start")));
     ctx.progress = Some(phase.clone());
-    if a.time_limit.is_some() && !algorithm.honours_deadline() {
-        errln!(
-            "taskmap: warning: --time-limit applies to pnp and multilevel; {} ignores it",
-            algorithm.name()
-        );
+    // --initial always runs a V-cycle, which the limit can end
+    if a.time_limit.is_some() && !algorithm.honours_deadline() && refine.is_none() {
+        if let AlgorithmSpec::Multilevel(_) = &algorithm {
+            errln!("taskmap: warning: --time-limit ends the multilevel mapper's V-cycles, memetic mode and annealing, and this configuration has none; it is ignored");
+        } else {
+            errln!(
+                "taskmap: warning: --time-limit applies to pnp and multilevel; {} ignores it",
+                algorithm.name()
+            );
+        }
     }
     let mapper = algorithm.build();
     let t0 = Instant::now();

@@ -200,9 +200,18 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
         (None, Some(spec)) => generate_program(spec)?,
         _ => bail!("give --program FILE or --gen SPEC"),
     };
-    if let Some(out) = &a.write_program {
-        crate::cli::refuse_overwriting_inputs(out, &[a.program.as_ref(), a.mapping.as_ref()])?;
-    }
+    // The program is staged now (a path that cannot be written fails before the run) and
+    // renamed into place once the run has succeeded: a failed run leaves no file behind.
+    let staged = match &a.write_program {
+        Some(out) => {
+            crate::cli::refuse_overwriting_inputs(out, &[a.program.as_ref(), a.mapping.as_ref()])?;
+            let text = program.to_text();
+            let s = taskmap_graph::stage_with(out, |w| w.write_all(text.as_bytes()))
+                .with_context(|| format!("writing {}", out.display()))?;
+            Some((out, s))
+        }
+        None => None,
+    };
     let params = WormholeParams {
         flit_cycles: a.flit_cycles,
         send_overhead: a.send_overhead,
@@ -289,10 +298,8 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
         (r, arch.spec(), f)
     };
     let wall = t0.elapsed().as_secs_f64();
-    // Written once the run has succeeded: a failed run leaves no file behind.
-    if let Some(out) = &a.write_program {
-        program
-            .write(out)
+    if let Some((out, s)) = staged {
+        s.commit()
             .with_context(|| format!("writing {}", out.display()))?;
     }
     let out = SimOutput {

@@ -392,6 +392,8 @@ fn memetic_mode_and_time_limit() {
     assert!(!err.contains("warning"), "{err}");
     let (_, err) = run(&["-A", "gtwp", "--time-limit", "0.5"]);
     assert!(err.contains("--time-limit applies to pnp"), "{err}");
+    let (_, err) = run(&["-A", "multilevel,vcycles=0", "--time-limit", "0.5"]);
+    assert!(err.contains("this configuration has none"), "{err}");
     // annealing takes the limit without a warning, and is never worse than the run it
     // starts from
     let (annealed, err) = run(&["-A", "multilevel,anneal=2000", "--time-limit", "30"]);
@@ -1184,6 +1186,25 @@ fn hetero_reads_pegasus_workflows() {
         stderr(&o)
     );
     assert!(!same.exists());
+    // a link to the other output is the same file too
+    #[cfg(unix)]
+    {
+        let target = dir.path().join("target.txt");
+        std::fs::write(&target, "old\n").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let o = run(&[
+            "-A",
+            "heft",
+            "-o",
+            link.to_str().unwrap(),
+            "--write-order",
+            target.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("name the same file"), "{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old\n");
+    }
     let unnamed = dir.path().join("unnamed.json");
     let text = std::fs::read_to_string(fixture("bad/wfc_negative_size.json"))
         .unwrap()

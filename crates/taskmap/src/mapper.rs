@@ -224,10 +224,18 @@ impl AlgorithmSpec {
         .unwrap_or(serde_json::Value::Null)
     }
 
-    /// Whether the mapper stops improving at [`RunContext::deadline`]: `pnp` and
-    /// `multilevel` (its V-cycles, its memetic mode and its annealing).
+    /// Whether the mapper stops improving at [`RunContext::deadline`]: `pnp`, and
+    /// `multilevel` with V-cycles, its memetic mode (`population` of at least 2) or
+    /// `anneal`.
     pub fn honours_deadline(&self) -> bool {
-        matches!(self, AlgorithmSpec::Multilevel(_) | AlgorithmSpec::Pnp(_))
+        match self {
+            AlgorithmSpec::Multilevel(s) => {
+                let m = s.to_mapper();
+                m.vcycles > 0 || m.population >= 2 || m.anneal > 0
+            }
+            AlgorithmSpec::Pnp(_) => true,
+            _ => false,
+        }
     }
 
     /// Builds the mapper.

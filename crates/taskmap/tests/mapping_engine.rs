@@ -1504,7 +1504,7 @@ fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
 /// above the maximum is refused.
 #[test]
 fn refining_with_a_migration_cost_trades_moves_for_f_c() {
-    use taskmap::mappers::multilevel::MAX_MIGRATION_COST;
+    use taskmap::mappers::multilevel::{effective_migration_cost, MAX_MIGRATION_COST};
     use taskmap::problem::FREE;
     // the program changed: a tenth of its edges three times heavier
     let a = weighted(&gen::random_graph(1500, 4.0, 7), 7, 1);
@@ -1571,6 +1571,32 @@ fn refining_with_a_migration_cost_trades_moves_for_f_c() {
     assert!(moves[0] > 0, "the plain refinement moved nothing");
     assert!(moves[3] < moves[0], "moves for C = 0, 1, 3, 10: {moves:?}");
     assert_eq!(run(MAX_MIGRATION_COST), old);
+    // a cost beyond W · diameter is lowered to W · diameter + 1 (no move can pay either)
+    let w = problem.graph.edge_weight_sum() as u64;
+    let diameter = taskmap_arch::diameter(problem.arch.as_ref());
+    assert_eq!(
+        effective_migration_cost(&problem, MAX_MIGRATION_COST).unwrap(),
+        w * diameter + 1
+    );
+    assert_eq!(effective_migration_cost(&problem, 7).unwrap(), 7);
+    // one that could overflow the signed gains is refused, however large the edges make
+    // f_C already
+    let heavy = TaskGraph::from_csr(
+        vec![0, 1, 2],
+        vec![1, 0],
+        vec![(1 << 62) - 1; 2],
+        vec![1; 2],
+        1,
+    )
+    .unwrap();
+    let heavy = Problem::new(heavy, arch("torus:2x2"));
+    let e = effective_migration_cost(&heavy, 1 << 30)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the migration cost 1073741824 is too large"),
+        "{e}"
+    );
     assert!(ml
         .refine_mapping_migrating(
             &problem,

@@ -231,7 +231,7 @@ fn temporary_files() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 
 /// Removes the temporary files being written now, for a handler of SIGINT or SIGTERM (the
 /// CLI installs one) that then ends the process: an interrupted write leaves no hidden
-/// `.NAME.PID.tmp` file behind. It keeps the registry locked for good, so no write can
+/// `.NAME.PID.N.tmp` file behind. It keeps the registry locked for good, so no write can
 /// create or rename a temporary file afterwards; call it only right before the process
 /// exits.
 pub fn remove_temporary_files() {
@@ -338,7 +338,11 @@ pub fn stage_with(
     };
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(file_name);
-    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    // a count too, so that two files staged at once for one destination (two outputs
+    // naming one file through a link) never share a temporary file
+    static STAGED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = STAGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    tmp_name.push(format!(".{}.{seq}.tmp", std::process::id()));
     let tmp = dir.join(tmp_name);
     let file = {
         let mut files = temporary_files();

@@ -1029,12 +1029,13 @@ impl MultilevelMapper {
     /// Improves a given mapping (ours; KaHIP and Mt-KaHyPar refine an input partition
     /// likewise): fixed tasks go to their PEs, a broken balance is repaired by single
     /// moves, the k-way refiner runs on the input graph, then V-cycles (the
-    /// configuration's `vcycles`, at least one) coarsen inside the PEs and refine every
-    /// level on the way down, each kept when no worse, and with `anneal` the annealing
-    /// (never worse either). The result is never worse than the input after those two
-    /// repairs, in (unbalanced, f_C) order; when it is still unbalanced, a new run is made
-    /// too and the better kept. The refiner may move tasks
-    /// at equal f_C to even the loads. One run: the memetic mode is refused.
+    /// configuration's `vcycles`, at least one, though none starts that is not expected to
+    /// end by the context's deadline) coarsen inside the PEs and refine every level on the
+    /// way down, each kept when no worse, and with `anneal` the annealing (never worse
+    /// either). The result is never worse than the input after those two repairs, in
+    /// (unbalanced, f_C) order; when it is still unbalanced, a new run is made too and the
+    /// better kept. The refiner may move tasks at equal f_C to even the loads. One run:
+    /// the memetic mode is refused.
     pub fn refine_mapping(
         &self,
         problem: &Problem,
@@ -1044,14 +1045,16 @@ impl MultilevelMapper {
         self.refine_mapping_migrating(problem, initial, 0, ctx)
     }
 
-    /// [`MultilevelMapper::refine_mapping`] where every task also pays `migration` per hop
-    /// between its PE in `initial` and its new PE: the objective becomes
-    /// `f_C + migration · Σ_t dist(initial(t), pe(t))` (0: plain f_C). Every PE of the
-    /// input gets an anchor task of weight 0 fixed on it, joined by an edge of weight
-    /// `migration` to each free task the input puts there; the refiners, the V-cycles, the
-    /// annealing and the fallback run then weigh the moves against that pull. Never worse
-    /// than the input after the repairs in that objective (a balanced input with its pins
-    /// in place is kept when no move pays for its migration).
+    /// [`MultilevelMapper::refine_mapping`] where every free task also pays `migration`
+    /// per hop between its PE in `initial` and its new PE: the objective becomes
+    /// `f_C + migration · Σ_t dist(initial(t), pe(t))` (0: plain f_C; the cost is first
+    /// lowered by [`effective_migration_cost`]). Every PE holding free tasks in the input
+    /// gets an anchor task of weight 0 fixed on it, joined by an edge of weight
+    /// `migration` to each of them; the refiners, the V-cycles, the annealing and the
+    /// fallback run then weigh the moves against that pull, treating the anchors as
+    /// fixed tasks. Never worse than the input after the repairs in that objective (a
+    /// balanced input with its pins in place is kept when no move pays for its
+    /// migration).
     pub fn refine_mapping_migrating(
         &self,
         problem: &Problem,
@@ -1064,11 +1067,7 @@ impl MultilevelMapper {
             return Err(Error::Config(REFINE_ONE_RUN.into()));
         }
         initial.check(problem.graph.num_tasks(), problem.arch.as_ref())?;
-        if migration > MAX_MIGRATION_COST {
-            return Err(Error::Config(format!(
-                "the migration cost must be at most {MAX_MIGRATION_COST}, not {migration}"
-            )));
-        }
+        let migration = effective_migration_cost(problem, migration)?;
         let inst = instance(problem);
         let part: Vec<u32> = initial.as_slice().iter().map(|p| p.0).collect();
         if migration == 0 {
@@ -1077,7 +1076,6 @@ impl MultilevelMapper {
         }
         let n = part.len();
         let (graph, fixed, anchors) = anchored(&inst, &part, migration);
-        crate::problem::check_weights(&graph, inst.arch)?;
         let anchored_inst = Instance {
             graph: &graph,
             fixed: &fixed,
@@ -1134,6 +1132,35 @@ impl MultilevelMapper {
 
 /// The most [`MultilevelMapper::refine_mapping_migrating`] takes per task and hop.
 pub const MAX_MIGRATION_COST: u64 = 1 << 32;
+
+/// The migration cost [`MultilevelMapper::refine_mapping_migrating`] works with on
+/// `problem`: `migration` lowered to `W · diameter + 1` (W the total edge weight) when
+/// above, since from there on no set of moves can pay for its migration (f_C never
+/// exceeds `W · diameter`), so a larger cost changes nothing. Errors when `migration`
+/// exceeds [`MAX_MIGRATION_COST`], or when f_C plus the migration could overflow the
+/// refiners' signed 64-bit gains even so.
+pub fn effective_migration_cost(problem: &Problem, migration: u64) -> Result<u64, Error> {
+    if migration > MAX_MIGRATION_COST {
+        return Err(Error::Config(format!(
+            "the migration cost must be at most {MAX_MIGRATION_COST}, not {migration}"
+        )));
+    }
+    let w = problem.graph.edge_weight_sum();
+    let diameter = u128::from(taskmap_arch::diameter(problem.arch.as_ref()));
+    let cost = u128::from(migration).min(w * diameter + 1);
+    let free = match &problem.fixed {
+        Some(f) => f.iter().filter(|&&p| p == FREE).count(),
+        None => problem.graph.num_tasks(),
+    } as u128;
+    let limit = i64::MAX as u128;
+    if (w + free * cost) * diameter > limit {
+        let most = (limit / diameter.max(1)).saturating_sub(w) / free.max(1);
+        return Err(Error::Config(format!(
+            "the migration cost {migration} is too large for this graph and target: f_C plus the migration of its {free} free tasks could exceed 2^63-1 (at most {most} here)"
+        )));
+    }
+    Ok(cost as u64)
+}
 
 /// `inst.graph` with an anchor task after its tasks for every PE `part` uses (ascending):
 /// weight 0 in every constraint, fixed on its PE, joined to every free task `part` puts
@@ -2315,11 +2342,14 @@ mod tests {
         let mut pace = Pace::default();
         assert!(pace.fits(None));
         assert!(pace.fits(Some(now + Duration::from_secs(60))));
-        assert!(!pace.fits(Some(now)));
+        if let Some(past) = now.checked_sub(Duration::from_secs(1)) {
+            assert!(!pace.fits(Some(past)));
+        }
         pace.add(Duration::from_secs(10));
         pace.add(Duration::from_secs(30));
         assert!(pace.fits(None));
         // mean 20 s
+        assert!(!pace.fits(Some(now)));
         assert!(!pace.fits(Some(now + Duration::from_secs(19))));
         assert!(pace.fits(Some(now + Duration::from_secs(25))));
     }
