@@ -9,7 +9,7 @@ of its edges, 10 % by default, get their weight multiplied by 2 to 4; seed 1). T
   * refine: `--initial M0` on G';
   * Scotch: `scotch_gmap` on G', and that mapping refined with `--initial`;
   * with `--migration C1,C2,...`: `--initial M0 --migration-cost C` for each C (a second
-    table: f_C, the tasks moved, the migration paid and f_C + migration).
+    table: f_C, the tasks moved, the hops moved and f_C + C · hops).
 Prints f_C, the mapper's own time (JSON `map_time_ms`; Scotch: the whole process) and the
 share of tasks on another PE than in M0 (for Scotch's refinement: than in Scotch's
 mapping).

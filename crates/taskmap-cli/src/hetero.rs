@@ -10,7 +10,9 @@ use clap::Args;
 use serde_json::json;
 use taskmap::mappers::heft::{heft, heft_ls, peft};
 use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
-use taskmap::model::ttigha::{read_order, read_platform, read_stg_program, read_ttigha, Ttigha};
+use taskmap::model::ttigha::{
+    read_order, read_platform, read_stg_program, read_ttigha, Ttigha, TOO_LONG_COMM,
+};
 use taskmap::model::wfcommons::read_workflow_program;
 use taskmap::sim::simulha::{schedule_svg, Schedule, Simulator};
 use taskmap::{Mapping, MappingFormat, PeId};
@@ -144,13 +146,26 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             } else {
                 a.slowness.clone()
             };
+            // an overflow through the messages is the platform's COMM lines as much as the
+            // program's: name the platform file too
+            let blame = |e: taskmap::Error| {
+                let platform_too = e.to_string().contains(TOO_LONG_COMM);
+                let e = anyhow::Error::new(e);
+                if platform_too {
+                    e.context(format!("with the platform {}", plat.display()))
+                } else {
+                    e
+                }
+            };
             match (stg, workflow) {
                 (Some(f), _) => (
-                    read_stg_program(f, platform, &slowness, a.bytes.unwrap_or(1000))?,
+                    read_stg_program(f, platform, &slowness, a.bytes.unwrap_or(1000))
+                        .map_err(blame)?,
                     f.display().to_string(),
                 ),
                 (None, Some(f)) => (
-                    read_workflow_program(f, platform, &slowness, a.negative_as_zero)?,
+                    read_workflow_program(f, platform, &slowness, a.negative_as_zero)
+                        .map_err(blame)?,
                     f.display().to_string(),
                 ),
                 (None, None) => bail!("give a model file, --stg FILE or --workflow FILE"),

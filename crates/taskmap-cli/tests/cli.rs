@@ -238,6 +238,16 @@ fn a_failed_write_leaves_no_file() {
         1025
     );
     assert_no_tmp(dir.path());
+    // A name of 250 bytes: the temporary file's name, the destination's cut short plus
+    // the process and a count, still fits the 255-byte limit of a name.
+    let long = dir.path().join(format!("{}.map", "n".repeat(246)));
+    let o = taskmap(&["map", "-o", long.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&long).unwrap().lines().count(),
+        1025
+    );
+    assert_no_tmp(dir.path());
 }
 
 #[test]
@@ -1079,6 +1089,30 @@ fn hetero_allocates_simulates_and_reads_back() {
         "{}",
         stdout(&o)
     );
+    // Messages that overflow only through the platform's COMM line: the error names the
+    // platform file as well as the program's.
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.platform");
+    let text = std::fs::read_to_string(fixture("hetero/two_clusters.platform")).unwrap();
+    std::fs::write(
+        &huge,
+        text.replace("COMM switch 200 0.16", "COMM switch 1e308 1e-7"),
+    )
+    .unwrap();
+    let o = taskmap(&[
+        "hetero",
+        "--stg",
+        &fixture("hetero/rand0000.stg"),
+        "--platform",
+        huge.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("huge.platform") && e.contains("rand0000.stg:"),
+        "{e}"
+    );
+    assert!(e.contains("slowest communication"), "{e}");
 }
 
 #[test]

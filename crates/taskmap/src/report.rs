@@ -55,7 +55,11 @@ pub fn render_evaluation(e: &Evaluation) -> String {
         "comm cost f_C      {:>16}   (J = 2 f_C = {})",
         e.comm_cost, e.comm_cost_j
     );
-    let _ = writeln!(s, "Berger objective   {:>16}", e.berger_objective);
+    let _ = writeln!(
+        s,
+        "Berger objective   {:>16}   (ordered pairs, 2 f_C; their published tables count f_C)",
+        e.berger_objective
+    );
     let pct = if e.total_edge_weight > 0 {
         100.0 * e.edge_cut as f64 / e.total_edge_weight as f64
     } else {

@@ -336,8 +336,15 @@ pub fn stage_with(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // the destination's name, cut to 96 bytes so that the temporary name stays within the
+    // usual 255-byte limit of a file name wherever the destination's own name fits
+    let name = file_name.to_string_lossy();
+    let mut cut = name.len().min(96);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
     let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(file_name);
+    tmp_name.push(&name[..cut]);
     // a count too, so that two files staged at once for one destination (two outputs
     // naming one file through a link) never share a temporary file
     static STAGED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

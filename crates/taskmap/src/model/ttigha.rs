@@ -63,7 +63,7 @@ const TOO_LONG: &str = "the times add up beyond the largest float (about 1.8e308
 /// The error when the task times and the messages, each at the platform's slowest
 /// communication, add up beyond the largest float: the platform's COMM lines are to blame
 /// as much as the program.
-const TOO_LONG_COMM: &str = "the task times and the messages, each at the platform's slowest communication (a COMM line's startup + bytes × time per byte), add up beyond the largest float (about 1.8e308), so the final time could not be computed";
+pub const TOO_LONG_COMM: &str = "the task times and the messages, each at the platform's slowest communication (a COMM line's startup + bytes × time per byte), add up beyond the largest float (about 1.8e308), so the final time could not be computed";
 
 /// Marks "no communication type" on the diagonal of [`Platform::link`].
 const NO_LINK: u32 = u32::MAX;

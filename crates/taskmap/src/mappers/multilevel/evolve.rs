@@ -33,8 +33,9 @@
 //! thread, whose V-cycles stop at the deadline), a round or a batch starts only when it
 //! is expected to end by the deadline, at the mean pace of the rounds or batches before
 //! (the first batch starts when the deadline has not passed, so it can overrun it by one
-//! batch). With a single member built there is no combine: the result is that member,
-//! one plain run. The result then depends on the machine's speed too.
+//! batch). With a single member built there is no combine: the result is that member
+//! (one run of the mapper, its V-cycles cut at the deadline). The result then depends on
+//! the machine's speed too.
 
 use std::time::Instant;
 
