@@ -229,25 +229,19 @@ fn a_failed_write_leaves_no_file() {
         assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{:?}", names);
     };
     assert_no_tmp(dir.path());
-    // A good write leaves the file and nothing else.
-    let good = dir.path().join("out.map");
-    let o = taskmap(&["map", "-o", good.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(
-        std::fs::read_to_string(&good).unwrap().lines().count(),
-        1025
-    );
-    assert_no_tmp(dir.path());
-    // A name of 250 bytes: the temporary file's name, the destination's cut short plus
-    // the process and a count, still fits the 255-byte limit of a name.
-    let long = dir.path().join(format!("{}.map", "n".repeat(246)));
-    let o = taskmap(&["map", "-o", long.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(
-        std::fs::read_to_string(&long).unwrap().lines().count(),
-        1025
-    );
-    assert_no_tmp(dir.path());
+    // A good write leaves the file and nothing else; also with a name of 250 bytes (the
+    // temporary file's name, the destination's cut short plus the process and a count,
+    // still fits the 255-byte limit of a name).
+    for name in ["out.map".to_string(), format!("{}.map", "n".repeat(246))] {
+        let good = dir.path().join(name);
+        let o = taskmap(&["map", "-o", good.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(
+            std::fs::read_to_string(&good).unwrap().lines().count(),
+            1025
+        );
+        assert_no_tmp(dir.path());
+    }
 }
 
 #[test]
