@@ -149,7 +149,8 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             // an overflow through the messages is the platform's COMM lines as much as the
             // program's: name the platform file too
             let blame = |e: taskmap::Error| {
-                let platform_too = e.to_string().contains(TOO_LONG_COMM);
+                let platform_too =
+                    matches!(&e, taskmap::Error::Parse { message, .. } if message == TOO_LONG_COMM);
                 let e = anyhow::Error::new(e);
                 if platform_too {
                     e.context(format!("with the platform {}", plat.display()))
