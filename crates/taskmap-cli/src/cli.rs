@@ -83,7 +83,7 @@ struct GraphInput {
 
 #[derive(Args)]
 struct Constraints {
-    /// Allowed imbalance: load(p) <= ceil((1+eps) * capacity share of p).
+    /// Allowed imbalance: load(p) <= floor((1+eps) * ceil(capacity share of p)).
     #[arg(short, long, value_name = "EPS", allow_negative_numbers = true)]
     epsilon: Option<f64>,
     /// Hard capacity of every PE (one value per vertex weight, comma-separated).

@@ -41,7 +41,7 @@ pub struct SimArgs {
     /// Seed for --algorithm.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Allowed imbalance for --algorithm: load(p) <= ceil((1+eps) * share of p) (default
+    /// Allowed imbalance for --algorithm: load(p) <= floor((1+eps) * ceil(share of p)) (default
     /// 0.03; the mappers that do not balance, greedy-perego among them, ignore it).
     #[arg(long, value_name = "EPS")]
     pub epsilon: Option<f64>,

@@ -1,4 +1,7 @@
-//! End-to-end tests of the `taskmap` binary: exit codes, errors, outputs.
+//! End-to-end tests of the `taskmap` binary: exit codes, errors, outputs, and the golden
+//! set (`golden`).
+
+mod golden;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -18,12 +18,12 @@ use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
 use crate::mapping::Mapping;
-use crate::problem::{max_loads, Capacities};
+use crate::problem::{ceil_shares, max_loads, Capacities};
 
 /// What to check besides computing the metrics.
 #[derive(Clone, Debug, Default)]
 pub struct EvalOptions {
-    /// Check balance for this ε (load(p) ≤ ⌈(1+ε)·cap_share(p)⌉ for every PE).
+    /// Check balance for this ε (load(p) ≤ ⌊(1+ε)·⌈cap_share(p)⌉⌋ for every PE).
     pub epsilon: Option<f64>,
     /// Check these hard capacities.
     pub capacities: Option<Capacities>,
@@ -51,6 +51,9 @@ pub struct LoadStats {
     pub delta_map: f64,
     /// Number of PEs with a load above the ε bound (when ε was given).
     pub overloaded_pes: Option<u32>,
+    /// Number of PEs with a load above `⌈cap_share(p)⌉` while some PE holds no task (0 when
+    /// every PE is used): work queues on them while others idle, whatever ε allows.
+    pub crowded_pes: u32,
     /// Number of PEs above their hard capacity (when capacities were given).
     pub over_capacity_pes: Option<u32>,
     /// The largest excess over a hard capacity.
@@ -323,6 +326,12 @@ pub fn evaluate(
             max_norm = max_norm.max(norm);
         }
         let delta_map = if total > 0 { delta / total as f64 } else { 0.0 };
+        let ceil_share = ceil_shares(graph, arch, c);
+        let crowded_pes = if pes_used < k {
+            (0..k as usize).filter(|&p| lc(p) > ceil_share[p]).count() as u32
+        } else {
+            0
+        };
         let overloaded_pes = opts.epsilon.map(|eps| {
             let bound = max_loads(graph, arch, eps, None, c);
             (0..k as usize).filter(|&p| lc(p) > bound[p]).count() as u32
@@ -361,6 +370,7 @@ pub fn evaluate(
             mu_map,
             delta_map,
             overloaded_pes,
+            crowded_pes,
             over_capacity_pes,
             max_capacity_excess,
         });

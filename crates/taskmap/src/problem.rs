@@ -213,7 +213,9 @@ impl Problem {
     /// capacity, at most the total weight of constraint `c` (more could never be used, and
     /// sums of capacities then fit in 64 bits), and with
     /// [`Problem::epsilon_with_capacities`] at most the balance bound too; otherwise the
-    /// balance bound `⌈(1+ε)·cap_share(p)⌉` where `cap_share(p) = w_T(p)/Σ w_T · Σ_v w_S(v)`.
+    /// balance bound `⌊(1+ε)·⌈cap_share(p)⌉⌋` where `cap_share(p) = w_T(p)/Σ w_T · Σ_v w_S(v)`
+    /// (the rule of KaHIP, METIS and Mt-KaHyPar: with unit weights and no more tasks than
+    /// PEs, one task per PE).
     pub fn max_loads(&self, c: usize) -> Vec<u64> {
         let (g, a) = (&self.graph, self.arch.as_ref());
         let mut bounds = max_loads(g, a, self.epsilon, self.capacities.as_ref(), c);
@@ -324,14 +326,42 @@ pub fn max_loads(
         let total = graph.total_vertex_weight(c).max(1);
         return (0..k).map(|p| cap.get(PeId(p), c).min(total)).collect();
     }
-    let total = graph.total_vertex_weight(c) as f64;
-    let cap_sum: u64 = (0..k).map(|p| arch.pe_capacity(PeId(p))).sum();
+    let shares = ceil_shares(graph, arch, c);
+    shares
+        .into_iter()
+        .map(|share| balance_bound(share, epsilon))
+        .collect()
+}
+
+/// `⌈cap_share(p)⌉` of every PE for constraint `c`, where
+/// `cap_share(p) = w_T(p)/Σ w_T · Σ_v w_S(v)`, computed exactly.
+pub fn ceil_shares(graph: &TaskGraph, arch: &dyn Architecture, c: usize) -> Vec<u64> {
+    let k = arch.pe_count();
+    let total = u128::from(graph.total_vertex_weight(c));
+    let cap_sum: u128 = (0..k)
+        .map(|p| u128::from(arch.pe_capacity(PeId(p))))
+        .sum::<u128>()
+        .max(1);
     (0..k)
         .map(|p| {
-            let share = arch.pe_capacity(PeId(p)) as f64 / cap_sum.max(1) as f64 * total;
-            ((1.0 + epsilon) * share - 1e-9).ceil().max(0.0) as u64
+            let share = (u128::from(arch.pe_capacity(PeId(p))) * total).div_ceil(cap_sum);
+            // At most the total, which fits in 64 bits.
+            share as u64
         })
         .collect()
+}
+
+/// The balance bound of KaHIP, METIS and Mt-KaHyPar on a share: `⌊(1+ε)·⌈share⌉⌋`, given
+/// `⌈share⌉`. A relative tolerance of 10^-12 keeps products such as 1.15·20 at 23.
+pub fn balance_bound(ceil_share: u64, epsilon: f64) -> u64 {
+    let x = (1.0 + epsilon) * ceil_share as f64;
+    let b = (x * (1.0 + 1e-12)).floor();
+    // Never below the share itself (ε ≥ 0), and never past u64 (a huge ε).
+    if b >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        (b as u64).max(ceil_share)
+    }
 }
 
 /// Reads a file of fixed tasks for a graph of `n` tasks and a target of `k` PEs, in one of
@@ -530,6 +560,24 @@ mod tests {
             parse_fixed(b"\xef\xbb\xbf-1\n3\n", Path::new("f.txt"), 2, 4).unwrap(),
             parse_fixed(b"-1\n3\n", Path::new("f.txt"), 2, 4).unwrap()
         );
+    }
+
+    /// `⌊(1+ε)·⌈share⌉⌋`, exactly, also where the product lands just below an integer.
+    #[test]
+    fn balance_bound_floors_the_grown_rounded_share() {
+        assert_eq!(balance_bound(1, 0.03), 1);
+        assert_eq!(balance_bound(20, 0.03), 20);
+        assert_eq!(balance_bound(34, 0.03), 35);
+        assert_eq!(balance_bound(20, 0.15), 23); // 1.15 * 20 = 22.999999999999996 in f64
+        assert_eq!(balance_bound(5, 0.2), 6);
+        assert_eq!(balance_bound(0, 0.5), 0);
+        assert_eq!(balance_bound(7, 1e300), u64::MAX);
+        // Shares by PE capacity, rounded up exactly: 10 tasks over capacities 1, 2 -> 4, 7.
+        let g = taskmap_graph::gen::ring(10);
+        let arch = taskmap_arch::parse_arch("wcomplete:1,2").unwrap();
+        assert_eq!(ceil_shares(&g, arch.as_ref(), 0), vec![4, 7]);
+        let p = Problem::new(g, arch);
+        assert_eq!(p.max_loads(0), vec![4, 7]);
     }
 
     /// A hard capacity counts at most the total weight of its constraint.

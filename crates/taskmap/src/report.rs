@@ -94,6 +94,14 @@ pub fn render_evaluation(e: &Evaluation) -> String {
         if let Some(o) = l.overloaded_pes {
             let _ = writeln!(s, "  PEs above (1+eps) share: {}", o);
         }
+        if l.crowded_pes > 0 {
+            let _ = writeln!(
+                s,
+                "  {} PEs above their rounded-up share while {} PEs are empty",
+                l.crowded_pes,
+                e.pes - e.pes_used
+            );
+        }
         if let (Some(o), Some(x)) = (l.over_capacity_pes, l.max_capacity_excess) {
             let _ = writeln!(s, "  PEs above capacity: {}  (largest excess {})", o, x);
         }

@@ -170,7 +170,7 @@ fn capacities_and_epsilon_are_checked() {
         capacities: Some(taskmap::Capacities::uniform(2, &[7])),
     };
     let e = evaluate(&graph, arch.as_ref(), &m, &opts).unwrap();
-    // Loads 7 and 3: share 5, bound ceil(6) = 6 -> unbalanced; capacity 7 holds.
+    // Loads 7 and 3: share 5, bound floor(1.2 * 5) = 6 -> unbalanced; capacity 7 holds.
     assert_eq!(e.balanced, Some(false));
     assert_eq!(e.capacities_respected, Some(true));
     assert!(!e.feasible());
@@ -193,4 +193,68 @@ fn mapping_mismatch_is_an_error() {
     let out = Mapping::new(vec![PeId(2); 5]);
     let err = evaluate(&graph, arch.as_ref(), &out, &EvalOptions::default()).unwrap_err();
     assert!(err.to_string().contains("PE 2"), "{}", err);
+}
+
+/// The balance rule of KaHIP, METIS and Mt-KaHyPar, `load(p) ≤ ⌊(1+ε)·⌈share(p)⌉⌋`: with
+/// unit weights and as many tasks as PEs, a PE holding two tasks breaks it, and the
+/// evaluation counts the PEs above their rounded-up share while others are empty.
+#[test]
+fn balance_rule_rounds_the_share_up_then_the_bound_down() {
+    let graph = gen::ring(64);
+    let arch = parse_arch("torus:8x8").unwrap();
+    let eps = EvalOptions {
+        epsilon: Some(0.03),
+        capacities: None,
+    };
+    let one_each = Mapping::new((0..64).map(PeId).collect());
+    let e = evaluate(&graph, arch.as_ref(), &one_each, &eps).unwrap();
+    assert_eq!((e.balanced, e.loads[0].crowded_pes), (Some(true), 0));
+    // Two tasks on each of PEs 0..32, none on 32..64: ⌈(1.03)·1⌉ = 2 allowed it before.
+    let pairs = Mapping::new((0..64).map(|t| PeId(t / 2)).collect());
+    let e = evaluate(&graph, arch.as_ref(), &pairs, &eps).unwrap();
+    assert_eq!(e.balanced, Some(false));
+    assert_eq!(e.loads[0].overloaded_pes, Some(32));
+    assert_eq!(e.loads[0].crowded_pes, 32);
+    // With ε = 1, two tasks per PE are allowed, but the report still counts the crowding.
+    let loose = EvalOptions {
+        epsilon: Some(1.0),
+        capacities: None,
+    };
+    let e = evaluate(&graph, arch.as_ref(), &pairs, &loose).unwrap();
+    assert_eq!((e.balanced, e.loads[0].crowded_pes), (Some(true), 32));
+    assert!(taskmap::report::render_evaluation(&e)
+        .contains("32 PEs above their rounded-up share while 32 PEs are empty"));
+    // 65 tasks: ⌈65/64⌉ = 2 per PE is within the bound, and no PE is empty here.
+    let graph = gen::ring(65);
+    let m = Mapping::new((0..65).map(|t| PeId(t % 64)).collect());
+    let e = evaluate(&graph, arch.as_ref(), &m, &eps).unwrap();
+    assert_eq!((e.balanced, e.loads[0].crowded_pes), (Some(true), 0));
+}
+
+/// Every static mapper that balances uses all 64 PEs for 64 unit tasks on 64 PEs.
+#[test]
+fn as_many_tasks_as_pes_use_every_pe() {
+    let graph = gen::grid(&[8, 8], false);
+    for alg in [
+        "drb",
+        "multilevel",
+        "multilevel,preset=fast",
+        "gtwp",
+        "block",
+    ] {
+        let problem = Problem::new(graph.clone(), parse_arch("torus:8x8").unwrap());
+        let spec: AlgorithmSpec = alg.parse().unwrap();
+        let m = spec.build().map(&problem, &mut RunContext::new(0)).unwrap();
+        let e = evaluate(
+            &graph,
+            problem.arch.as_ref(),
+            &m,
+            &EvalOptions {
+                epsilon: Some(problem.epsilon),
+                capacities: None,
+            },
+        )
+        .unwrap();
+        assert_eq!((e.pes_used, e.balanced), (64, Some(true)), "{alg}");
+    }
 }
