@@ -6,15 +6,17 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
-use taskmap::mappers::alloc::{
+use taskmap::hetero::ttigha::{read_stg_program, Platform};
+use taskmap::hetero::wfcommons::read_workflow_program;
+use taskmap::houstis::alloc::{
     algorithm_mapper, alloc_ls, evaluate_assignment, memory_excess, AllocParams, AmapResult,
     Machine, LS_BUDGET,
 };
-use taskmap::model::interconnect::{DelayModel, Interconnect};
-use taskmap::model::precedence::{read_amg_model, Deterministic, ParallelMatrix, PrecedenceGraph};
-use taskmap::model::ttigha::{read_stg_program, Platform};
-use taskmap::model::wfcommons::read_workflow_program;
-use taskmap::sim::bus_queue::simulate;
+use taskmap::houstis::bus_queue::simulate;
+use taskmap::houstis::interconnect::{DelayModel, Interconnect};
+use taskmap::houstis::precedence::{
+    read_amg_model, Deterministic, ParallelMatrix, PrecedenceGraph,
+};
 use taskmap::{Mapping, MappingFormat, PeId};
 
 /// Arguments of `taskmap amap`.
@@ -86,7 +88,7 @@ pub struct AmapArgs {
     pub budget: Option<u64>,
     /// Frames clustered in parallel per round of the time-frame search (the result
     /// depends on it, not on the threads).
-    #[arg(long, default_value_t = taskmap::mappers::alloc::SAMPLES)]
+    #[arg(long, default_value_t = taskmap::houstis::alloc::SAMPLES)]
     pub samples: usize,
     /// Write the processor of every module to this file, one per line (Scotch's
     /// "index processor" lines for a name ending in .map).

@@ -226,9 +226,9 @@ struct EvalReport {
     #[serde(flatten)]
     evaluation: taskmap::Evaluation,
     #[serde(skip_serializing_if = "Option::is_none")]
-    perego_f: Option<taskmap::sim::perego::FEstimate>,
+    perego_f: Option<taskmap::perego::spm::FEstimate>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    perego_f_prop: Option<taskmap::sim::PropagatedEstimate>,
+    perego_f_prop: Option<taskmap::perego::PropagatedEstimate>,
 }
 
 #[derive(Args)]
@@ -642,7 +642,7 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
             };
             let ml = spec.to_mapper();
             if ml.population >= 2 {
-                bail!(taskmap::mappers::multilevel::REFINE_ONE_RUN);
+                bail!(taskmap::multilevel::driver::REFINE_ONE_RUN);
             }
             let given = Mapping::read_for(path, problem.graph.num_tasks(), k)?;
             Some((ml, given, path))
@@ -652,12 +652,12 @@ fn cmd_map(a: MapArgs) -> Result<u8> {
     if a.migration_cost.is_some() && refine.is_none() {
         bail!("--migration-cost applies to --initial only");
     }
-    if migration > taskmap::mappers::multilevel::MAX_MIGRATION_COST {
+    if migration > taskmap::multilevel::driver::MAX_MIGRATION_COST {
         bail!("--migration-cost must be at most 2^32, not {migration}");
     }
     if refine.is_some() {
         // refused here, before --dump-config, as the run would refuse it
-        taskmap::mappers::multilevel::effective_migration_cost(&problem, migration)
+        taskmap::multilevel::driver::effective_migration_cost(&problem, migration)
             .context("--migration-cost")?;
     }
     let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
@@ -919,7 +919,7 @@ fn cmd_eval(a: EvalArgs) -> Result<u8> {
     let program = a
         .program
         .as_ref()
-        .map(|p| taskmap::model::program::read_program(p))
+        .map(|p| taskmap::perego::program::read_program(p))
         .transpose()?;
     let graph = match (&a.input.graph, &program) {
         (Some(_), _) => load_graph(&a.input)?.0,
@@ -938,7 +938,7 @@ fn cmd_eval(a: EvalArgs) -> Result<u8> {
         .with_context(|| format!("evaluating {}", a.mapping.display()))?;
     let (perego_f, perego_f_prop) = match &program {
         Some(p) => {
-            let model = taskmap::sim::perego::SpmModel::build(p, &Default::default())?;
+            let model = taskmap::perego::spm::SpmModel::build(p, &Default::default())?;
             (
                 Some(model.evaluate(arch.as_ref(), &mapping)?),
                 model.evaluate_propagated(p, arch.as_ref(), &mapping)?,

@@ -8,13 +8,13 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
-use taskmap::mappers::heft::{heft, heft_ls, peft};
-use taskmap::mappers::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
-use taskmap::model::ttigha::{
+use taskmap::hetero::heft::{heft, heft_ls, peft};
+use taskmap::hetero::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
+use taskmap::hetero::simulha::{schedule_svg, Schedule, Simulator};
+use taskmap::hetero::ttigha::{
     read_order, read_platform, read_stg_program, read_ttigha, Ttigha, TOO_LONG_COMM,
 };
-use taskmap::model::wfcommons::read_workflow_program;
-use taskmap::sim::simulha::{schedule_svg, Schedule, Simulator};
+use taskmap::hetero::wfcommons::read_workflow_program;
 use taskmap::{Mapping, MappingFormat, PeId};
 
 /// Arguments of `taskmap hetero`.
@@ -195,7 +195,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         Some(path) => {
             let m = Mapping::read_for(path, pr.tasks(), pl.processors() as u32)?;
             let v: Vec<u32> = m.as_slice().iter().map(|p| p.0).collect();
-            (v, "file", taskmap::mappers::mateha::levels(pr))
+            (v, "file", taskmap::hetero::mateha::levels(pr))
         }
         None => match a.algorithm.as_deref().unwrap_or("mateha") {
             "mateha" => {
@@ -213,7 +213,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
                 if a.order.is_none() {
                     planned_order = Some(order);
                 }
-                (alloc, "heft-ls", taskmap::mappers::mateha::levels(pr))
+                (alloc, "heft-ls", taskmap::hetero::mateha::levels(pr))
             }
             name @ ("heft" | "peft") => {
                 let h = if name == "heft" {
@@ -224,7 +224,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
                 if a.order.is_none() {
                     planned_order = Some(h.order);
                 }
-                (h.alloc, name, taskmap::mappers::mateha::levels(pr))
+                (h.alloc, name, taskmap::hetero::mateha::levels(pr))
             }
             other => {
                 bail!("unknown --algorithm \"{other}\" (mateha, mateha-ls, heft, heft-ls, peft)")

@@ -7,11 +7,11 @@ use std::str::FromStr;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use taskmap::mappers::greedy_perego::{greedy_map_program, GreedyPerego};
-use taskmap::model::program::{read_program, Program};
-use taskmap::model::program_gen::generate_program;
-use taskmap::sim::perego::{FEstimate, SpmModel, SpmParams};
-use taskmap::sim::wormhole::{simulate, simulate_ideal, ReadyPolicy, SimReport, WormholeParams};
+use taskmap::perego::gen::generate_program;
+use taskmap::perego::greedy::{greedy_map_program, GreedyPerego};
+use taskmap::perego::program::{read_program, Program};
+use taskmap::perego::spm::{FEstimate, SpmModel, SpmParams};
+use taskmap::perego::wormhole::{simulate, simulate_ideal, ReadyPolicy, SimReport, WormholeParams};
 use taskmap::{AlgorithmSpec, Mapping, PeId, Problem, RunContext};
 
 /// Arguments of `taskmap sim`.
@@ -98,7 +98,7 @@ struct SimOutput<'a> {
     link_utilisation_max: f64,
     network_messages: u64,
     local_messages: u64,
-    latency: taskmap::sim::wormhole::Stats,
+    latency: taskmap::perego::wormhole::Stats,
     contention_free_latency_mean: f64,
     events: u64,
     wall_seconds: f64,
@@ -142,7 +142,7 @@ fn summary(v: &[u64]) -> Summary {
     }
 }
 
-/// Generates a program from `spec` (see `taskmap::model::program_gen`) and writes it to
+/// Generates a program from `spec` (see `taskmap::perego::gen`) and writes it to
 /// `out`. For `taskmap gen`.
 pub fn gen_program(spec: &str, out: &Path) -> Result<Program> {
     // `.txt` names edge lists and programs alike: only the other graph extensions refuse.

@@ -23,16 +23,17 @@
 
 pub mod error;
 pub(crate) mod hash;
+pub mod hetero;
+pub mod houstis;
 pub mod mapper;
 pub mod mappers;
 pub mod mapping;
 pub(crate) mod max_tree;
 pub mod metrics;
-pub mod model;
 pub mod multilevel;
+pub mod perego;
 pub mod problem;
 pub mod report;
-pub mod sim;
 
 pub use error::Error;
 pub use mapper::{AlgorithmSpec, Mapper, RunContext};

@@ -123,19 +123,19 @@ pub enum AlgorithmSpec {
     /// Dual recursive bipartitioning (Scotch's method) on the original graph.
     Drb(crate::mappers::drb::DrbSpec),
     /// Multilevel: coarsening, DRB on the coarsest graph, k-way f_C refinement per level.
-    Multilevel(crate::mappers::multilevel::MultilevelSpec),
+    Multilevel(crate::multilevel::driver::MultilevelSpec),
     /// De Petris & Perego's greedy contention-aware mapper (F over wormhole routes).
-    GreedyPerego(crate::mappers::greedy_perego::GreedyPerego),
+    GreedyPerego(crate::perego::greedy::GreedyPerego),
     /// Greedy task-wise placement, Berger et al. 2014, Algorithm 1 (literal).
-    Gtwp(crate::mappers::gtwp::GtwpMapper),
+    Gtwp(crate::mappers::berger::gtwp::GtwpMapper),
     /// GTWP with the best PE taken among those the task fits on (ours).
     GtwpFit,
     /// Subgraph placement, Berger et al. 2014, Algorithm 2 (literal).
-    Subgraph(crate::mappers::subgraph::SubgraphMapper),
+    Subgraph(crate::mappers::berger::subgraph::SubgraphMapper),
     /// Subgraph placement choosing the PE by distance affinity (ours).
-    SubgraphDist(crate::mappers::subgraph::SubgraphMapper),
+    SubgraphDist(crate::mappers::berger::subgraph::SubgraphMapper),
     /// Partition and place: GRASP partitioning, then simulated-annealing QAP placement.
-    Pnp(crate::mappers::pnp::PnpMapper),
+    Pnp(crate::mappers::berger::pnp::PnpMapper),
 }
 
 impl AlgorithmSpec {
@@ -206,7 +206,7 @@ impl AlgorithmSpec {
     /// field, defaults included); for the other algorithms their parameters, also with
     /// the defaults; `{}` for those without any. What the multilevel mapper decides per
     /// problem (its adaptive runs and tries, coarsest size and V-cycle count, see
-    /// [`crate::mappers::multilevel`]) applies on top.
+    /// [`crate::multilevel::driver`]) applies on top.
     pub fn parameters(&self) -> serde_json::Value {
         use serde_json::to_value;
         match self {
@@ -249,15 +249,15 @@ impl AlgorithmSpec {
             AlgorithmSpec::Multilevel(s) => Box::new(s.to_mapper()),
             AlgorithmSpec::GreedyPerego(g) => Box::new(g.clone()),
             AlgorithmSpec::Gtwp(g) => Box::new(g.clone()),
-            AlgorithmSpec::GtwpFit => Box::new(mappers::gtwp::GtwpMapper {
+            AlgorithmSpec::GtwpFit => Box::new(mappers::berger::gtwp::GtwpMapper {
                 fit_only: true,
                 keep_saturated: false,
             }),
-            AlgorithmSpec::Subgraph(s) => Box::new(mappers::subgraph::SubgraphMapper {
+            AlgorithmSpec::Subgraph(s) => Box::new(mappers::berger::subgraph::SubgraphMapper {
                 distance_affinity: false,
                 ..s.clone()
             }),
-            AlgorithmSpec::SubgraphDist(s) => Box::new(mappers::subgraph::SubgraphMapper {
+            AlgorithmSpec::SubgraphDist(s) => Box::new(mappers::berger::subgraph::SubgraphMapper {
                 distance_affinity: true,
                 ..s.clone()
             }),
@@ -337,14 +337,14 @@ impl FromStr for AlgorithmSpec {
                 AlgorithmSpec::Drb(spec)
             }
             "greedy-perego" => {
-                let mut g = crate::mappers::greedy_perego::GreedyPerego::default();
+                let mut g = crate::perego::greedy::GreedyPerego::default();
                 for p in parts.by_ref() {
                     g.set(p)?;
                 }
                 AlgorithmSpec::GreedyPerego(g)
             }
             "multilevel" => {
-                let mut spec = crate::mappers::multilevel::MultilevelSpec::default();
+                let mut spec = crate::multilevel::driver::MultilevelSpec::default();
                 for p in parts.by_ref() {
                     spec.set(p)?;
                 }
@@ -358,7 +358,7 @@ impl FromStr for AlgorithmSpec {
                 AlgorithmSpec::Multilevel(spec)
             }
             "gtwp" => {
-                let mut g = crate::mappers::gtwp::GtwpMapper::default();
+                let mut g = crate::mappers::berger::gtwp::GtwpMapper::default();
                 for p in parts.by_ref() {
                     g.set(p)?;
                 }
@@ -366,7 +366,7 @@ impl FromStr for AlgorithmSpec {
             }
             "gtwp-fit" => AlgorithmSpec::GtwpFit,
             "subgraph" | "subgraph-dist" => {
-                let mut spec = crate::mappers::subgraph::SubgraphMapper {
+                let mut spec = crate::mappers::berger::subgraph::SubgraphMapper {
                     distance_affinity: alg == "subgraph-dist",
                     ..Default::default()
                 };
@@ -380,7 +380,7 @@ impl FromStr for AlgorithmSpec {
                 }
             }
             "pnp" => {
-                let mut spec = crate::mappers::pnp::PnpMapper::default();
+                let mut spec = crate::mappers::berger::pnp::PnpMapper::default();
                 for p in parts.by_ref() {
                     spec.set(p)?;
                 }

@@ -1,8 +1,8 @@
 //! The Algorithm Mapper (Houstis et al. 1989): interconnect delay models against a direct
 //! simulation of the queues, the precedence model, ALLOC and the schedule.
 
-use taskmap::model::interconnect::Interconnect;
-use taskmap::sim::bus_queue::simulate;
+use taskmap::houstis::bus_queue::simulate;
+use taskmap::houstis::interconnect::Interconnect;
 
 /// Relative difference.
 fn rel(a: f64, b: f64) -> f64 {
@@ -69,10 +69,10 @@ fn delay_models_agree_with_a_simulation_of_the_queue() {
 
 use std::path::Path;
 
-use taskmap::mappers::alloc::{
+use taskmap::houstis::alloc::{
     algorithm_mapper, alloc, simulate_schedule, AllocParams, Instance, Machine,
 };
-use taskmap::model::precedence::{
+use taskmap::houstis::precedence::{
     parse_amg, read_amg, Link, Logic, ParallelMatrix, PrecedenceGraph,
 };
 
@@ -232,7 +232,7 @@ fn back_links_do_not_depend_on_the_declaration_order() {
 /// `Δ` takes up to `MAX_PARALLEL_MODULES` modules and refuses one more, naming the limit.
 #[test]
 fn parallelism_matrix_size_limit() {
-    use taskmap::model::precedence::MAX_PARALLEL_MODULES;
+    use taskmap::houstis::precedence::MAX_PARALLEL_MODULES;
     // Independent modules (no link): Δ holds every pair.
     let text = |n: usize| -> String { (0..n).map(|i| format!("MODULE m{i} 1\n")).collect() };
     let g = parse_amg(&text(MAX_PARALLEL_MODULES + 1), Path::new("big.amg")).unwrap();
@@ -413,7 +413,7 @@ fn check_on(
     g: &PrecedenceGraph,
     m: &Machine,
     with_delta: bool,
-) -> taskmap::mappers::alloc::AmapResult {
+) -> taskmap::houstis::alloc::AmapResult {
     let (k, itu_time) = (m.processors, m.itu_time);
     let det = g.deterministic().unwrap();
     let par = ParallelMatrix::new(g, &det).unwrap();
@@ -588,9 +588,9 @@ fn malformed_amg_files_name_the_place_and_the_defect() {
 
 #[test]
 fn schedule_matches_simulha_on_the_same_dag() {
-    use taskmap::mappers::alloc::ScheduleSim;
-    use taskmap::model::ttigha::{HeteroProgram, Platform, SubtaskMessage};
-    use taskmap::sim::simulha::Simulator;
+    use taskmap::hetero::simulha::Simulator;
+    use taskmap::hetero::ttigha::{HeteroProgram, Platform, SubtaskMessage};
+    use taskmap::houstis::alloc::ScheduleSim;
     for seed in 0..30 {
         let g = random_dag(40, 0.07, seed);
         let det = g.deterministic().unwrap();
@@ -639,7 +639,7 @@ fn schedule_matches_simulha_on_the_same_dag() {
 
 #[test]
 fn local_search_never_loses_to_the_paper_and_respects_memory() {
-    use taskmap::mappers::alloc::{alloc_ls, list_schedule};
+    use taskmap::houstis::alloc::{alloc_ls, list_schedule};
     let chol = read_amg(&fixture("amap/cholesky4.amg")).unwrap();
     let mut cases: Vec<(PrecedenceGraph, u32, &str, f64)> = vec![
         (chol.clone(), 4, "dual-bus", 0.1),
@@ -805,7 +805,7 @@ fn pairs_refused_for_a_fast_processor_are_tried_again() {
 
 #[test]
 fn step_three_assignment_is_the_best_bottleneck() {
-    use taskmap::mappers::alloc::assign;
+    use taskmap::houstis::alloc::assign;
     fn permutations(k: usize, f: &mut impl FnMut(&[usize])) {
         fn go(p: &mut Vec<usize>, used: &mut Vec<bool>, f: &mut impl FnMut(&[usize])) {
             if p.len() == used.len() {

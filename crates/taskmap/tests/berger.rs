@@ -4,10 +4,10 @@
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use taskmap::mappers::berger_common::BergerDist;
-use taskmap::mappers::berger_netlist::circuit_netlist;
-use taskmap::mappers::gtwp::{affinity_key, naive_affinities, DistanceAffinities};
-use taskmap::mappers::pnp::{anneal_qap, qap_cost, swap_delta, PnpMapper};
+use taskmap::mappers::berger::common::BergerDist;
+use taskmap::mappers::berger::gtwp::{affinity_key, naive_affinities, DistanceAffinities};
+use taskmap::mappers::berger::netlist::circuit_netlist;
+use taskmap::mappers::berger::pnp::{anneal_qap, qap_cost, swap_delta, PnpMapper};
 use taskmap::{evaluate, AlgorithmSpec, Capacities, EvalOptions, Problem, RunContext};
 use taskmap_graph::{gen, TaskGraph};
 

@@ -2,14 +2,14 @@
 
 use std::path::Path;
 
-use taskmap::mappers::mateha::{
+use taskmap::hetero::mateha::{
     exhaustive, exhaustive_count, levels, mateha, mateha_with, TtigGraph,
 };
-use taskmap::model::ttigha::{
+use taskmap::hetero::simulha::{Schedule, Simulator};
+use taskmap::hetero::ttigha::{
     parse_ttigha, random_ttigha, HeteroProgram, Platform, RandomTtigha, SubtaskMessage, TaskSpec,
     Ttigha,
 };
-use taskmap::sim::simulha::{Schedule, Simulator};
 
 const SMALL: &str = "\
 PROCTYPE fast 1
@@ -507,7 +507,7 @@ fn fixture(rel: &str) -> std::path::PathBuf {
 
 #[test]
 fn malformed_files_name_the_place_and_the_defect() {
-    use taskmap::model::ttigha::{read_platform, read_stg_program, read_ttigha};
+    use taskmap::hetero::ttigha::{read_platform, read_stg_program, read_ttigha};
     for (file, want) in BAD_MODELS {
         let path = fixture(&format!("bad/{file}"));
         let e = read_ttigha(&path).unwrap_err().to_string();
@@ -534,7 +534,7 @@ fn malformed_files_name_the_place_and_the_defect() {
     assert!(e.contains("give one slowness"), "{e}");
     // A platform whose messages overflow the times: the error names the platform's
     // communication, at the STG's count line.
-    let huge = taskmap::model::ttigha::parse_platform(
+    let huge = taskmap::hetero::ttigha::parse_platform(
         "PROCTYPE a 2\nCOMM wan 1e308 1e-7\nLINK * * wan\n",
         Path::new("huge.platform"),
     )
@@ -565,7 +565,7 @@ fn trailer_edges(text: &str) -> Option<usize> {
 
 #[test]
 fn stg_programs_keep_every_task_and_arc() {
-    use taskmap::model::ttigha::{parse_stg_program, read_platform};
+    use taskmap::hetero::ttigha::{parse_stg_program, read_platform};
     let platform = read_platform(&fixture("hetero/two_clusters.platform")).unwrap();
     let mut files = vec![fixture("hetero/rand0000.stg")];
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/stg");
@@ -622,7 +622,7 @@ fn stg_programs_keep_every_task_and_arc() {
 
 #[test]
 fn local_search_never_worsens_and_repeats_per_seed() {
-    use taskmap::mappers::mateha::{iterated_local_search, local_search, SearchParams};
+    use taskmap::hetero::mateha::{iterated_local_search, local_search, SearchParams};
     let limits = |kicks, seed| SearchParams {
         kicks,
         seed,
@@ -682,7 +682,7 @@ fn exhaustive_keeps_the_lexicographically_first_optimum() {
 
 #[test]
 fn huge_times_give_an_answer_and_a_finite_picture() {
-    use taskmap::sim::simulha::schedule_svg;
+    use taskmap::hetero::simulha::schedule_svg;
     // Two chained sub-tasks of 1e308 each: the final time is infinite, yet the search
     // returns an allocation and the picture is drawn.
     let platform = Platform::new(
@@ -765,7 +765,7 @@ const BAD_DAX: &[(&str, &str)] = &[
 
 #[test]
 fn dax_workflows_keep_jobs_files_and_dependencies() {
-    use taskmap::model::ttigha::{read_dax_program, read_platform};
+    use taskmap::hetero::ttigha::{read_dax_program, read_platform};
     let platform = read_platform(&fixture("hetero/two_clusters.platform")).unwrap();
     for (file, want) in BAD_DAX {
         let path = fixture(&format!("bad/{file}"));
@@ -939,8 +939,8 @@ fn naive_wfcommons(
 
 #[test]
 fn wfcommons_instances_keep_tasks_files_and_dependencies() {
-    use taskmap::model::ttigha::read_platform;
-    use taskmap::model::wfcommons::read_workflow_program;
+    use taskmap::hetero::ttigha::read_platform;
+    use taskmap::hetero::wfcommons::read_workflow_program;
     let platform = read_platform(&fixture("hetero/two_clusters.platform")).unwrap();
     for (file, want) in BAD_WFCOMMONS {
         let path = fixture(&format!("bad/{file}"));
@@ -1056,7 +1056,7 @@ fn wfcommons_instances_keep_tasks_files_and_dependencies() {
 /// starts no sub-task later than planned; both are deterministic.
 #[test]
 fn heft_plans_feasible_schedules_that_simulha_meets() {
-    use taskmap::mappers::heft::{heft, peft};
+    use taskmap::hetero::heft::{heft, peft};
     for (seed, plan) in (0..120u64).map(|s| (s / 2, if s % 2 == 0 { heft } else { peft })) {
         let mut p = params(
             6 + (seed % 20) as usize,
@@ -1123,8 +1123,8 @@ fn heft_plans_feasible_schedules_that_simulha_meets() {
 /// wins on some of these programs).
 #[test]
 fn heft_ls_never_loses_to_heft_or_mateha() {
-    use taskmap::mappers::heft::{heft, heft_ls};
-    let search = taskmap::mappers::mateha::SearchParams {
+    use taskmap::hetero::heft::{heft, heft_ls};
+    let search = taskmap::hetero::mateha::SearchParams {
         kicks: 5,
         ..Default::default()
     };
@@ -1156,7 +1156,7 @@ fn heft_ls_never_loses_to_heft_or_mateha() {
 #[test]
 fn order_files_are_accepted_exactly_when_they_simulate() {
     use rand::{Rng, SeedableRng};
-    use taskmap::model::ttigha::parse_order;
+    use taskmap::hetero::ttigha::parse_order;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
     let (mut accepted, mut refused) = (0, 0);
     for seed in 0..200u64 {
@@ -1208,7 +1208,7 @@ fn order_files_are_accepted_exactly_when_they_simulate() {
 /// `fixtures/hetero/topcuoglu.ttig`): the published allocation and makespan 80.
 #[test]
 fn heft_reproduces_its_papers_example() {
-    use taskmap::mappers::heft::heft;
+    use taskmap::hetero::heft::heft;
     let text = std::fs::read_to_string(fixture("hetero/topcuoglu.ttig")).unwrap();
     let m = parse_ttigha(&text, Path::new("topcuoglu.ttig")).unwrap();
     let h = heft(&m);
@@ -1227,7 +1227,7 @@ fn heft_reproduces_its_papers_example() {
 /// must stay on p, without message), computed naively on random programs.
 #[test]
 fn peft_cost_table_matches_its_definition() {
-    use taskmap::mappers::heft::optimistic_cost_table;
+    use taskmap::hetero::heft::optimistic_cost_table;
     for seed in 0..30u64 {
         let m = random_ttigha(
             &params(8, 1 + (seed % 3) as usize, (seed % 3) as usize),

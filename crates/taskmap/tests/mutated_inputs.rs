@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use taskmap::model::program::parse_program;
+use taskmap::perego::program::parse_program;
 use taskmap::problem::{parse_fixed, FREE};
 use taskmap::{Capacities, Mapping};
 use taskmap_graph::read_graph_from_bytes;
@@ -279,9 +279,9 @@ fn mapping_capacity_pin_and_program_files_refuse_mutations_at_a_line() {
 
 #[test]
 fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
-    use taskmap::mappers::mateha::mateha;
-    use taskmap::model::ttigha::{parse_platform, parse_stg_program, parse_ttigha};
-    use taskmap::sim::simulha::Simulator;
+    use taskmap::hetero::mateha::mateha;
+    use taskmap::hetero::simulha::Simulator;
+    use taskmap::hetero::ttigha::{parse_platform, parse_stg_program, parse_ttigha};
     for (i, name) in ["two_clusters.ttig", "small.ttig"].iter().enumerate() {
         let original = std::fs::read(fixture(&format!("hetero/{name}"))).unwrap();
         let refused = mutations(&original, name, 500 + i as u64, |b| {
@@ -307,7 +307,7 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
     )
     .unwrap();
     let refused = mutations(b"a1 b1 a2\n\n", "o.txt", 505, |b| {
-        let order = taskmap::model::ttigha::parse_order(
+        let order = taskmap::hetero::ttigha::parse_order(
             &String::from_utf8_lossy(b),
             Path::new("o.txt"),
             &small.program,
@@ -357,20 +357,20 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
     type WorkflowReader = fn(
         &str,
         &Path,
-        taskmap::model::ttigha::Platform,
+        taskmap::hetero::ttigha::Platform,
         &[f64],
         bool,
-    ) -> Result<taskmap::model::ttigha::Ttigha, taskmap::Error>;
+    ) -> Result<taskmap::hetero::ttigha::Ttigha, taskmap::Error>;
     let readers: [(&str, u64, WorkflowReader); 2] = [
         (
             "Montage_25.xml",
             530,
-            taskmap::model::ttigha::parse_dax_program,
+            taskmap::hetero::ttigha::parse_dax_program,
         ),
         (
             "montage-chameleon-2mass-005d-001.json.gz",
             540,
-            taskmap::model::wfcommons::parse_wfcommons_program,
+            taskmap::hetero::wfcommons::parse_wfcommons_program,
         ),
     ];
     for (name, seed, read) in readers {
@@ -394,8 +394,8 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
 
 #[test]
 fn algorithm_mapper_graphs_refuse_mutations_at_a_line() {
-    use taskmap::mappers::alloc::{algorithm_mapper, AllocParams, Machine};
-    use taskmap::model::precedence::{parse_amg, ParallelMatrix};
+    use taskmap::houstis::alloc::{algorithm_mapper, AllocParams, Machine};
+    use taskmap::houstis::precedence::{parse_amg, ParallelMatrix};
     for (i, name) in ["realtime.amg", "cholesky4.amg"].iter().enumerate() {
         let original = std::fs::read(fixture(&format!("amap/{name}"))).unwrap();
         let refused = mutations(&original, name, 700 + i as u64, |b| {

@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use taskmap::model::program::{parse_program, read_program, Op, ProgramBuilder};
-use taskmap::model::program_gen::{
+use taskmap::perego::gen::{
     butterfly, generate_program, mesh2d, random, ring, tree_reduce, GenParams,
 };
+use taskmap::perego::program::{parse_program, read_program, Op, ProgramBuilder};
 use taskmap::Error;
 
 fn fixture(name: &str) -> PathBuf {
@@ -27,7 +27,7 @@ fn place(e: &Error) -> (usize, usize, String) {
     }
 }
 
-fn parse(text: &str) -> Result<taskmap::model::Program, Error> {
+fn parse(text: &str) -> Result<taskmap::perego::Program, Error> {
     parse_program(text, Path::new("test.prog"))
 }
 
@@ -255,5 +255,5 @@ fn huge_generator_specs_are_errors_not_panics() {
     let p =
         generate_program("random:3,flits=4294967295,cycles_per_flit=4294967295,rounds=1").unwrap();
     assert_eq!(p.num_tasks(), 3);
-    assert!(taskmap::model::program_gen::try_ring(1, &GenParams::default()).is_err());
+    assert!(taskmap::perego::gen::try_ring(1, &GenParams::default()).is_err());
 }

@@ -7,12 +7,12 @@
 use std::str::FromStr;
 
 use rand::{Rng, SeedableRng};
-use taskmap::mappers::greedy_perego::{greedy_map, greedy_map_program, GreedyPerego};
-use taskmap::model::program_gen::{generate_program, mesh2d, random, ring, GenParams};
-use taskmap::model::Program;
-use taskmap::sim::perego::{SpmModel, SpmParams};
-use taskmap::sim::perego_incremental::IncrementalF;
-use taskmap::sim::wormhole::{simulate, simulate_ideal, WormholeParams};
+use taskmap::perego::f::IncrementalF;
+use taskmap::perego::gen::{generate_program, mesh2d, random, ring, GenParams};
+use taskmap::perego::greedy::{greedy_map, greedy_map_program, GreedyPerego};
+use taskmap::perego::spm::{SpmModel, SpmParams};
+use taskmap::perego::wormhole::{simulate, simulate_ideal, WormholeParams};
+use taskmap::perego::Program;
 use taskmap::{parse_arch, AlgorithmSpec, Capacities, Mapping, PeId, Problem, RunContext};
 
 /// Simulated completion, ideal completion, largest dilation, and whether every PE holds

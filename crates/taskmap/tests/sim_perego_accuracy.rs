@@ -17,10 +17,10 @@ mod common;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use taskmap::model::program_gen::{random, GenParams};
-use taskmap::model::Program;
-use taskmap::sim::perego::{SpmModel, SpmParams};
-use taskmap::sim::wormhole::simulate;
+use taskmap::perego::gen::{random, GenParams};
+use taskmap::perego::spm::{SpmModel, SpmParams};
+use taskmap::perego::wormhole::simulate;
+use taskmap::perego::Program;
 use taskmap::{parse_arch, Architecture, Mapping, PeId};
 
 /// The two sets of programs: the studied one and the held-out one.
@@ -327,8 +327,8 @@ fn accuracy_on_ten_programs() {
 #[test]
 #[ignore]
 fn accuracy_variants() {
-    use taskmap::model::program::Op;
-    use taskmap::sim::wormhole::{simulate_ideal, WormholeParams};
+    use taskmap::perego::program::Op;
+    use taskmap::perego::wormhole::{simulate_ideal, WormholeParams};
     let params = SpmParams::default();
     let wp = WormholeParams {
         record_messages: true,
@@ -450,8 +450,8 @@ fn accuracy_variants() {
 #[test]
 #[ignore]
 fn accuracy_critical_task() {
-    use taskmap::model::program::Op;
-    use taskmap::sim::wormhole::{simulate_ideal, WormholeParams};
+    use taskmap::perego::program::Op;
+    use taskmap::perego::wormhole::{simulate_ideal, WormholeParams};
     let i: u32 = std::env::var("PROG").map_or(22, |v| v.parse().expect("PROG: 0-39"));
     let (n, _, prog, arch, mapping) = instance(i, 40, 0, &GenParams::default());
     let wp = WormholeParams {

@@ -9,10 +9,10 @@ mod common;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use taskmap::model::program::{Op, Program};
-use taskmap::model::program_gen::{random, GenParams};
-use taskmap::sim::perego::{SpmModel, SpmParams};
-use taskmap::sim::wormhole::{simulate, simulate_ideal, WormholeParams};
+use taskmap::perego::gen::{random, GenParams};
+use taskmap::perego::program::{Op, Program};
+use taskmap::perego::spm::{SpmModel, SpmParams};
+use taskmap::perego::wormhole::{simulate, simulate_ideal, WormholeParams};
 use taskmap::{parse_arch, Architecture, Mapping, PeId};
 
 fn one_to_one(n: usize, k: u32, rng: &mut Xoshiro256PlusPlus) -> Mapping {

@@ -5,13 +5,13 @@ use std::path::Path;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use taskmap::model::program::parse_program;
-use taskmap::model::program_gen::{random, ring, GenParams};
-use taskmap::sim::perego::{SpmModel, SpmParams};
-use taskmap::sim::wormhole::{simulate, simulate_ideal, ReadyPolicy, WormholeParams};
+use taskmap::perego::gen::{random, ring, GenParams};
+use taskmap::perego::program::parse_program;
+use taskmap::perego::spm::{SpmModel, SpmParams};
+use taskmap::perego::wormhole::{simulate, simulate_ideal, ReadyPolicy, WormholeParams};
 use taskmap::{parse_arch, Mapping, PeId};
 
-fn prog(text: &str) -> taskmap::model::Program {
+fn prog(text: &str) -> taskmap::perego::Program {
     parse_program(text, Path::new("t.prog")).unwrap()
 }
 

@@ -34,9 +34,9 @@ use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
-use crate::mappers::multilevel::{parse_count, parse_usize, MAX_TRIES};
 use crate::mapping::Mapping;
 use crate::multilevel::bipart::{BipartScratch, Bipartitioner, SubProblem, FREE_SIDE};
+use crate::multilevel::driver::{parse_count, parse_usize, MAX_TRIES};
 use crate::multilevel::refine::{rebalance, KwayRefiner, KwayState};
 use crate::multilevel::{load_bounds, DistTable};
 use crate::problem::{Problem, FREE};

@@ -3,18 +3,21 @@
 //! coarseners (heavy-edge matching in random or input order, size-constrained label
 //! propagation), contraction, and the k-way refiner that minimises `f_C` directly.
 //!
-//! The mappers themselves live in [`crate::mappers::drb`] and [`crate::mappers::multilevel`].
+//! The mappers themselves live in [`crate::mappers::drb`] and [`crate::multilevel::driver`].
 
 pub mod anneal;
 pub mod bipart;
 pub mod coarsen;
 pub mod dist;
+pub mod driver;
+pub mod evolve;
 pub mod flow;
 pub mod pairs;
 pub mod pq;
 pub mod refine;
 
 pub use dist::DistTable;
+pub use driver::MultilevelMapper;
 pub use refine::{KwayRefiner, KwayState};
 
 /// Per-PE load bounds, row-major `bound[pe * ncon + c]`, from [`crate::Problem::max_loads`].

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use taskmap::sim::perego::SpmModel;
+use taskmap::perego::spm::SpmModel;
 use taskmap::{Architecture, Mapping};
 
 /// The set of directed links of the route of every phase entry `(channel, flits)` under

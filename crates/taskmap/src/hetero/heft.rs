@@ -38,9 +38,9 @@
 //! worst, when every placement leaves a gap (`O(S² · M)` in all); those instants add a
 //! bisection per sub-task of no time and `O(S)` per processor at worst to keep them sorted.
 
-use crate::mappers::mateha::{iterated_local_search_with, mateha, SearchParams};
-use crate::model::ttigha::Ttigha;
-use crate::sim::simulha::Simulator;
+use crate::hetero::mateha::{iterated_local_search_with, mateha, SearchParams};
+use crate::hetero::simulha::Simulator;
+use crate::hetero::ttigha::Ttigha;
 
 /// A HEFT schedule.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,7 +48,7 @@ pub struct Heft {
     /// Processor of each task.
     pub alloc: Vec<u32>,
     /// Sub-tasks of each processor, by planned start (an order for
-    /// [`crate::sim::simulha::Simulator::schedule`]).
+    /// [`crate::hetero::simulha::Simulator::schedule`]).
     pub order: Vec<Vec<u32>>,
     /// Planned start and finish of each sub-task.
     pub start: Vec<f64>,

@@ -29,10 +29,10 @@
 
 use taskmap_arch::{Architecture, LinkId};
 
-use super::perego::SpmModel;
+use super::spm::SpmModel;
 use crate::error::Error;
 use crate::mapping::Mapping;
-use crate::model::program::{Op, Program};
+use crate::perego::program::{Op, Program};
 
 /// `F_prop` of one mapping.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -248,9 +248,9 @@ impl SpmModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::program_gen::generate_program;
-    use crate::sim::perego::SpmParams;
-    use crate::sim::wormhole::simulate_ideal;
+    use crate::perego::gen::generate_program;
+    use crate::perego::spm::SpmParams;
+    use crate::perego::wormhole::simulate_ideal;
     use rand::seq::SliceRandom;
     use rand::SeedableRng;
     use taskmap_arch::PeId;
@@ -391,7 +391,7 @@ mod tests {
             })
             .collect();
         let other =
-            crate::model::program::parse_program(&text, std::path::Path::new("mirror")).unwrap();
+            crate::perego::program::parse_program(&text, std::path::Path::new("mirror")).unwrap();
         assert_eq!(other.messages().len(), prog.messages().len());
         assert!(model
             .evaluate_propagated(&other, arch.as_ref(), &m)

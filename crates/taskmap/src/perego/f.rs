@@ -53,7 +53,7 @@ use crate::max_tree::MaxTree;
 
 use taskmap_arch::{Architecture, LinkId, PeId};
 
-use super::perego::{find_root as find, SpmModel};
+use super::spm::{find_root as find, SpmModel};
 use crate::error::Error;
 
 const NONE: u32 = u32::MAX;

@@ -54,7 +54,7 @@ use taskmap_arch::{Architecture, LinkId, PeId};
 
 use crate::error::Error;
 use crate::mapping::Mapping;
-use crate::model::program::{Op, Program, NONE};
+use crate::perego::program::{Op, Program, NONE};
 
 /// Which ready task a PE runs next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -219,8 +219,8 @@ pub struct SimReport {
 /// (only possible on a torus without virtual channels).
 ///
 /// ```
-/// use taskmap::model::program_gen::{ring, GenParams};
-/// use taskmap::sim::wormhole::{simulate, WormholeParams};
+/// use taskmap::perego::gen::{ring, GenParams};
+/// use taskmap::perego::wormhole::{simulate, WormholeParams};
 /// use taskmap::{Mapping, PeId};
 /// let prog = ring(16, &GenParams::default());
 /// let arch = taskmap::parse_arch("torus:16").unwrap();

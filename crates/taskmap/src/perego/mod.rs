@@ -1,28 +1,34 @@
-//! Simulators and simulation-derived cost models.
+//! De Petris & Perego (1994): contention-aware completion-time mapping of timed programs
+//! onto wormhole-routed k-ary n-cubes.
 //!
-//! * [`wormhole`]: discrete-event simulation of a [`crate::model::Program`] under a mapping
-//!   on a k-ary n-cube with wormhole flow control, and on the ideal machine.
-//! * [`perego`]: the Synchronous Phases Model and the evaluation function `F` of De Petris
-//!   & Perego (1994).
-//! * [`perego_propagated`]: ours, `F_prop`, the model's delays replayed along the program
-//!   (an estimate of the completion time of a one-task-per-PE mapping).
-//! * [`simulha`]: SIMULHa (De Giusti et al.), the execution of a heterogeneous program's
-//!   sub-tasks under an allocation of its tasks.
-//! * [`bus_queue`]: a direct simulation of the shared-memory interconnects of
-//!   [`crate::model::interconnect`] (buses, memories, Omega network paths).
-//! * [`perego_incremental`]: `F` of a growing partial mapping, updated incrementally (for
-//!   the greedy mapper).
+//! * [`program`]: the timed communication language — `PROCESS`, `INT_OP`, `SEND`,
+//!   `RECEIVE`, `STOP` — its reader, and its reduction to a [`taskmap_graph::TaskGraph`];
+//!   [`gen`]: generators for the paper's patterns.
+//! * [`wormhole`]: discrete-event simulation of a program under a mapping on a k-ary n-cube
+//!   with wormhole flow control, and on the ideal machine.
+//! * [`spm`]: the Synchronous Phases Model and the evaluation function `F`.
+//! * [`f`]: `F` of a growing partial mapping, updated incrementally (for the greedy mapper).
+//! * [`f_prop`]: ours, `F_prop`, the model's delays replayed along the program (an
+//!   estimate of the completion time of a one-task-per-PE mapping).
+//! * [`greedy`]: the greedy mapping heuristic that minimises `F`, and its refinements.
+//!
+//! Every model here needs routes, so targets are meshes, tori and hypercubes of at most
+//! [`MAX_ROUTED_LINKS`] directed links.
 
-pub mod bus_queue;
-pub mod perego;
-pub mod perego_incremental;
-pub mod perego_propagated;
-pub mod simulha;
+pub mod f;
+pub mod f_prop;
+pub mod gen;
+pub mod greedy;
+pub mod program;
+pub mod spm;
 pub mod wormhole;
 
-pub use perego::{FEstimate, SpmModel, SpmParams};
-pub use perego_incremental::{FValue, IncrementalF};
-pub use perego_propagated::PropagatedEstimate;
+pub use f::{FValue, IncrementalF};
+pub use f_prop::PropagatedEstimate;
+pub use gen::{generate_program, GenParams};
+pub use program::{parse_program, read_program, Channel, Message, Op, Program, ProgramBuilder};
+pub use spm::{FEstimate, SpmModel, SpmParams};
+pub use wormhole::{simulate, simulate_ideal, ReadyPolicy, SimReport, WormholeParams};
 
 use taskmap_arch::{Architecture, PeId};
 
@@ -87,4 +93,3 @@ pub(crate) fn check_routed_target(arch: &dyn Architecture, what: &str) -> Result
     }
     Ok(())
 }
-pub use wormhole::{simulate, simulate_ideal, ReadyPolicy, SimReport, WormholeParams};

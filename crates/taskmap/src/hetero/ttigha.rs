@@ -505,7 +505,7 @@ pub fn parse_ttigha(text: &str, path: &Path) -> Result<Ttigha, Error> {
     })
 }
 
-/// Reads an order file for [`crate::sim::simulha::Simulator::schedule`] and the allocation
+/// Reads an order file for [`crate::hetero::simulha::Simulator::schedule`] and the allocation
 /// `alloc`: see [`parse_order`].
 pub fn read_order(
     path: &Path,

@@ -1,5 +1,5 @@
 //! A direct simulation of the shared-memory interconnects of
-//! [`crate::model::interconnect`], to check their closed forms.
+//! [`crate::houstis::interconnect`], to check their closed forms.
 //!
 //! `k` processors each compute for an exponential time (rate `ρ`, with transfers of mean
 //! length 1), then issue a transfer and wait for its end. What a transfer holds while it
@@ -19,7 +19,7 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::model::interconnect::{Interconnect, QueueState};
+use crate::houstis::interconnect::{Interconnect, QueueState};
 
 /// The line a circuit from input `src` to output `d` uses after stage `stage` (0-based)
 /// of an Omega network of `stages` stages (`2^stages` lines): each stage is a perfect

@@ -39,7 +39,15 @@
 
 use std::time::Instant;
 
-use super::*;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+
+use super::driver::*;
+use super::refine::{rebalance, KwayState};
+use super::DistTable;
+use crate::mapper::RunContext;
+use crate::problem::FREE;
 
 /// Combines drawn and run together (in parallel) before their children enter the
 /// population, by default (`batch`).
@@ -293,7 +301,9 @@ pub(super) fn recombine(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use taskmap_arch::parse_arch;
+    use crate::multilevel::load_bounds;
+    use crate::problem::Problem;
+    use taskmap_arch::{parse_arch, PeId};
     use taskmap_graph::gen;
 
     /// A child is balanced, never worse than its better parent, keeps the pinned tasks on

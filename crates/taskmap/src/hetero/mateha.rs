@@ -26,8 +26,8 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::model::ttigha::{HeteroProgram, Platform, Ttigha};
-use crate::sim::simulha::Simulator;
+use crate::hetero::simulha::Simulator;
+use crate::hetero::ttigha::{HeteroProgram, Platform, Ttigha};
 
 /// The TTIGHa graph of a program on a platform's processor types. The concurrency `TP`
 /// of a pair is simulated when asked for (MATEHa asks once per adjacent pair and type of

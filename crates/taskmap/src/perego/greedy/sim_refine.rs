@@ -25,8 +25,8 @@ use taskmap_arch::{Architecture, PeId};
 use super::topology::Topo;
 use super::UNMAPPED;
 use crate::mapping::Mapping;
-use crate::model::Program;
-use crate::sim::wormhole::{simulate, simulate_ideal, WormholeParams};
+use crate::perego::wormhole::{simulate, simulate_ideal, WormholeParams};
+use crate::perego::Program;
 
 /// The most events the simulations of one simulated exchange pass may process
 /// (about a second at the simulator's speed).

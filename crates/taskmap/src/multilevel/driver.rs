@@ -259,7 +259,7 @@ use crate::multilevel::refine::{rebalance, KwayRefiner, KwayState};
 use crate::multilevel::{load_bounds, DistTable};
 use crate::problem::{Problem, FREE};
 
-pub mod evolve;
+use super::evolve;
 
 /// The most initial runs that [`MultilevelMapper::initial_run_work`] gives.
 pub const MAX_ADAPTIVE_RUNS: usize = 4;
@@ -1215,18 +1215,18 @@ fn anchored(inst: &Instance<'_>, part: &[u32], migration: u64) -> (TaskGraph, Ve
 
 /// One level of the hierarchy: a coarse graph, the cluster of every finer task, and the
 /// PE every coarse task is fixed to (empty when no task is fixed).
-struct Level {
-    graph: TaskGraph,
-    cluster: Vec<u32>,
-    fixed: Vec<u32>,
+pub(super) struct Level {
+    pub(super) graph: TaskGraph,
+    pub(super) cluster: Vec<u32>,
+    pub(super) fixed: Vec<u32>,
     /// The PE of every coarse task in a V-cycle (empty otherwise).
-    part: Vec<u32>,
+    pub(super) part: Vec<u32>,
 }
 
 /// The largest cluster weight per constraint when coarsening to `target` tasks: about
 /// `cluster_weight_factor · total / target`, at most half the smallest positive bound and
 /// at least the heaviest task.
-fn max_cluster_weights(
+pub(super) fn max_cluster_weights(
     cfg: &MultilevelMapper,
     graph: &TaskGraph,
     bound: &[u64],
@@ -1257,7 +1257,7 @@ fn max_cluster_weights(
 /// With `part` non-empty (a V-cycle), clusters stay inside one PE and every level carries
 /// the mapping.
 #[allow(clippy::too_many_arguments)]
-fn coarsen_levels(
+pub(super) fn coarsen_levels(
     cfg: &MultilevelMapper,
     scheme: Coarsening,
     graph: &TaskGraph,
@@ -1318,7 +1318,7 @@ fn coarsen_levels(
 
 /// (unbalanced, f_C) of mapping `part` of `graph` (smaller is better), and `part` handed
 /// back.
-fn scored(
+pub(super) fn scored(
     graph: &TaskGraph,
     dist: &DistTable<'_>,
     bound: &[u64],
@@ -1331,7 +1331,7 @@ fn scored(
 /// Projects `part` (a mapping of the coarsest level) through `levels` to `graph`,
 /// repairing the balance where needed and refining on every level; returns the mapping of
 /// `graph`.
-fn uncoarsen(
+pub(super) fn uncoarsen(
     cfg: &MultilevelMapper,
     levels: &[Level],
     graph: &TaskGraph,
@@ -1851,13 +1851,13 @@ fn deep_top_step(cfg: &MultilevelMapper, n: usize, g: usize, input_tasks: usize)
 /// with, the fixed tasks (empty: none) and the PEs' load bounds (`bound[pe * ncon + c]`).
 /// `whole` is set for the problem's own target, not for a level of groups that
 /// multisection maps (whose groups are all equally far apart).
-struct Instance<'a> {
-    graph: &'a TaskGraph,
-    arch: &'a dyn Architecture,
-    whole: bool,
-    epsilon: f64,
-    fixed: &'a [u32],
-    bound: Vec<u64>,
+pub(super) struct Instance<'a> {
+    pub(super) graph: &'a TaskGraph,
+    pub(super) arch: &'a dyn Architecture,
+    pub(super) whole: bool,
+    pub(super) epsilon: f64,
+    pub(super) fixed: &'a [u32],
+    pub(super) bound: Vec<u64>,
 }
 
 fn multilevel_map(cfg: &MultilevelMapper, problem: &Problem, ctx: &mut RunContext) -> Vec<u32> {
@@ -2207,13 +2207,17 @@ fn probe_coarsenings(
     })
 }
 
-fn map_instance(cfg: &MultilevelMapper, inst: &Instance<'_>, ctx: &mut RunContext) -> Vec<u32> {
+pub(super) fn map_instance(
+    cfg: &MultilevelMapper,
+    inst: &Instance<'_>,
+    ctx: &mut RunContext,
+) -> Vec<u32> {
     let dist = ctx.timed("distance-table", |_| DistTable::new(inst.arch));
     map_instance_with(cfg, inst, &dist, ctx)
 }
 
 /// [`map_instance`] with the distance table of `inst.arch` given.
-fn map_instance_with(
+pub(super) fn map_instance_with(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
     dist: &DistTable<'_>,
@@ -2624,7 +2628,7 @@ mod tests {
                 Coarsening::OrderedMatching,
             ),
             (
-                crate::mappers::berger_netlist::circuit_netlist(20_000, 1),
+                crate::mappers::berger::netlist::circuit_netlist(20_000, 1),
                 Coarsening::LabelPropagation,
             ),
             // A star: the matching pairs the hub with one leaf and stalls.

@@ -7,7 +7,7 @@
 //!   their modules can run in parallel (`Δ`, step 1 only), (b) the merged cluster's
 //!   processing plus communication time fits in `T`, and (c) its memory fits in a
 //!   processor's. A cluster's communication time is its ITUs to other clusters × the time
-//!   of an ITU × the interconnect's delay `D` ([`crate::model::interconnect`]). After a
+//!   of an ITU × the interconnect's delay `D` ([`crate::houstis::interconnect`]). After a
 //!   merge, the new cluster's pairs whose communication changed are ranked again, and when
 //!   its time dropped, so are its pairs refused before for their time. Without `Δ` (step
 //!   2), pairs that do not communicate come last: they merge first-fit, the heaviest
@@ -50,8 +50,8 @@ use crate::max_tree::MaxTree;
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::model::interconnect::{DelayModel, Interconnect};
-use crate::model::precedence::{BitMatrix, Dag, Deterministic, ParallelMatrix, PrecedenceGraph};
+use crate::houstis::interconnect::{DelayModel, Interconnect};
+use crate::houstis::precedence::{BitMatrix, Dag, Deterministic, ParallelMatrix, PrecedenceGraph};
 
 /// Frames clustered per round of the multisection, by default.
 pub const SAMPLES: usize = 4;
@@ -1330,7 +1330,7 @@ fn module_comm(
     machine: &Machine,
     processor: &[u32],
     comm: &mut [f64],
-) -> crate::model::interconnect::QueueState {
+) -> crate::houstis::interconnect::QueueState {
     let mut cut2 = 0.0;
     for (i, c) in comm.iter_mut().enumerate() {
         *c = outside(modules, processor, i);

@@ -31,7 +31,7 @@
 //! "the routes share a directed link" among the remote channels active in `h`), and `v^h_st`
 //! the flits `(s,t)` sends in phase `h` (the paper's `l_st` when the channel sends one
 //! message per phase). That is [`SpmModel::evaluate_partial`], the paper's F, which the
-//! greedy mapper minimises (and [`super::perego_incremental`] maintains).
+//! greedy mapper minimises (and [`super::f`] maintains).
 //!
 //! [`SpmModel::evaluate`], the estimate of the completion time of a complete mapping, also
 //! lets the receivers' slack absorb the delays: a message that reached its receiver `s`
@@ -59,7 +59,7 @@ use taskmap_arch::{Architecture, LinkId, PeId};
 use super::wormhole::{simulate_ideal, SimReport, WormholeParams};
 use crate::error::Error;
 use crate::mapping::Mapping;
-use crate::model::program::Program;
+use crate::perego::program::Program;
 
 /// Parameters of the phase decomposition and of `F`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -336,7 +336,7 @@ impl SpmModel {
     /// partial mapping: `pes[t]` is the PE of task `t` or `u32::MAX` when `t` is not mapped
     /// yet; unmapped tasks and the channels touching them count for nothing (the paper's F
     /// over partial mappings, §2). This is what the greedy mapper minimises and what
-    /// [`super::perego_incremental::IncrementalF`] maintains (absorption is not linear in
+    /// [`super::f::IncrementalF`] maintains (absorption is not linear in
     /// the contention shares, so `F_sum` would lose its closed-form update). `arch` must
     /// have routes and every mapped PE must exist (callers check).
     pub fn evaluate_partial(&self, arch: &dyn Architecture, pes: &[u32]) -> FEstimate {
@@ -576,7 +576,7 @@ fn message_slack(
     times: &[super::wormhole::MessageTimes],
     machine: &WormholeParams,
 ) -> Vec<u64> {
-    use crate::model::program::Op;
+    use crate::perego::program::Op;
     let mut slack = vec![u64::MAX; program.messages().len()];
     let msg_of_op = program.msg_of_op();
     for t in 0..program.num_tasks() as u32 {
@@ -610,7 +610,7 @@ fn message_slack(
 fn union_overlapping(
     order: &[u32],
     times: &[super::wormhole::MessageTimes],
-    msgs: &[crate::model::program::Message],
+    msgs: &[crate::perego::program::Message],
     tc: u64,
     phi: f64,
     uf: &mut UnionFind,
@@ -775,7 +775,7 @@ impl UnionFind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::program_gen::generate_program;
+    use crate::perego::gen::generate_program;
 
     /// The classes of [`union_overlapping`] equal those of testing every pair of messages
     /// in the network at the same time (the definition).

@@ -1,7 +1,7 @@
 //! The task graph as the greedy mapper sees it: undirected partner lists, the centre, the
 //! diameter, and breadth-first balls.
 
-use crate::sim::perego::SpmModel;
+use crate::perego::spm::SpmModel;
 
 /// Undirected partner lists of the model's channels (CSR, sorted, one entry per partner).
 pub(crate) struct Partners {

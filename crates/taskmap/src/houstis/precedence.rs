@@ -50,7 +50,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::error::Error;
-use crate::model::ttigha::HeteroProgram;
+use crate::hetero::ttigha::HeteroProgram;
 
 /// Input or output logic of a module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -805,7 +805,7 @@ pub fn read_amg(path: &Path) -> Result<PrecedenceGraph, Error> {
 
 /// Reads an `.amg` file with its `G'` (computed once, while the file is checked).
 pub fn read_amg_model(path: &Path) -> Result<(PrecedenceGraph, Deterministic), Error> {
-    crate::model::ttigha::with_text(path, |text| parse_amg_model(text, path))
+    crate::hetero::ttigha::with_text(path, |text| parse_amg_model(text, path))
 }
 
 /// Parses `.amg` text; `path` names the input in errors. Besides the syntax, checks that

@@ -63,7 +63,7 @@ use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
-use crate::mappers::berger_common::{bft_order, check_pes, weighted_degree, BergerDist, Loads};
+use crate::mappers::berger::common::{bft_order, check_pes, weighted_degree, BergerDist, Loads};
 use crate::mapping::Mapping;
 use crate::problem::Problem;
 

@@ -29,7 +29,7 @@ use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
-use crate::mappers::berger_common::{check_pes, BergerDist, Loads};
+use crate::mappers::berger::common::{check_pes, BergerDist, Loads};
 use crate::mapping::Mapping;
 use crate::problem::Problem;
 

@@ -31,7 +31,7 @@
 //!   left after one stage's conflicts) applied once per stage.
 //! * [`Interconnect::Ideal`]: no delay at all (the paper's "system: none", figure 11).
 //!
-//! [`crate::sim::bus_queue`] simulates the systems themselves (buses, memories, switch
+//! [`crate::houstis::bus_queue`] simulates the systems themselves (buses, memories, switch
 //! paths) to check these formulas; docs/algorithm-mapper.md gives the agreement.
 
 use std::fmt;

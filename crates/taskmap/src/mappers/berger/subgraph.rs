@@ -30,8 +30,8 @@ use taskmap_arch::PeId;
 
 use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
-use crate::mappers::berger_common::{check_pes, tasks_by_degree, BergerDist, Loads};
-use crate::mappers::gtwp::affinity_key;
+use crate::mappers::berger::common::{check_pes, tasks_by_degree, BergerDist, Loads};
+use crate::mappers::berger::gtwp::affinity_key;
 use crate::mapping::Mapping;
 use crate::problem::Problem;
 

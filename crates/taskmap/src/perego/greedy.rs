@@ -88,12 +88,12 @@
 //! # Costs
 //!
 //! Per step: the task heap O(log a); F' over the PEs visited (all k with many tasks per
-//! PE); `s` trials of the incremental F (see [`crate::sim::perego_incremental`]); the
+//! PE); `s` trials of the incremental F (see [`crate::perego::f`]); the
 //! tie-breakers on the tied candidates only (routes for the look-ahead). Before: the
 //! centre (O(T·(T + a)), at most 2^27 steps) and the balls of the connectivity and degree
 //! rules (at most 2^27 steps per radius tried: a radius whose balls cost more is halved).
 //! Targets with more than 2^24 directed links or PEs are an error
-//! ([`crate::sim::MAX_ROUTED_LINKS`]): every table is sized by the target. A 400-task
+//! ([`crate::perego::MAX_ROUTED_LINKS`]): every table is sized by the target. A 400-task
 //! random program maps in about 0.1 s, 10,000 tasks in about 5 s (release build); the
 //! two simulated exchange passes of [`greedy_map_program`] and the multilevel run add up
 //! to about 2.5 s (about a second per pass).
@@ -114,9 +114,9 @@ use taskmap_arch::{Architecture, LinkId, PeId};
 use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
 use crate::mapping::Mapping;
+use crate::perego::f::{FValue, IncrementalF};
+use crate::perego::spm::{PartialScratch, SpmChannel, SpmModel, SpmParams};
 use crate::problem::{Capacities, Problem};
-use crate::sim::perego::{PartialScratch, SpmChannel, SpmModel, SpmParams};
-use crate::sim::perego_incremental::{FValue, IncrementalF};
 
 use tasks::{centre_and_diameter, Partners};
 use topology::{ball_sums, BoxState, Topo};
@@ -335,7 +335,7 @@ struct CapacityBound<'p> {
 
 /// Maps a program with its full phase model (see the module documentation).
 pub fn greedy_map_program(
-    program: &crate::model::Program,
+    program: &crate::perego::Program,
     arch: &dyn Architecture,
     params: &GreedyPerego,
 ) -> Result<Mapping, Error> {
@@ -385,7 +385,7 @@ pub fn greedy_map_program(
 /// parameters, unit task weights, no imbalance allowed, seed 1), when it puts at most one
 /// task on every PE; `None` otherwise, when the multilevel mapper fails or when the target
 /// cannot be rebuilt from its spec.
-fn multilevel_start(program: &crate::model::Program, arch: &dyn Architecture) -> Option<Vec<u32>> {
+fn multilevel_start(program: &crate::perego::Program, arch: &dyn Architecture) -> Option<Vec<u32>> {
     let target = crate::parse_arch(&arch.spec()).ok()?;
     // Unit task weights and no imbalance: with no more tasks than PEs, one task per PE.
     let (xadj, adjncy, ew, _, _) = program.to_task_graph().into_csr();
@@ -394,13 +394,13 @@ fn multilevel_start(program: &crate::model::Program, arch: &dyn Architecture) ->
     let mut problem = Problem::new(graph, target);
     problem.epsilon = 0.0;
     // A failure here leaves the greedy's mapping, which is already valid.
-    let Ok(mapping) = crate::mappers::multilevel::MultilevelMapper::default()
+    let Ok(mapping) = crate::multilevel::driver::MultilevelMapper::default()
         .map(&problem, &mut RunContext::new(1))
     else {
         return None;
     };
     let pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
-    crate::sim::one_task_per_pe(&pes, arch.pe_count()).then_some(pes)
+    crate::perego::one_task_per_pe(&pes, arch.pe_count()).then_some(pes)
 }
 
 /// The greedy mapping of `model` onto `arch` (which needs routes), without capacities.
@@ -524,7 +524,7 @@ fn greedy_map_impl(
         )));
     }
     // Every table below is sized by the target: refuse huge ones before allocating.
-    crate::sim::check_routed_target(arch, "greedy-perego")?;
+    crate::perego::check_routed_target(arch, "greedy-perego")?;
     let inc = IncrementalF::new(model, arch)?;
     let n = model.work.len();
     let k = arch.pe_count() as usize;
@@ -1499,7 +1499,7 @@ fn refine(cx: &Ctx, pes: &mut [u32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::program_gen::{generate_program, random, GenParams};
+    use crate::perego::gen::{generate_program, random, GenParams};
 
     /// The breadth-first ranking by F' keeps exactly the candidates of a scan of every PE:
     /// both give the same mapping.

@@ -20,7 +20,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::error::Error;
-use crate::model::ttigha::{HeteroProgram, Platform, Ttigha};
+use crate::hetero::ttigha::{HeteroProgram, Platform, Ttigha};
 
 /// The result of a simulation.
 #[derive(Clone, Debug, PartialEq)]

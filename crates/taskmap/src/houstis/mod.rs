@@ -1,0 +1,16 @@
+//! Houstis et al. (1989): the Algorithm Mapper — precedence graphs onto bus and Banyan
+//! shared-memory machines.
+//!
+//! * [`precedence`]: stochastic AND/EOR precedence graphs, their `.amg` files, expected
+//!   executions, back links and the parallelism matrix `Δ`.
+//! * [`interconnect`]: the queueing delay `D(u)` of the four shared-memory interconnects
+//!   (single bus, dual bus, multiple buses, Banyan/Omega network).
+//! * [`bus_queue`]: a direct simulation of those interconnects' queues (buses, memories,
+//!   Omega network paths), against which the delay models are checked.
+//! * [`alloc`]: ALLOC, clustering under a time frame and assignment to processors (of one
+//!   or several speeds), the schedule simulator, the list schedule and `alloc-ls`.
+
+pub mod alloc;
+pub mod bus_queue;
+pub mod interconnect;
+pub mod precedence;
