@@ -29,10 +29,10 @@ macro_rules! err {
     }};
 }
 
-mod amap;
 mod cli;
-mod hetero;
-mod sim;
+mod cmd;
+mod input;
+mod output;
 
 /// Writes to stdout; on a closed pipe exits with code 0, on another error with code 2.
 pub(crate) fn emit(args: std::fmt::Arguments) {

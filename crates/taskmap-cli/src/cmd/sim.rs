@@ -204,7 +204,10 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
     // renamed into place once the run has succeeded: a failed run leaves no file behind.
     let staged = match &a.write_program {
         Some(out) => {
-            crate::cli::refuse_overwriting_inputs(out, &[a.program.as_ref(), a.mapping.as_ref()])?;
+            crate::output::refuse_overwriting_inputs(
+                out,
+                &[a.program.as_ref(), a.mapping.as_ref()],
+            )?;
             let text = program.to_text();
             let s = taskmap_graph::stage_with(out, |w| w.write_all(text.as_bytes()))
                 .with_context(|| format!("writing {}", out.display()))?;

@@ -126,9 +126,9 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
         ("--write-order", a.write_order.as_ref()),
     ];
     for out in outputs.iter().filter_map(|o| o.1) {
-        crate::cli::refuse_overwriting_inputs(out, &inputs)?;
+        crate::output::refuse_overwriting_inputs(out, &inputs)?;
     }
-    crate::cli::refuse_same_outputs(&outputs)?;
+    crate::output::refuse_same_outputs(&outputs)?;
     if !matches!(a.algorithm.as_deref(), Some("mateha-ls" | "heft-ls"))
         && (a.kicks.is_some() || a.budget.is_some() || a.seed.is_some())
     {

@@ -148,7 +148,7 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
         other => bail!("unknown --format \"{other}\" (human, json)"),
     };
     if let Some(out) = &a.output {
-        crate::cli::refuse_overwriting_inputs(
+        crate::output::refuse_overwriting_inputs(
             out,
             &[
                 a.model.as_ref(),

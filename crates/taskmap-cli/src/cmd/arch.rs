@@ -1,0 +1,97 @@
+//! `taskmap arch`: a target architecture's size, distances, links and Scotch form.
+
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+use taskmap::PeId;
+
+use crate::input::*;
+use crate::output::*;
+
+#[derive(Args)]
+pub(crate) struct ArchArgs {
+    /// Target architecture spec or Scotch target file.
+    pub(crate) spec: String,
+    /// Print the distance between these two PEs.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub(crate) distance: Option<Vec<u32>>,
+    /// Print the Scotch target description (for gmap) and nothing else.
+    #[arg(long)]
+    pub(crate) scotch: bool,
+    /// Print the physical links between PEs, one `a b weight` line each (0-based), and
+    /// nothing else; fails for targets whose links pass through switches (trees).
+    #[arg(long, conflicts_with = "scotch")]
+    pub(crate) links: bool,
+    /// Report format.
+    #[arg(short, long, value_enum, default_value = "human")]
+    pub(crate) format: OutputFormat,
+}
+
+#[derive(serde::Serialize)]
+pub(crate) struct ArchReport {
+    pub(crate) spec: String,
+    pub(crate) pes: u32,
+    pub(crate) total_capacity: u64,
+    pub(crate) diameter: u64,
+    pub(crate) mean_distance: f64,
+    pub(crate) links: u32,
+    pub(crate) distance: Option<(u32, u32, u64)>,
+}
+
+pub(crate) fn cmd_arch(a: ArchArgs) -> Result<u8> {
+    let arch = load_arch(&a.spec)?;
+    if a.scotch {
+        let t = taskmap_arch::write_scotch_target(arch.as_ref())
+            .ok_or_else(|| anyhow!("{} has no Scotch target description", arch.spec()))?;
+        outln!("{}", t.trim_end());
+        return Ok(0);
+    }
+    let k = arch.pe_count();
+    if a.links {
+        let g = taskmap_arch::explicit_graph_of(arch.as_ref())
+            .filter(|g| g.vertex_count == k && g.scale == 1)
+            .ok_or_else(|| anyhow!("{} has no link graph between PEs alone", arch.spec()))?;
+        let mut out = String::with_capacity(g.edges.len() * 12);
+        for (x, y, w) in &g.edges {
+            out.push_str(&format!("{} {} {}\n", x, y, w));
+        }
+        out!("{}", out);
+        return Ok(0);
+    }
+    let distance = match &a.distance {
+        Some(v) => {
+            for &p in v {
+                if p >= k {
+                    bail!("PE {} out of range 0..{}", p, k);
+                }
+            }
+            Some((v[0], v[1], arch.distance(PeId(v[0]), PeId(v[1]))))
+        }
+        None => None,
+    };
+    let r = ArchReport {
+        spec: arch.spec(),
+        pes: k,
+        total_capacity: (0..k).map(|p| arch.pe_capacity(PeId(p))).sum(),
+        diameter: taskmap_arch::diameter(arch.as_ref()),
+        mean_distance: taskmap_arch::mean_distance(arch.as_ref()),
+        links: arch.link_count(),
+        distance,
+    };
+    match a.format {
+        OutputFormat::Json => print_json(&r)?,
+        OutputFormat::Human => {
+            outln!("target          {}", r.spec);
+            outln!("PEs             {}", r.pes);
+            outln!("total capacity  {}", r.total_capacity);
+            outln!("diameter        {}", r.diameter);
+            outln!("mean distance   {:.4}", r.mean_distance);
+            if r.links > 0 {
+                outln!("directed links  {}", r.links);
+            }
+            if let Some((x, y, d)) = r.distance {
+                outln!("distance({}, {}) = {}", x, y, d);
+            }
+        }
+    }
+    Ok(0)
+}

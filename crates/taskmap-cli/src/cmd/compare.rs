@@ -1,0 +1,140 @@
+//! `taskmap compare`: several algorithms on one problem, tabulated.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Args;
+use taskmap::{evaluate, AlgorithmSpec, RunContext};
+
+use crate::input::*;
+use crate::output::*;
+
+#[derive(Args)]
+pub(crate) struct CompareArgs {
+    #[command(flatten)]
+    pub(crate) input: GraphInput,
+    /// Target architecture spec or Scotch target file (default with no --graph: torus:4x4).
+    #[arg(short, long, value_name = "SPEC")]
+    pub(crate) arch: Option<String>,
+    /// An algorithm to run, `name[,key=value...]`; repeat the flag for several (default:
+    /// every registered algorithm with its default parameters except `greedy-perego`, which
+    /// is made for timed programs and leaves loads unbalanced on static graphs).
+    #[arg(short = 'A', long = "algorithm")]
+    pub(crate) algorithms: Vec<String>,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
+    #[command(flatten)]
+    pub(crate) constraints: Constraints,
+    /// Report format.
+    #[arg(short, long, value_enum, default_value = "human")]
+    pub(crate) format: OutputFormat,
+}
+
+#[derive(serde::Serialize)]
+pub(crate) struct CompareRow {
+    pub(crate) algorithm: String,
+    pub(crate) comm_cost: Option<u64>,
+    pub(crate) edge_cut: Option<u64>,
+    pub(crate) imbalance: Option<f64>,
+    pub(crate) feasible: bool,
+    pub(crate) time_ms: f64,
+    /// Why the algorithm gave no mapping (it does not apply to this problem).
+    pub(crate) error: Option<String>,
+}
+
+pub(crate) fn cmd_compare(a: CompareArgs) -> Result<u8> {
+    let spec = arch_spec(a.arch.as_ref(), &a.input)?;
+    let (problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
+    let names: Vec<String> = if a.algorithms.is_empty() {
+        AlgorithmSpec::ALL
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .filter(|n| n != "greedy-perego")
+            .collect()
+    } else {
+        a.algorithms.clone()
+    };
+    let specs: Vec<AlgorithmSpec> = names
+        .iter()
+        .map(|n| n.parse::<AlgorithmSpec>())
+        .collect::<Result<_, _>>()?;
+    let opts = eval_options(&problem, &a.constraints);
+    let mut rows = Vec::with_capacity(specs.len());
+    for (name, alg) in names.iter().zip(&specs) {
+        let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
+        let t0 = Instant::now();
+        let result = alg.build().map(&problem, &mut ctx);
+        let time_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let row = match result {
+            Ok(mapping) => {
+                let e = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
+                CompareRow {
+                    algorithm: name.clone(),
+                    comm_cost: Some(e.comm_cost),
+                    edge_cut: Some(e.edge_cut),
+                    imbalance: Some(e.loads.iter().map(|l| l.imbalance).fold(0.0, f64::max)),
+                    feasible: e.feasible(),
+                    time_ms,
+                    error: None,
+                }
+            }
+            Err(e) => CompareRow {
+                algorithm: name.clone(),
+                comm_cost: None,
+                edge_cut: None,
+                imbalance: None,
+                feasible: false,
+                time_ms,
+                error: Some(e.to_string()),
+            },
+        };
+        rows.push(row);
+    }
+    match a.format {
+        OutputFormat::Json => print_json(&rows)?,
+        OutputFormat::Human => {
+            outln!(
+                "graph {}  target {}  seed {}",
+                graph_name,
+                problem.arch.spec(),
+                a.run.seed
+            );
+            outln!(
+                "{:<32} {:>14} {:>12} {:>10} {:>9} {:>12}",
+                "algorithm",
+                "f_C",
+                "cut",
+                "imbalance",
+                "feasible",
+                "time_ms"
+            );
+            for r in &rows {
+                match (&r.error, r.comm_cost, r.edge_cut, r.imbalance) {
+                    (None, Some(fc), Some(cut), Some(imb)) => outln!(
+                        "{:<32} {:>14} {:>12} {:>10.4} {:>9} {:>12.3}",
+                        r.algorithm,
+                        fc,
+                        cut,
+                        imb,
+                        if r.feasible { "yes" } else { "NO" },
+                        r.time_ms
+                    ),
+                    (err, ..) => outln!(
+                        "{:<32} not applicable: {}",
+                        r.algorithm,
+                        err.as_deref().unwrap_or("no result")
+                    ),
+                }
+            }
+        }
+    }
+    // Like `map`: exit 2 when no algorithm could map at all, 1 when none gave a mapping
+    // within the constraints.
+    Ok(if rows.iter().all(|r| r.error.is_some()) {
+        2
+    } else if rows.iter().any(|r| r.error.is_none() && r.feasible) {
+        0
+    } else {
+        1
+    })
+}

@@ -1,0 +1,113 @@
+//! `taskmap eval`: score a mapping (of a graph or of a timed program) on a target.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use taskmap::report::render_evaluation;
+use taskmap::{evaluate, EvalOptions, Mapping};
+
+use crate::input::*;
+use crate::output::*;
+
+#[derive(Args)]
+pub(crate) struct EvalArgs {
+    #[command(flatten)]
+    pub(crate) input: GraphInput,
+    /// Target architecture spec or Scotch target file.
+    #[arg(short, long, value_name = "SPEC")]
+    pub(crate) arch: String,
+    /// Mapping file (Scotch .map or one PE per line).
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) mapping: PathBuf,
+    /// A timed program (PROCESS/INT_OP/SEND/RECEIVE/STOP) instead of --graph: the static
+    /// metrics are those of its task graph, and the report adds De Petris & Perego's
+    /// completion-time estimate F and, with one task per PE, our propagated estimate
+    /// F_prop (default machine parameters, see `taskmap sim`).
+    #[arg(long, value_name = "FILE", conflicts_with = "graph")]
+    pub(crate) program: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) constraints: Constraints,
+    /// Report format.
+    #[arg(short, long, value_enum, default_value = "human")]
+    pub(crate) format: OutputFormat,
+}
+
+/// `taskmap eval`'s report: the evaluation, and F (and F_prop, with one task per PE) when a
+/// program was given.
+#[derive(serde::Serialize)]
+pub(crate) struct EvalReport {
+    #[serde(flatten)]
+    pub(crate) evaluation: taskmap::Evaluation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) perego_f: Option<taskmap::perego::spm::FEstimate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) perego_f_prop: Option<taskmap::perego::PropagatedEstimate>,
+}
+
+pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
+    let program = a
+        .program
+        .as_ref()
+        .map(|p| taskmap::perego::program::read_program(p))
+        .transpose()?;
+    let graph = match (&a.input.graph, &program) {
+        (Some(_), _) => load_graph(&a.input)?.0,
+        (None, Some(p)) => p.to_task_graph(),
+        (None, None) => bail!("--graph (or --program) is required"),
+    };
+    let arch = load_arch(&a.arch)?;
+    taskmap::problem::check_pe_count(arch.as_ref())?;
+    let mapping = Mapping::read_for(&a.mapping, graph.num_tasks(), arch.pe_count())?;
+    let capacities = load_capacities(&a.constraints, arch.pe_count(), graph.ncon())?;
+    let opts = EvalOptions {
+        epsilon: a.constraints.epsilon,
+        capacities,
+    };
+    let e = evaluate(&graph, arch.as_ref(), &mapping, &opts)
+        .with_context(|| format!("evaluating {}", a.mapping.display()))?;
+    let (perego_f, perego_f_prop) = match &program {
+        Some(p) => {
+            let model = taskmap::perego::spm::SpmModel::build(p, &Default::default())?;
+            (
+                Some(model.evaluate(arch.as_ref(), &mapping)?),
+                model.evaluate_propagated(p, arch.as_ref(), &mapping)?,
+            )
+        }
+        None => (None, None),
+    };
+    let feasible = e.feasible();
+    match a.format {
+        OutputFormat::Human => {
+            out!("{}", render_evaluation(&e));
+            if let Some(f) = &perego_f {
+                outln!(
+                    "F (De Petris & Perego) {:.1} cycles (max on PE {}), F_sum {:.1}",
+                    f.f,
+                    f.argmax,
+                    f.f_sum
+                );
+                outln!(
+                    "  terms: comp+idle {:.1}, distance {:.1}, multitasking {:.1}, contention {:.1}",
+                    f.comp_idle,
+                    f.distance,
+                    f.multitasking,
+                    f.contention
+                );
+            }
+            if let Some(f) = &perego_f_prop {
+                outln!(
+                    "F_prop {:.1} cycles (the model's delays propagated along the program; last task {})",
+                    f.f_prop,
+                    f.argmax_task
+                );
+            }
+        }
+        OutputFormat::Json => print_json(&EvalReport {
+            evaluation: e,
+            perego_f,
+            perego_f_prop,
+        })?,
+    }
+    Ok(if feasible { 0 } else { 1 })
+}

@@ -1,0 +1,62 @@
+//! `taskmap info`: load a graph and print its size and weights.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::input::*;
+use crate::output::*;
+
+#[derive(Args)]
+pub(crate) struct InfoArgs {
+    /// Graph file.
+    pub(crate) graph: PathBuf,
+    /// Graph file format, when the extension does not tell.
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) graph_format: Option<String>,
+    /// Report format.
+    #[arg(short, long, value_enum, default_value = "human")]
+    pub(crate) format: OutputFormat,
+}
+
+#[derive(serde::Serialize)]
+pub(crate) struct GraphInfo {
+    pub(crate) tasks: usize,
+    pub(crate) edges: usize,
+    pub(crate) ncon: usize,
+    /// Exact sums (they may exceed 2^64 - 1; the mappers then refuse the graph).
+    pub(crate) total_vertex_weight: Vec<u128>,
+    pub(crate) total_edge_weight: u128,
+    pub(crate) max_degree: usize,
+}
+
+pub(crate) fn cmd_info(a: InfoArgs) -> Result<u8> {
+    let g = read_graph(&a.graph, a.graph_format.as_deref())?;
+    let info = GraphInfo {
+        tasks: g.num_tasks(),
+        edges: g.num_edges(),
+        ncon: g.ncon(),
+        total_vertex_weight: (0..g.ncon()).map(|c| g.vertex_weight_sum(c)).collect(),
+        total_edge_weight: g.edge_weight_sum(),
+        max_degree: (0..g.num_tasks() as u32)
+            .map(|u| g.degree(u))
+            .max()
+            .unwrap_or(0),
+    };
+    match a.format {
+        OutputFormat::Json => print_json(&info)?,
+        OutputFormat::Human => {
+            outln!("tasks               {}", info.tasks);
+            outln!("edges               {}", info.edges);
+            outln!(
+                "vertex weights      {} per task, totals {:?}",
+                info.ncon,
+                info.total_vertex_weight
+            );
+            outln!("total edge weight   {}", info.total_edge_weight);
+            outln!("max degree          {}", info.max_degree);
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,180 @@
+//! Reading what the commands take: graphs (or the embedded example), targets, capacities,
+//! fixed tasks, and the problem they make.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+use taskmap::{Architecture, Capacities, EvalOptions, Problem, TaskGraph};
+use taskmap_graph::GraphFormat;
+
+/// The example mapped by `taskmap map` with no input: DIMACS-10 delaunay_n10 (1,024 tasks,
+/// 3,056 edges; MIT, from the Mt-KaHyPar test instances).
+pub(crate) const EXAMPLE_GRAPH: &[u8] = include_bytes!("../../../fixtures/delaunay_n10.graph");
+pub(crate) const EXAMPLE_NAME: &str = "delaunay_n10 (embedded example)";
+pub(crate) const EXAMPLE_ARCH: &str = "torus:4x4";
+
+#[derive(Args)]
+pub(crate) struct GraphInput {
+    /// Task graph file (METIS/Chaco .graph, Scotch .grf, Matrix Market .mtx, edge list
+    /// .edges/.el/.txt, ISCAS .bench, mpiP communication volumes *graphStats.txt; optionally
+    /// .gz).
+    #[arg(short, long)]
+    pub(crate) graph: Option<PathBuf>,
+    /// Graph file format, when the extension does not tell.
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) graph_format: Option<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct Constraints {
+    /// Allowed imbalance: load(p) <= floor((1+eps) * ceil(capacity share of p)).
+    #[arg(short, long, value_name = "EPS", allow_negative_numbers = true)]
+    pub(crate) epsilon: Option<f64>,
+    /// Hard capacity of every PE (one value per vertex weight, comma-separated).
+    #[arg(long, value_name = "C[,C...]", conflicts_with = "capacities")]
+    pub(crate) capacity: Option<String>,
+    /// File of hard PE capacities: one line per PE (or one line for all), ncon values each.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) capacities: Option<PathBuf>,
+}
+
+/// A time limit: a positive number of seconds, at most a year.
+pub(crate) fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 365.0 * 86_400.0 => Ok(v),
+        _ => Err(format!(
+            "expected a positive number of seconds (at most a year), got \"{s}\""
+        )),
+    }
+}
+
+/// How a mapper runs: seed and threads (shared by `map` and `compare`).
+#[derive(Args)]
+pub(crate) struct RunArgs {
+    /// Seed of every random choice.
+    #[arg(short, long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Threads for parallel phases (1 to 1024).
+    #[arg(short, long, default_value_t = 1)]
+    pub(crate) threads: usize,
+}
+
+pub(crate) fn parse_format(s: &str) -> Result<GraphFormat> {
+    s.parse::<GraphFormat>()
+        .map_err(|e| anyhow!("bad graph format \"{}\": {}", s, e))
+}
+
+pub(crate) fn read_graph(path: &Path, format: Option<&str>) -> Result<TaskGraph> {
+    let format = format.map(parse_format).transpose()?;
+    Ok(taskmap_graph::read_graph(path, format)?)
+}
+
+pub(crate) fn load_graph(input: &GraphInput) -> Result<(TaskGraph, String)> {
+    match &input.graph {
+        Some(p) => Ok((
+            read_graph(p, input.graph_format.as_deref())?,
+            p.display().to_string(),
+        )),
+        None => Ok((
+            taskmap_graph::read_graph_from_bytes(
+                EXAMPLE_GRAPH,
+                "delaunay_n10.graph",
+                Some(GraphFormat::Metis),
+            )?,
+            EXAMPLE_NAME.to_string(),
+        )),
+    }
+}
+
+pub(crate) fn load_arch(spec: &str) -> Result<Box<dyn Architecture>> {
+    Ok(taskmap::parse_arch(spec)?)
+}
+
+pub(crate) fn load_capacities(c: &Constraints, k: u32, ncon: usize) -> Result<Option<Capacities>> {
+    if let Some(path) = &c.capacities {
+        return Ok(Some(Capacities::read(path, k, ncon)?));
+    }
+    if let Some(s) = &c.capacity {
+        let vals: Vec<u64> = s
+            .split(',')
+            .map(|t| {
+                t.trim().parse::<u64>().map_err(|_| {
+                    anyhow!("bad --capacity \"{}\": expected non-negative integers", s)
+                })
+            })
+            .collect::<Result<_>>()?;
+        if vals.len() != ncon {
+            bail!(
+                "--capacity gives {} values but the graph has {} vertex weights",
+                vals.len(),
+                ncon
+            );
+        }
+        return Ok(Some(Capacities::uniform(k, &vals)));
+    }
+    Ok(None)
+}
+
+/// The target spec: the one given, or the embedded example's when no graph is given.
+pub(crate) fn arch_spec(arch: Option<&String>, input: &GraphInput) -> Result<String> {
+    match (arch, &input.graph) {
+        (Some(s), _) => Ok(s.clone()),
+        (None, None) => Ok(EXAMPLE_ARCH.to_string()),
+        (None, Some(_)) => bail!("--arch is required with --graph (e.g. --arch torus:8x8)"),
+    }
+}
+
+/// What a mapping run is checked against: the hard capacities when given (they replace the
+/// balance bound, as in the mappers; ε is then checked only when given explicitly, and
+/// the mappers then get the tighter bound, `Problem::epsilon_with_capacities`),
+/// otherwise ε (default 0.03).
+pub(crate) fn eval_options(problem: &Problem, constraints: &Constraints) -> EvalOptions {
+    match &problem.capacities {
+        Some(c) => EvalOptions {
+            epsilon: constraints.epsilon,
+            capacities: Some(c.clone()),
+        },
+        None => EvalOptions {
+            epsilon: Some(problem.epsilon),
+            capacities: None,
+        },
+    }
+}
+
+/// Reads the graph, the target and the constraints into a checked problem.
+pub(crate) fn load_problem(
+    input: &GraphInput,
+    spec: &str,
+    constraints: &Constraints,
+) -> Result<(Problem, String)> {
+    let (graph, graph_name) = load_graph(input)?;
+    let arch = load_arch(spec)?;
+    // Before anything sized by the target (a uniform capacity is one value per PE).
+    taskmap::problem::check_pe_count(arch.as_ref())?;
+    let capacities = load_capacities(constraints, arch.pe_count(), graph.ncon())?;
+    // Weight totals are a property of the graph file: name it.
+    taskmap::problem::check_weights(&graph, arch.as_ref())
+        .map_err(|e| anyhow!("{}: {}", graph_name, e))?;
+    let mut problem = Problem::new(graph, arch);
+    if let Some(eps) = constraints.epsilon {
+        problem.epsilon = eps;
+    }
+    // Capacities and an explicit ε both bound the loads: the mappers get the tighter of
+    // the two on every PE, as evaluation checks both.
+    problem.epsilon_with_capacities = constraints.epsilon.is_some();
+    problem.capacities = capacities;
+    problem.check()?;
+    Ok((problem, graph_name))
+}
+
+/// The file a target spec reads, when it reads one (`graph:F`, `matrix:F`, `tgt:F`, or a
+/// Scotch target file named directly).
+pub(crate) fn target_file(spec: &str) -> Option<PathBuf> {
+    let rest = ["graph:", "matrix:", "tgt:"]
+        .iter()
+        .find_map(|p| spec.strip_prefix(p))
+        .unwrap_or(spec);
+    let p = PathBuf::from(rest);
+    p.is_file().then_some(p)
+}
