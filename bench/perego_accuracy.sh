@@ -11,6 +11,6 @@
 # (accuracy_critical_task, PROG=0..39, default 22).
 set -eu
 cd "$(dirname "$0")/.."
-tests=accuracy_table
-if [ "${1:-}" = "--sweep" ]; then tests=accuracy_; fi
-exec cargo test -q -p taskmap --release --test sim_perego_accuracy -- --ignored --nocapture --test-threads 1 "$tests"
+tests=sim_perego_accuracy::accuracy_table
+if [ "${1:-}" = "--sweep" ]; then tests=sim_perego_accuracy::accuracy_; fi
+exec cargo test -q -p taskmap --release --test taskmap -- --ignored --nocapture --test-threads 1 "$tests"

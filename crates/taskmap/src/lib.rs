@@ -22,7 +22,6 @@
 //! ```
 
 pub mod error;
-pub(crate) mod hash;
 pub mod hetero;
 pub mod houstis;
 pub mod mapper;

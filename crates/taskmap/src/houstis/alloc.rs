@@ -44,8 +44,8 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
-use crate::hash::KeyMap;
 use crate::max_tree::MaxTree;
+use rustc_hash::FxHashMap as KeyMap;
 
 use rayon::prelude::*;
 

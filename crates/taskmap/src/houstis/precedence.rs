@@ -74,8 +74,7 @@ pub struct Link {
 pub const MAX_LOOP_MODULES: usize = 2000;
 
 /// Most modules [`ParallelMatrix::new`] takes: it holds two n×n bit matrices (1 GiB at
-/// this size; a 50,000-module graph mapped with `Δ` peaked at 612 MB). 20,000 until the
-/// seventh session of 2026-11-25.
+/// this size; a 50,000-module graph mapped with `Δ` peaked at 612 MB).
 pub const MAX_PARALLEL_MODULES: usize = 65_536;
 
 /// A stochastic AND/EOR precedence graph.

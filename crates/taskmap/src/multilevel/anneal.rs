@@ -12,11 +12,11 @@
 //! with half the proposals and `T0` the mean rise of a sample of proposals, each next
 //! with half the temperature and half the proposals left (the last two share them).
 //! Netlists gained most from long hot walks, grids and geometric graphs from cooler ones
-//! (b12, b17, a 100x100 grid and a random geometric graph of 1,500 tasks, measured
-//! 2026-11-25: one long hot round was best on the netlists but left the geometric graph
-//! as it was). The best mapping met is the result, so it is never worse than the start;
-//! the bounds hold throughout, and fixed tasks never move. Each proposal costs the
-//! degrees of the tasks it moves.
+//! (b12, b17, a 100x100 grid and a random geometric graph of 1,500 tasks: one long hot
+//! round was best on the netlists but left the geometric graph as it was). The best
+//! mapping met is the result, so it is never worse than the start; the bounds hold
+//! throughout, and fixed tasks never move. Each proposal costs the degrees of the tasks
+//! it moves.
 
 use std::time::Instant;
 

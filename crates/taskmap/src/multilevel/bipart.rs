@@ -208,8 +208,8 @@ pub struct BipartScratch {
 /// The stall limit of an FM pass is at most `n / STALL_DIVISOR` moves on a set of `n`
 /// tasks. On the small sets of the deep DRB levels a full `fm_stall` lets a pass move
 /// nearly every task after its last improvement; a quarter of them costs little: together
-/// with the refiner's chunked visit order and bottom-up queue builds (same commit), quick
-/// suite f_C 0.937 -> 0.939 of Scotch, time 0.82 -> 0.65 (2026-11-23).
+/// with the refiner's chunked visit order and bottom-up queue builds, quick suite f_C
+/// 0.939 of Scotch's instead of 0.937, time 0.65 of Scotch's instead of 0.82.
 const STALL_DIVISOR: usize = 4;
 
 /// [`Bipartitioner::more_tries_spread`] applies to sets of at least this many tasks.

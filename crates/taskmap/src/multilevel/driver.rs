@@ -1,241 +1,52 @@
 //! The multilevel mapper: `uncoarsen(initial(coarsen(graph)))`, then V-cycles, minimising
-//! `f_C` on every level.
+//! `f_C` on every level; presets [`MultilevelMapper::fast`], [`MultilevelMapper::default`],
+//! [`MultilevelMapper::strong`]. Parameters, and the design notes with the numbers behind
+//! each default: `docs/algorithms.md` (`multilevel`).
 //!
-//! 1. **Coarsen** with size-constrained label propagation (random tie-breaking, a
-//!    chunked random visit order for cache locality), heavy-edge matching, or heavy-edge
-//!    matching in input order (`ordered`, see [`heavy_edge_matching`]) until the graph
-//!    has at most `min(max(coarsest_per_pe · k, min_coarsest), max(max_coarsest, f·k))`
-//!    tasks (or stops shrinking), `f` = [`MIN_COARSEST_PER_PE`] (32),
-//!    [`TORUS_MIN_COARSEST_PER_PE`] (8) on a torus with a ring of more than two PEs, or
-//!    [`MULTISECTION_MIN_COARSEST_PER_PE`] (64) on a target of nested groups (a tree,
-//!    mapped by multisection: step 2); the largest cluster weighs about
-//!    `cluster_weight_factor · total / that size`. Graphs already that small are not
-//!    coarsened: by default (`coarsest_per_pe = 1000`, `min_coarsest = 1024`,
-//!    `max_coarsest = 32,768`) on 33 to 1,024 PEs every graph of at most 32,768 tasks, on
-//!    more every graph of at most `max(32,768, 32·k)` tasks (`max(32,768, 8·k)` on such a
-//!    torus, so the 8 matters above 4,096 PEs; `max(32,768, 64·k)` on a tree, so the 64
-//!    matters above 512 PEs), on fewer PEs every graph of at most
-//!    `max(1,000·k, 1,024)`, except on the grids of PEs below. On our benchmarks DRB on
-//!    the finest graph gave the lowest `f_C`, and the k-way refiner could not recover what
-//!    a coarser initial mapping lost (with 128·k, grid100x100 on torus:8x8 cost 2,087
-//!    instead of 1,576). The 32 per PE matters above 1,024 PEs (see
-//!    [`MIN_COARSEST_PER_PE`]).
+//! 1. **Coarsen** by size-constrained label propagation or heavy-edge matching (random or
+//!    input order, [`heavy_edge_matching`]) to `max(coarsest_per_pe·k, min_coarsest)`
+//!    tasks, capped at `max(max_coarsest, f·k)` with `f` = [`MIN_COARSEST_PER_PE`],
+//!    [`TORUS_MIN_COARSEST_PER_PE`] or [`MULTISECTION_MIN_COARSEST_PER_PE`] (2-D grids of
+//!    at most [`GRID2D_MAX_PES`] PEs: `grid2d_per_pe·k`). By default two hierarchies (label
+//!    propagation, the ordered matching) are built, mapped and uncoarsened in turn, the
+//!    better mapping kept; graphs of at least [`PROBE_TASKS`] tasks build the one a probe
+//!    picks ([`probe_coarsenings`]).
+//! 2. **Initial mapping** by dual recursive bipartitioning ([`crate::mappers::drb`]) with
+//!    multilevel bisections refined by FM, flow ([`BISECTION_FLOW_ALPHA`]) and island
+//!    removal ([`Bipartitioner`]), in seeded runs on the context's pool (more runs and
+//!    tries on small graphs: [`MAX_ADAPTIVE_RUNS`], [`SMALL_GRAPH_TRIES`]); on long 3-D
+//!    tori ([`unwrap_by_default`]) every other run splits the mesh's domains, on hypercubes
+//!    one more run the Gray-code mesh's. On targets of nested groups (a tree's subtrees),
+//!    without fixed tasks, [`multisection`] maps down the target's hierarchy instead: the
+//!    whole mapper onto the top level's groups, then each group onto its subgroups (the top
+//!    step coarsened deeper up to [`DEEP_TOP_MAX_TASKS`] tasks, [`deep_top_step`]).
+//! 3. **Uncoarsen**: project, rebalance, refine every level with the k-way `f_C` refiner
+//!    ([`KwayRefiner`]: label propagation, FM with rollback, swaps in `strong`) and
+//!    pairwise rounds re-splitting two PEs by FM and flow ([`crate::multilevel::pairs`];
+//!    graphs of at most [`PAIR_MAX_TASKS`] tasks).
+//! 4. **Group levels** (`multisection=0` only, [`group_levels`]): per level of groups, a
+//!    V-cycle on the partition into groups, the moved tasks then refined on the PEs.
+//! 5. **V-cycles** (KaFFPa's iterated scheme): coarsen again inside the PEs, refine every
+//!    level, keep when no worse; at most [`VCYCLE_WORK`] / n, until one gains nothing.
+//! 6. **Memetic mode** (`population` ≥ 2, [`evolve`]): KaFFPaE's combine of whole runs.
+//! 7. **Annealing** (`anneal` > 0, [`crate::multilevel::anneal`]) of the final mapping.
 //!
-//!    Two-dimensional meshes and tori of at most [`GRID2D_MAX_PES`] PEs are the
-//!    exception (`grid2d_per_pe = 160`, spec `per_pe2d`; not in `fast`): there a graph of
-//!    more than `max(160·k, min_coarsest)` tasks is coarsened to that size, so both
-//!    hierarchies below are built and uncoarsened. On `torus:8x8`, 80 per PE lowered f_C
-//!    by 1.8 % over the suite's 28 graphs (seed 1) in 1.10 times the time; a single
-//!    coarsening to that size gained nothing, so what helps is keeping the better of two
-//!    fully refined mappings. Other shapes and sizes gained too little for their time
-//!    (`docs/benchmarks.md`, 2026-11-24). 160 per PE (third session of 2026-11-24) lowered
-//!    f_C by another 0.4 % onto `torus:8x8` (the 21 graphs below 32,768 tasks, seeds 1-6:
-//!    0.996 for 1.10 times the time; the 7 larger, seeds 1-2: 0.997 for 1.18), and the
-//!    100x100 grid's spread over seeds 1-8 from 1,445-1,514 to 1,434-1,478; 240 gave
-//!    1.005.
+//! Why: DRB maps best on the finest graph it can afford and no k-way refiner recovers what
+//! a coarse initial mapping loses, so coarsening stops early; the two hierarchies' initial
+//! mappings do not predict the winner after refinement (refining both: f_C 0.992 for 1.07
+//! times the time on the suite's large graphs); multisection makes the top level, whose
+//! distances dominate f_C, a k-way partition with room to move (0.973 in 0.89 times the
+//! time onto the tree targets); V-cycles and pairwise rounds move clusters and frontiers
+//! that single-task FM cannot.
 //!
-//!    By default the graph is coarsened twice, by label propagation (`coarsening`) and by
-//!    the ordered matching (`alt_coarsening`, spec `coarsening2`); both coarsest graphs get
-//!    their initial mapping (step 2), both hierarchies are uncoarsened with refinement on
-//!    every level, one after the other, and the better mapping (balanced first, then
-//!    `f_C`) is kept (`uncoarsen_both`, spec `both`). The initial mappings do not predict
-//!    the outcome: on the 100x100x100 grid onto `mesh:8x8x8` the ordered matching's
-//!    initial mapping costs about 300,000 against label propagation's 475,000, yet after
-//!    refinement label propagation's is better on three seeds of five. Uncoarsening both
-//!    (the sixth session of 2026-11-23; before, only the hierarchy with the better initial
-//!    mapping) gave f_C 0.992 of the previous default on the 56 runs of the suite's graphs
-//!    above 32,768 tasks, seeds 1 and 2, in 1.07 times the time (see
-//!    `docs/benchmarks.md`); with `both=0` only that hierarchy is uncoarsened. On a
-//!    graph numbered with locality (grids, most meshes) the ordered matching keeps the
-//!    coarse graph regular and DRB finds straight, aligned frontiers there, which label
-//!    propagation's ragged clusters do not allow and no k-way refiner recovers: the
-//!    1000x1000 grid onto `torus:8x8` (seed 1) costs 14,394 instead of 22,480, the
-//!    100x100x100 grid 14 % less on average over the suite's targets; where the numbering
-//!    carries no such structure (`finan512`: 11 % worse with the ordered matching alone)
-//!    label propagation's hierarchy wins. The second coarsening and initial mapping cost
-//!    7 % (100x100x100 grid) to 68 % (`finan512`) more time on the graphs that are
-//!    coarsened at all (above 32,768 tasks). With `both=0` the first hierarchy is held
-//!    while the second is built (peak memory 243 MB on the 100x100x100 grid); when both are
-//!    uncoarsened, the first is dropped before the second is built (222 MB). A
-//!    second scheme whose coarsening stalls above twice the target size is dropped
-//!    without an initial mapping, and one equal to `coarsening` is not built.
+//! Complexity: O((1 + cycles)·(n + m)·levels·(rounds + passes·log n)) plus DRB on the
+//! coarsest graph and O(k²) for the distance table (k ≤ 4096).
 //!
-//!    Graphs of at least [`PROBE_TASKS`] tasks (`probe_tasks`, spec `probe`; not in
-//!    `strong`) build one of the two hierarchies only, chosen by a probe
-//!    ([`probe_coarsenings`]): the ordered matching's hierarchy is built, label
-//!    propagation clusters its third level, both are coarsened on to 4 tasks per PE and
-//!    mapped by one DRB run each, and the lower f_C decides. On the 100x100x100 grid the
-//!    two hierarchies cost 4.2 s of mapper time against Scotch's 3.2 s for the whole
-//!    process, and label propagation's never won on the million-task grids (its mappings
-//!    cost 1.1-1.5 times the ordered matching's); on a million-task circuit netlist the
-//!    ordered matching's lost by 3 %. The probe's costs differ by about 2x on both, in
-//!    the right direction. When the matching is kept, it is coarsened with half the usual
-//!    `max_coarsest` and gets twice the initial runs (the DRB runs' spread decides on grids), and no
-//!    V-cycle follows; over the suite's two million-task grids, nine targets, seeds 1-4,
-//!    f_C 1.002 of both hierarchies in 0.29 times the time (`docs/benchmarks.md`,
-//!    2026-11-25).
-//! 2. **Initial mapping** of the coarsest graph by dual recursive bipartitioning
-//!    ([`crate::mappers::drb`]) with multilevel bipartitions (task sets above
-//!    `bipartitioner.coarsen_to` tasks are coarsened inside each split and refined by FM
-//!    and flow on every level, the flow's corridors [`BISECTION_FLOW_ALPHA`] times the
-//!    weight a side may lose (`fast`: 1), see [`Bipartitioner`]), in `initial_runs`
-//!    independent runs with their own seeds, run in parallel on the context's pool; the
-//!    best after refinement is kept. DRB's result varies much with the seed (3,494 to
-//!    4,924 on a 100x100 grid onto `torus:16x16` with capacity 40 over four seeds and two
-//!    runs, 3,317 to 3,539 with four), so small coarsest graphs of n tasks get
-//!    `initial_run_work / n` runs (at most [`MAX_ADAPTIVE_RUNS`]), and the smallest also
-//!    more tries per split ([`SMALL_GRAPH_TRIES`]); not when the problem's target has all
-//!    its PEs equally far apart (`DistTable::uniform`: complete and weighted complete, up
-//!    to 4,096 PEs), where the extra runs gained 0.8 % for 1.5 times the time. With fewer
-//!    runs than threads, each DRB also splits the jobs of a level into parallel chains,
-//!    one per thread (see [`drb`]); otherwise the mapping does not depend on the thread
-//!    count.
-//!
-//!    Island removal (`islands=1`, the default; `Bipartitioner::coarse_islands`): each
-//!    try on the coarsest set of a multilevel bisection is also tried with its islands
-//!    (pieces of a side cut off from the side's largest piece, touching the other side)
-//!    moved across and the balance repaired by FM, the better kept. Greedy growing can
-//!    enclose a pocket of the other side, and FM, one task at a time under the balance
-//!    bounds, does not remove it: on `rgg_n_2_15_s0` split four ways, one quarter held a
-//!    piece of 851 tasks apart from its 7,587, present from the coarsest level (9 of 183
-//!    coarse tasks); DRB onto `complete:8` cut 1,063 with such pieces and 946 without,
-//!    onto `torus:8x8` 8,384 and 6,926. Eighth session of 2026-11-23, the 21 suite graphs
-//!    below 32,768 tasks onto `torus:8x8` and `hypercube:8`, seed 1, against the same
-//!    code without it and without pairwise rounds (at most six runs): f_C 0.991 alone,
-//!    0.982 with the pairwise rounds (against the previous default: 0.991 and 0.983,
-//!    `docs/benchmarks.md`); onto four targets, `rgg_n_2_15_s0` gained 4-13 %.
-//!
-//!    With `unwrapped_runs` (spec `unwrap=1`), on a torus the even-numbered runs (run 0,
-//!    the only one with `runs=1`) split the domains of the mesh with the same PEs
-//!    (`Architecture::unwrapped`; the refiner still scores torus distances). That helped
-//!    the 100x100x100 grid onto `torus:8x8x8` before the ordered matching existed
-//!    (374,524 instead of 447,034, before FM ran on the finest level); now it costs: on the
-//!    suite's 28 graphs, seeds 1 and 2, every run with the torus's own domains (`unwrap=0`,
-//!    the default since the seventh session of 2026-11-23) gives f_C 0.989 of the
-//!    alternating runs onto `torus:8x8` and 0.995 onto `torus:16x16`, in 1.02-1.04 times
-//!    the time. Tori of three dimensions or more with a ring of at least eight PEs are
-//!    the exception ([`unwrap_by_default`], `unwrapped_runs_3d`, since the ninth session
-//!    of 2026-11-24): there the alternating runs are the default. Over the suite's 28
-//!    graphs, seeds 1 and 2, they give 0.9962 of the torus's own domains onto
-//!    `torus:8x8x4`, 0.9875 onto `torus:8x8x8` and 0.9868 onto `torus:8x8x16` (better by
-//!    more than 3 % on 23 of the 168 runs, worse by more than 3 % on 2), in the same time,
-//!    but 1.0068 onto `torus:4x4x4`; the 100x100x100 grid onto `torus:8x8x8` went from
-//!    274,666-306,522 to 233,890-277,732 (seeds 0-3).
-//!
-//!    On a hypercube, one more run (`layout_runs`, spec `layout`; not in `fast`) splits
-//!    the domains of its Gray-code mesh (`Architecture::mesh_layout`, `GrayMesh`: the same
-//!    PEs as a two-dimensional mesh whose neighbours are hypercube neighbours). The
-//!    hypercube's own halves are all alike, and its splits of a mesh-like graph drift into
-//!    strips: the 1000x1000 grid onto `hypercube:8` cut 41,432 edges where 16x16 blocks
-//!    cut 30,000 (f_C 45,350; with the extra run 31,994). The run's seed derives from the
-//!    first run's, so the other runs, and the result when the extra run loses, are the
-//!    same as without it. Tenth session of 2026-11-24, the suite's 28 graphs, seeds 1-2,
-//!    onto `hypercube:8`: f_C 0.981 in 1.25 times the time, no run worse.
-//!
-//!    **Multisection** (`multisection`, the default; see [`multisection`]): on a target
-//!    whose PEs fall into nested groups (a tree's subtrees, step 4), and without fixed
-//!    tasks, the coarsest graph is not mapped by DRB onto the whole target but level by
-//!    level: onto the top level's groups as a target of their own (a group's bound the
-//!    sum of its PEs'), with the whole multilevel mapper, then each group's tasks onto its
-//!    subgroups, down to the PEs. An edge between two groups of a level costs the same
-//!    wherever its ends land inside them, so each group is an independent problem, and
-//!    the top level, whose distance dominates f_C, is a k-way partition that coarsening,
-//!    many runs and k-way refinement with room to move (a group's slack is the sum of its
-//!    PEs') handle better than DRB's bisections: on `crack` onto `tree:4:8:6/1:10:100`
-//!    the 6-way top cut falls from 580 to 552-556 (seeds 1-3; our mapper onto
-//!    `complete:6` finds 557-560, `kaffpa` strong 551), f_C from 78,582, 75,750 and
-//!    77,561 to 74,838, 75,302 and 75,276. The top step runs as the whole graph would
-//!    (its run budget, coarse tries and V-cycles); the steps below get `initial_runs`
-//!    runs and no extra coarse tries. Seventh session of 2026-11-23, seed 1, against
-//!    DRB onto the whole target (both followed by the group levels, which multisection
-//!    no longer runs): on the 21 suite graphs below 32,768 tasks onto the three tree
-//!    targets f_C 0.973 in 0.89 times the time; on five of the seven larger graphs (the
-//!    coarsest graph is multisectioned) 0.980 in 1.43 times.
-//!
-//!    **Deep top step** (`top_per_pe = 128`, `top_runs = 8`, `top_coarse_tries = 4`; off
-//!    in `fast` and `strong`; see [`deep_top_step`]): when the problem's graph has at most
-//!    [`DEEP_TOP_MAX_TASKS`] tasks and the top step's graph is above its usual coarsest
-//!    size, the top step coarsens to `128 · g` tasks for its `g` groups (at least 1,024)
-//!    and maps that with 8 runs of 4 coarse tries per split. Recursive bisection can miss
-//!    the best few-way partition by far. On `vibrobox` our 2-way cut (11,819-12,800 over
-//!    six runs) matches `kaffpa` strong's 11,889, but our 4-way (21,622-23,179) and 8-way
-//!    (29,148) trail its 19,653 and 24,468. Runs on a small graph are cheap, and more of
-//!    them find such partitions; the usual 4 runs on 8,000 tasks did not. Fourth
-//!    session of 2026-11-24, the suite's 28 graphs (the two grids of a million tasks
-//!    unchanged, above the cap), seeds 1-2, against the top step as the whole graph:
-//!    - `tree:4:8:6/1:10:100`: f_C 0.9944, time 0.917;
-//!    - `tree:4:8:8/1:10:100`: f_C 0.9936, time 0.879;
-//!    - `tree:4:16:16/1:10:100`: f_C 0.9999, time 0.926.
-//!
-//!    `vibrobox` onto `tree:4:8:8/1:10:100` gained 9.5 % and 11.2 % (seeds 1-2). On the
-//!    million-task grids the same setting cost 2.4 % on average, up to 4.7 %, hence the
-//!    cap.
-//! 3. **Uncoarsen**: project, repair balance when needed, and run the k-way `f_C` refiner
-//!    ([`KwayRefiner`]: label propagation, FM with rollback, pairwise rounds, and swaps in
-//!    `strong` only) on every level below the coarsest. The pairwise round (`pairs=1`, the
-//!    default; not in `fast`, and not in the initial runs, of which only the best goes on;
-//!    so a graph that is not coarsened, on most targets below 32,768 tasks, gets it in its
-//!    V-cycles only, step 5, and one of at most `max(8·k, 1,024)` tasks not at all)
-//!    re-splits the tasks of two PEs near their frontier with the bisection's FM and flow,
-//!    with the mapping's costs (see [`crate::multilevel::pairs`]): the k-way FM moves one
-//!    task at a time to its best PE, the pair's FM trades tasks both ways under the pair's
-//!    bounds and the flow straightens the frontier in one step. Eighth session of
-//!    2026-11-23, the same 42 runs as for island removal above: f_C 0.991 alone, 0.982
-//!    with island removal, for about a fifth more time. Graphs above [`PAIR_MAX_TASKS`]
-//!    tasks get neither, even when `pairs` or `islands` is given.
-//! 4. **Group levels** (`groups=1`, the default; not in `fast`; since the seventh session
-//!    of 2026-11-23 only with `multisection=0`, as multisection maps these levels), on
-//!    targets whose PEs fall into nested groups (a tree's subtrees, found from the distance table: the
-//!    classes of "closer than `D`" for each distance `D` of the target, when every two PEs
-//!    of two classes are equally far apart, see [`group_levels`]; none without a table,
-//!    k > 4096, or with fixed tasks): for each level from the top, a V-cycle on the
-//!    partition of the tasks into that level's groups, with a group's bound the sum of
-//!    its PEs' and two groups as far apart as their PEs; then every task that changed
-//!    group goes to the PE of its new group, among those holding its neighbours and with
-//!    room, where it costs least (else the emptiest PE of the group), and the mapping is
-//!    rebalanced and refined on the PEs; kept when no worse (balance first, then f_C). Moves
-//!    between groups whose PEs are all nearly full are what the PE-level refiner cannot
-//!    make: on `crack` onto `tree:4:8:6/1:10:100` the 6-way top-level cut was 580 edges
-//!    (KaHIP's `global_multisection` 590-600, Scotch 595; `kaffpa` alone finds a 6-way
-//!    partition with 550). Fifth session of 2026-11-23, quick suite onto the three tree
-//!    targets (21 runs), f_C against one Scotch run: 0.942 before, 0.932 after, no run
-//!    worse than before; `finan512` onto `tree:4:8:6/1:10:100`, seeds 1 and 2: 258,603
-//!    and 235,988 before, 223,656 and 231,620 after. A level costs about a V-cycle (22
-//!    ms of 450 on `crack`, 0.8 s on a million tasks), so graphs of n tasks get at most
-//!    [`VCYCLE_WORK`] / n levels, at least one, from the top.
-//! 5. **V-cycles** (`vcycles`, the iterated multilevel scheme of KaFFPa): coarsen the input
-//!    graph again, down to about `vcycle_per_pe · k` tasks, with every cluster inside one PE
-//!    (so the mapping carries over to every level with the same `f_C` and loads), refine
-//!    the coarsest level and uncoarsen as in step 3. A cycle's result is kept when it is no
-//!    worse (balance first, then `f_C`); the cycles stop at the first that does not
-//!    improve either. Graphs below 32,768 tasks, which step 1 leaves uncoarsened on most
-//!    targets, get their only multilevel refinement here (clusters move as one across
-//!    PEs) when they have more than `max(vcycle_per_pe · k, min_coarsest)` tasks; smaller
-//!    graphs get no cycle (nothing to coarsen). Third session of 2026-11-23: quick suite, f_C
-//!    against Scotch: 0.939 without, 0.935 with one cycle, 0.930 with four, 0.928 with
-//!    eight (time 0.65, 0.62, 0.65 and 0.70); 100x100x100 grid onto `torus:8x8x8`:
-//!    271,879 without, 257,969 with one (1.3 s more). Graphs of n tasks get at most
-//!    [`VCYCLE_WORK`] / n cycles, at least one: a graph of a million tasks pays about a
-//!    second for it (no gain on the 1000x1000 grid onto `torus:8x8`, 5 % on the
-//!    100x100x100 grid onto `torus:8x8x8`); `vcycles=0` or the fast preset skip it.
-//! 6. **Memetic mode** (`population` ≥ 2, see [`evolve`]): `population` whole runs of
-//!    steps 1-5 (the first with the run's own seed), then `combines` (default 8 per
-//!    member) recombinations of two members: coarsen with every cluster inside one PE of
-//!    both, start the coarsest level from the better, refine on every level down (a child
-//!    equal to a member is made again with each coarsest cluster moved at random with
-//!    probability 1/10); the child replaces the worst member when no worse and new. Never
-//!    worse than one run with the same seed on one thread.
-//! 7. **Annealing** (`anneal` > 0 proposals per task, see [`crate::multilevel::anneal`]):
-//!    simulated annealing of the final mapping on the input graph, the best mapping met
-//!    kept.
-//!
-//! Presets are functions that edit the default configuration: [`MultilevelMapper::fast`],
-//! [`MultilevelMapper::default`], [`MultilevelMapper::strong`].
-//!
-//! Complexity: O((1 + cycles)·(n + m)·(levels·(rounds + passes·log n))) plus the initial
-//! DRB on the coarsest graph, O(k² ) for the distance table (k ≤ 4096).
-//! References: Walshaw & Cross, "Multilevel mesh partitioning for heterogeneous
-//! communication networks", 2001; Pellegrini, Scotch; Sanders & Schulz, KaFFPa, 2011.
+//! References: Pellegrini, "Static mapping by dual recursive bipartitioning of process and
+//! architecture graphs", SHPCC 1994 (Scotch's DRB); Walshaw & Cross, "Multilevel mesh
+//! partitioning for heterogeneous communication networks", 2001; Sanders & Schulz, KaFFPa
+//! 2011, KaFFPaE 2012 (KaHIP); Meyerhenke, Sanders & Schulz 2014, KaMinPar (label
+//! propagation).
 
 use std::time::{Duration, Instant};
 
@@ -265,16 +76,14 @@ use super::evolve;
 pub const MAX_ADAPTIVE_RUNS: usize = 4;
 
 /// Coarsening may stop above `max_coarsest` tasks, at up to this many tasks per PE (with
-/// `max_coarsest` = 32,768, the default, this matters above 1,024 PEs). With 8 per PE
-/// (the rule until 2026-11-24), the groups and bisections of 2,048 and 4,096 PEs were cut
-/// out of too coarse a graph: onto
+/// `max_coarsest` = 32,768, the default, this matters above 1,024 PEs). With 8 per PE the
+/// groups and bisections of 2,048 and 4,096 PEs are cut out of too coarse a graph: onto
 /// `tree:8:16:32/1:10:100` (4,096 PEs) the 1000x1000 grid cost 1,624,267-1,663,348
 /// (seeds 1-3) against 1,513,201-1,520,013 with 32, and `fe_body`, `wing`, `t60k` and
 /// `finan512` (45,087-74,752 tasks, not coarsened with 32) cost 2.7-5.5 % less with 32,
 /// in 0.99-1.07 times the time; onto `hypercube:12` and `mesh:16x16x16` the four gave f_C
 /// 0.984 and 0.989 (seeds 1-2) in 0.77 and 0.76 times the time, and the two grids of a
-/// million tasks 0.941 and 0.913 in 0.92 and 0.91 times (`docs/benchmarks.md`,
-/// 2026-11-24, fifth session).
+/// million tasks 0.941 and 0.913 in 0.92 and 0.91 times.
 pub const MIN_COARSEST_PER_PE: usize = 32;
 
 /// [`MIN_COARSEST_PER_PE`] on a torus with a ring of more than two PEs (it matters above
@@ -326,8 +135,7 @@ pub const DEEP_TOP_MAX_TASKS: usize = 100_000;
 /// Corridor factor of the flow refinement in the bisections of the default and strong
 /// presets (`fast` keeps 1). With 3 instead of 1, over the suite's 224 runs (28 graphs, 8
 /// targets, seed 1) f_C fell by 0.27 % for 4.4 % more time (`torus:16x16` 0.86 %,
-/// `mesh:8x8x8` 0.22 %, `torus:8x8` unchanged); 5 gained no more (0.28 % for 8.9 %). See
-/// `docs/benchmarks.md`, 2026-11-24 (second session).
+/// `mesh:8x8x8` 0.22 %, `torus:8x8` unchanged); 5 gained no more (0.28 % for 8.9 %).
 pub const BISECTION_FLOW_ALPHA: f64 = 3.0;
 
 /// Corridor factor of the flow refinement in the pairwise rounds of the default and
@@ -523,18 +331,17 @@ impl MultilevelMapper {
     /// the two, and the better on average alone: on the suite's seven graphs above 32,768
     /// tasks, with the default otherwise, f_C 0.955 of Scotch's against 0.978 for label
     /// propagation alone, though 11 % worse on `finan512`). 100x100x100 grid onto
-    /// `torus:8x8x8`: f_C 239,396-277,661 (seeds 0-3) in 1.15-1.43 s, whole process
-    /// (seeds 0-2 in 0.98-1.00 s, the same mappings, in the third session of 2026-11-24,
-    /// after the bisection's FM scans got cheaper). Until the fourth session
-    /// of 2026-11-23 `fast` coarsened by label propagation (291,299-310,983 in 1.8-1.9 s);
-    /// until the third it also coarsened to 16 tasks per PE with two tries, no flow and no
-    /// coarse tries (0.06 of Scotch's time on the quick suite but f_C 1.086 of Scotch's).
+    /// `torus:8x8x8`: f_C 239,396-277,661 (seeds 0-3) in 1.2-1.4 s, whole process
+    /// (`docs/benchmarks.md`, "The large grids and million-task graphs"); with label
+    /// propagation instead 291,299-310,983 in 1.8-1.9 s. Coarsening further (16 tasks per
+    /// PE, two tries, no flow, no coarse tries) takes 0.06 of Scotch's time on the quick
+    /// suite but gives f_C 1.086 of Scotch's.
     /// Its one initial run splits the mesh's domains where the default's even-numbered
     /// runs do, on the tori of [`unwrap_by_default`] (with the torus's own, that grid gave
-    /// 284,260-361,518, seeds 0-2), and the torus's own elsewhere. Until the ninth session
-    /// of 2026-11-24 it split the mesh's domains on every torus (`unwrap=1`); the torus's
-    /// own gave f_C 0.9785 of that onto `torus:8x8` and 0.9751 onto `torus:16x16` (the
-    /// suite's 28 graphs, seeds 1-2, the same time). On trees it multisections as the default
+    /// 284,260-361,518, seeds 0-2), and the torus's own elsewhere: against the mesh's
+    /// domains on every torus (`unwrap=1`), the torus's own give f_C 0.9785 onto
+    /// `torus:8x8` and 0.9751 onto `torus:16x16` (the suite's 28 graphs, seeds 1-2, the
+    /// same time). On trees it multisections as the default
     /// does (`crack`, `3elt` and `fe_sphere` onto `tree:4:8:6/1:10:100`: the same f_C
     /// within 2 % either way, in about the same time).
     #[allow(clippy::field_reassign_with_default)] // presets edit the default, by design
@@ -2099,7 +1906,7 @@ fn coarsen_and_map_from(
 /// the time. Lower, at 200,000, a random geometric graph of 300,000 tasks lost 0.9-7.5 %
 /// with label propagation kept alone (the 512x512 and 64x64x64 grids gained), so the
 /// threshold stays above every graph where that was measured (see `docs/benchmarks.md`,
-/// 2026-11-25).
+/// "The large grids and million-task graphs").
 pub const PROBE_TASKS: usize = 1 << 19;
 
 /// The probe maps each hierarchy's graph coarsened to this many tasks per PE.

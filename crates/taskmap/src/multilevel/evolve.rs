@@ -249,7 +249,7 @@ pub(super) fn recombine(
     let k = dist.k() as usize;
     // One label per pair (PE in `better`, PE in `other`): clusters stay inside a label;
     // `label_pe` is each label's PE in `better`.
-    let mut ids: crate::hash::KeyMap<u64, u32> = Default::default();
+    let mut ids: rustc_hash::FxHashMap<u64, u32> = Default::default();
     let mut label_pe: Vec<u32> = Vec::new();
     let labels: Vec<u32> = better
         .iter()

@@ -33,8 +33,8 @@
 //!
 //! [`rebalance`] moves tasks out of overloaded PEs at the smallest `f_C` increase.
 
-use crate::hash::KeyMap;
 use rand::Rng;
+use rustc_hash::FxHashMap as KeyMap;
 use taskmap_graph::TaskGraph;
 
 use super::coarsen::{local_random_order, local_shuffle};

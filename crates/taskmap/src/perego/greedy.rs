@@ -72,18 +72,12 @@
 //!   cycles). Skipped when the first pass reaches the ideal machine. Above the pass's
 //!   budget, the two mappings are compared by `F_prop` instead.
 //!
-//! # Results (`tests/sim_greedy.rs`, docs/simulation.md)
+//! # Results (`tests/sim_greedy.rs`; the tables are in `docs/simulation.md`)
 //!
-//! Default: every optimal row of the paper's Table II (rings on meshes, tori and
-//! hypercubes up to 512 PEs, 2-D meshes on `hypercube:8` and `mesh:28x28`, butterflies on
-//! `hypercube:9`) reaches the ideal machine with dilation 1; reduce trees on meshes end
-//! within 0-0.2 % of the ideal machine up to 127 tasks and 4.8 % for 511 (3.1 % above
-//! the contention-free H mapping on a mesh twice as large; the paper: at most 6.8 %);
-//! butterflies on meshes 1.7-14.6 % above it (the natural embedding 2-18 %), and within
-//! 0.3 % of the best mappings annealing found (the paper: 1.8 % of the optima; at 64 and
-//! 256 PEs annealing did not improve on our own mapping, so the optima may be lower). The paper's
-//! rules alone: rings +0.1-0.3 %, `mesh:16x16` on `hypercube:8` +11.7 %, trees up to
-//! +215 %, butterflies on meshes 3-30 %.
+//! Every optimal row of the paper's Table II reaches the ideal machine with dilation 1;
+//! reduce trees on meshes end at most 3.1 % above contention-free mappings on twice the PEs
+//! (the paper: 6.8 %), butterflies on meshes within 0.3 % of the best mappings annealing
+//! found (the paper: 1.8 % of the optima). The paper's rules alone miss by up to 215 %.
 //!
 //! # Costs
 //!

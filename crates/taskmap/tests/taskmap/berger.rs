@@ -348,7 +348,7 @@ fn circuit_netlist_is_reproducible_and_sparse() {
 }
 
 /// One million tasks on torus:32x32 with capacity 1,000 (2.3 % slack), one thread.
-/// `cargo test --release -p taskmap --test berger -- --ignored --nocapture million`;
+/// `cargo test --release -p taskmap --test taskmap -- --ignored --nocapture berger::million`;
 /// set `BERGER_MILLION_OUT=file.graph` to also write the graph.
 #[test]
 #[ignore]

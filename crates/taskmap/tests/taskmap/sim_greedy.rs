@@ -2,7 +2,7 @@
 //! paper's Table II (§6.2) against the ideal machine, feasibility (memory bound, hard
 //! capacities), and the registered mapper. `table2_measure` and `scaling_measure` print
 //! the figures of `docs/simulation.md` (`cargo test --release -p taskmap --test
-//! sim_greedy -- --ignored --nocapture`).
+//! taskmap -- --ignored --nocapture sim_greedy::`).
 
 use std::str::FromStr;
 

@@ -9,10 +9,10 @@
 //! `SpmModel::evaluate` (F with slack absorption) is compared with the paper's eq. 2-10
 //! alone (`SpmModel::evaluate_partial`, what the greedy mapper minimises).
 //!
-//! `cargo test -p taskmap --release --test sim_perego_accuracy -- --ignored --nocapture`
+//! `cargo test -p taskmap --release --test taskmap -- --ignored --nocapture sim_perego_accuracy::`
 //! prints the tables (also `bench/perego_accuracy.sh`).
 
-mod common;
+use crate::common;
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

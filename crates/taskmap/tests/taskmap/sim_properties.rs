@@ -4,7 +4,7 @@
 //! intersections, classes by graph search). PE busy times equal the sum of the instruction
 //! costs computed from the program directly.
 
-mod common;
+use crate::common;
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

@@ -1,6 +1,4 @@
-//! Helpers shared by the integration tests (each test file that needs them says
-//! `mod common;`).
-#![allow(dead_code)]
+//! Helpers shared by the integration tests.
 
 use std::collections::HashSet;
 
