@@ -2,6 +2,7 @@
 //! set (`golden`).
 
 mod golden;
+mod readme;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -123,7 +123,7 @@ pub enum AlgorithmSpec {
     /// Dual recursive bipartitioning (Scotch's method) on the original graph.
     Drb(crate::mappers::drb::DrbSpec),
     /// Multilevel: coarsening, DRB on the coarsest graph, k-way f_C refinement per level.
-    Multilevel(crate::multilevel::driver::MultilevelSpec),
+    Multilevel(crate::multilevel::config::MultilevelSpec),
     /// De Petris & Perego's greedy contention-aware mapper (F over wormhole routes).
     GreedyPerego(crate::perego::greedy::GreedyPerego),
     /// Greedy task-wise placement, Berger et al. 2014, Algorithm 1 (literal).
@@ -344,7 +344,7 @@ impl FromStr for AlgorithmSpec {
                 AlgorithmSpec::GreedyPerego(g)
             }
             "multilevel" => {
-                let mut spec = crate::multilevel::driver::MultilevelSpec::default();
+                let mut spec = crate::multilevel::config::MultilevelSpec::default();
                 for p in parts.by_ref() {
                     spec.set(p)?;
                 }

@@ -155,7 +155,7 @@ pub(crate) fn cmd_map(a: MapArgs) -> Result<u8> {
             };
             let ml = spec.to_mapper();
             if ml.population >= 2 {
-                bail!(taskmap::multilevel::driver::REFINE_ONE_RUN);
+                bail!(taskmap::multilevel::remap::REFINE_ONE_RUN);
             }
             let given = Mapping::read_for(path, problem.graph.num_tasks(), k)?;
             Some((ml, given, path))
@@ -165,12 +165,12 @@ pub(crate) fn cmd_map(a: MapArgs) -> Result<u8> {
     if a.migration_cost.is_some() && refine.is_none() {
         bail!("--migration-cost applies to --initial only");
     }
-    if migration > taskmap::multilevel::driver::MAX_MIGRATION_COST {
+    if migration > taskmap::multilevel::remap::MAX_MIGRATION_COST {
         bail!("--migration-cost must be at most 2^32, not {migration}");
     }
     if refine.is_some() {
         // refused here, before --dump-config, as the run would refuse it
-        taskmap::multilevel::driver::effective_migration_cost(&problem, migration)
+        taskmap::multilevel::remap::effective_migration_cost(&problem, migration)
             .context("--migration-cost")?;
     }
     let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;

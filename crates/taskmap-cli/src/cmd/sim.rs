@@ -12,7 +12,7 @@ use taskmap::perego::greedy::{greedy_map_program, GreedyPerego};
 use taskmap::perego::program::{read_program, Program};
 use taskmap::perego::spm::{FEstimate, SpmModel, SpmParams};
 use taskmap::perego::wormhole::{simulate, simulate_ideal, ReadyPolicy, SimReport, WormholeParams};
-use taskmap::{AlgorithmSpec, Mapping, PeId, Problem, RunContext};
+use taskmap::{AlgorithmSpec, Mapping, MappingFormat, PeId, Problem, RunContext};
 
 /// Arguments of `taskmap sim`.
 #[derive(Args, Debug)]
@@ -28,18 +28,22 @@ pub struct SimArgs {
     #[arg(long)]
     pub write_program: Option<PathBuf>,
     /// Target: mesh:8x8, torus:8x8, hypercube:6 (needs routes). Not needed with --ideal.
-    #[arg(long)]
+    #[arg(short, long)]
     pub arch: Option<String>,
     /// Mapping file (Scotch .map or one PE per line). Without it and without --algorithm:
     /// task i on PE i mod k. Not with --ideal.
-    #[arg(long, conflicts_with_all = ["algorithm", "ideal"])]
+    #[arg(short, long, conflicts_with_all = ["algorithm", "ideal"])]
     pub mapping: Option<PathBuf>,
     /// Map the program's task graph with this algorithm first (e.g. multilevel, drb;
     /// greedy-perego uses the program's phase model). Not with --ideal.
-    #[arg(long, conflicts_with = "ideal")]
+    #[arg(short = 'A', long, conflicts_with = "ideal")]
     pub algorithm: Option<String>,
+    /// Write the mapping that was simulated here (.map: Scotch format, else one PE per
+    /// line), once the simulation has succeeded. Not with --ideal.
+    #[arg(short, long, value_name = "FILE", conflicts_with = "ideal")]
+    pub output: Option<PathBuf>,
     /// Seed for --algorithm.
-    #[arg(long, default_value_t = 1)]
+    #[arg(short, long, default_value_t = 1)]
     pub seed: u64,
     /// Allowed imbalance for --algorithm: load(p) <= floor((1+eps) * ceil(share of p)) (default
     /// 0.03; the mappers that do not balance, greedy-perego among them, ignore it).
@@ -225,82 +229,94 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
         record_messages: false,
         torus_virtual_channels: !a.no_virtual_channels,
     };
+    if let Some(out) = &a.output {
+        crate::output::refuse_overwriting_inputs(out, &[a.program.as_ref(), a.mapping.as_ref()])?;
+        crate::output::refuse_same_outputs(&[
+            ("--output", Some(out)),
+            ("--write-program", a.write_program.as_ref()),
+        ])?;
+    }
     let t0 = std::time::Instant::now();
-    let (report, target, f): (SimReport, String, Option<FOutput>) = if a.ideal {
-        let r = simulate_ideal(&program, &params)?;
-        (r, "ideal machine".to_string(), None)
-    } else {
-        let arch_spec = match &a.arch {
-            Some(s) => s,
-            None => bail!("--arch is required (or --ideal)"),
-        };
-        let arch = taskmap::parse_arch(arch_spec)?;
-        let k = arch.pe_count();
-        let mapping = if let Some(path) = &a.mapping {
-            Mapping::read_for(path, program.num_tasks(), k)?
-        } else if let Some(alg) = &a.algorithm {
-            let alg_spec = AlgorithmSpec::from_str(alg)?;
-            if let AlgorithmSpec::GreedyPerego(g) = &alg_spec {
-                // With the program at hand, use its full phase model rather than the graph's.
-                let g = GreedyPerego {
-                    spm: SpmParams {
-                        overlap_fraction: a.overlap_fraction,
-                        machine: params.clone(),
-                    },
-                    ..g.clone()
-                };
-                greedy_map_program(&program, arch.as_ref(), &g)?
-            } else {
-                let mut problem =
-                    Problem::new(program.to_task_graph(), taskmap::parse_arch(arch_spec)?);
-                if let Some(eps) = a.epsilon {
-                    problem.epsilon = eps;
-                }
-                let mut ctx = RunContext::new(a.seed);
-                alg_spec
-                    .build()
-                    .map(&problem, &mut ctx)
-                    .with_context(|| format!("mapping with {alg}"))?
-            }
+    let (report, target, f, mapping): (SimReport, String, Option<FOutput>, Option<Mapping>) =
+        if a.ideal {
+            let r = simulate_ideal(&program, &params)?;
+            (r, "ideal machine".to_string(), None, None)
         } else {
-            Mapping::new(
-                (0..program.num_tasks() as u32)
-                    .map(|t| PeId(t % k))
-                    .collect(),
-            )
-        };
-        let r = simulate(&program, arch.as_ref(), &mapping, &params)?;
-        let f = if a.f {
-            let sp = SpmParams {
-                overlap_fraction: a.overlap_fraction,
-                machine: params.clone(),
+            let arch_spec = match &a.arch {
+                Some(s) => s,
+                None => bail!("--arch is required (or --ideal)"),
             };
-            let model = SpmModel::build(&program, &sp)?;
-            let e: FEstimate = model.evaluate(arch.as_ref(), &mapping)?;
-            let prop = model
-                .evaluate_propagated(&program, arch.as_ref(), &mapping)?
-                .map(|p| p.f_prop);
-            let rel = |f: f64| (f - r.completion as f64) / (r.completion.max(1) as f64);
-            Some(FOutput {
-                f: e.f,
-                f_sum: e.f_sum,
-                argmax_pe: e.argmax,
-                comp_idle: e.comp_idle,
-                distance: e.distance,
-                multitasking: e.multitasking,
-                contention: e.contention,
-                phases: model.num_phases(),
-                overlap_fraction: a.overlap_fraction,
-                relative_error: rel(e.f),
-                f_prop: prop,
-                f_prop_relative_error: prop.map(rel),
-            })
-        } else {
-            None
+            let arch = taskmap::parse_arch(arch_spec)?;
+            let k = arch.pe_count();
+            let mapping = if let Some(path) = &a.mapping {
+                Mapping::read_for(path, program.num_tasks(), k)?
+            } else if let Some(alg) = &a.algorithm {
+                let alg_spec = AlgorithmSpec::from_str(alg)?;
+                if let AlgorithmSpec::GreedyPerego(g) = &alg_spec {
+                    // With the program at hand, use its full phase model rather than the graph's.
+                    let g = GreedyPerego {
+                        spm: SpmParams {
+                            overlap_fraction: a.overlap_fraction,
+                            machine: params.clone(),
+                        },
+                        ..g.clone()
+                    };
+                    greedy_map_program(&program, arch.as_ref(), &g)?
+                } else {
+                    let mut problem =
+                        Problem::new(program.to_task_graph(), taskmap::parse_arch(arch_spec)?);
+                    if let Some(eps) = a.epsilon {
+                        problem.epsilon = eps;
+                    }
+                    let mut ctx = RunContext::new(a.seed);
+                    alg_spec
+                        .build()
+                        .map(&problem, &mut ctx)
+                        .with_context(|| format!("mapping with {alg}"))?
+                }
+            } else {
+                Mapping::new(
+                    (0..program.num_tasks() as u32)
+                        .map(|t| PeId(t % k))
+                        .collect(),
+                )
+            };
+            let r = simulate(&program, arch.as_ref(), &mapping, &params)?;
+            let f = if a.f {
+                let sp = SpmParams {
+                    overlap_fraction: a.overlap_fraction,
+                    machine: params.clone(),
+                };
+                let model = SpmModel::build(&program, &sp)?;
+                let e: FEstimate = model.evaluate(arch.as_ref(), &mapping)?;
+                let prop = model
+                    .evaluate_propagated(&program, arch.as_ref(), &mapping)?
+                    .map(|p| p.f_prop);
+                let rel = |f: f64| (f - r.completion as f64) / (r.completion.max(1) as f64);
+                Some(FOutput {
+                    f: e.f,
+                    f_sum: e.f_sum,
+                    argmax_pe: e.argmax,
+                    comp_idle: e.comp_idle,
+                    distance: e.distance,
+                    multitasking: e.multitasking,
+                    contention: e.contention,
+                    phases: model.num_phases(),
+                    overlap_fraction: a.overlap_fraction,
+                    relative_error: rel(e.f),
+                    f_prop: prop,
+                    f_prop_relative_error: prop.map(rel),
+                })
+            } else {
+                None
+            };
+            (r, arch.spec(), f, Some(mapping))
         };
-        (r, arch.spec(), f)
-    };
     let wall = t0.elapsed().as_secs_f64();
+    if let (Some(out), Some(m)) = (&a.output, &mapping) {
+        m.write(out, MappingFormat::from_path(out))
+            .context("writing the mapping")?;
+    }
     if let Some((out, s)) = staged {
         s.commit()
             .with_context(|| format!("writing {}", out.display()))?;

@@ -3,7 +3,7 @@
 //! * [`ttigha`]: heterogeneous programs (tasks of sub-tasks with a time per processor
 //!   type) and platforms (typed processors and links), their files, the STG and Pegasus
 //!   DAX readers and a generator; [`wfcommons`]: WfCommons workflow instances (JSON) as
-//!   such programs, over [`json`], a JSON reader that keeps each value's place for errors.
+//!   such programs, over `json`, a JSON reader that keeps each value's place for errors.
 //! * [`simulha`]: SIMULHa, the execution of a program's sub-tasks under an allocation.
 //! * [`mateha`]: MATEHa, the TTIGHa graph, the SIMULHa-guided local searches and the
 //!   exhaustive search.

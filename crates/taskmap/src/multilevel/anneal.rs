@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use rand::Rng;
 
-use super::refine::KwayState;
+use super::refine::kway::KwayState;
 
 /// Most PEs kept per PE as "nearest" candidates.
 const NEAR: usize = 64;
@@ -267,7 +267,7 @@ pub fn anneal(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::multilevel::refine::rebalance;
+    use crate::multilevel::refine::kway::rebalance;
     use crate::multilevel::DistTable;
     use crate::problem::FREE;
     use rand::SeedableRng;

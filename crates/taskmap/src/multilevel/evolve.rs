@@ -43,8 +43,12 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
+use super::coarsen::hierarchy::*;
+use super::config::*;
 use super::driver::*;
-use super::refine::{rebalance, KwayState};
+use super::refine::kway::{rebalance, KwayState};
+use super::refine::{scored, uncoarsen};
+use super::vcycle::Pace;
 use super::DistTable;
 use crate::mapper::RunContext;
 use crate::problem::FREE;

@@ -388,7 +388,7 @@ fn multilevel_start(program: &crate::perego::Program, arch: &dyn Architecture) -
     let mut problem = Problem::new(graph, target);
     problem.epsilon = 0.0;
     // A failure here leaves the greedy's mapping, which is already valid.
-    let Ok(mapping) = crate::multilevel::driver::MultilevelMapper::default()
+    let Ok(mapping) = crate::multilevel::config::MultilevelMapper::default()
         .map(&problem, &mut RunContext::new(1))
     else {
         return None;

@@ -6,9 +6,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use taskmap::mappers::drb::{DrbMapper, DrbSpec};
 use taskmap::metrics::comm_cost;
 use taskmap::multilevel::coarsen::Coarsening;
-use taskmap::multilevel::driver::MultilevelMapper;
-use taskmap::multilevel::pairs::{pair_pass, PairPass, PairScratch};
-use taskmap::multilevel::refine::{fm_pass, lp_pass, rebalance, swap_pass};
+use taskmap::multilevel::config::MultilevelMapper;
+use taskmap::multilevel::refine::kway::{fm_pass, lp_pass, rebalance, swap_pass};
+use taskmap::multilevel::refine::pairs::{pair_pass, PairPass, PairScratch};
 use taskmap::multilevel::{load_bounds, pq::IndexedHeap, DistTable, KwayRefiner, KwayState};
 use taskmap::{evaluate, AlgorithmSpec, EvalOptions, Mapper, PeId, Problem, RunContext};
 use taskmap_graph::{gen, TaskGraph};
@@ -495,7 +495,7 @@ fn same_seed_same_mapping() {
 /// `unwrap=0`, and the two differ on both graphs below (so the equalities say something).
 #[test]
 fn unwrapped_runs_by_default_on_long_3d_tori() {
-    use taskmap::multilevel::driver::unwrap_by_default;
+    use taskmap::multilevel::config::unwrap_by_default;
     for (spec, want) in [
         ("torus:8x8x8", true),
         ("torus:8x8x4", true),
@@ -1509,7 +1509,7 @@ fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
 /// above the maximum is refused.
 #[test]
 fn refining_with_a_migration_cost_trades_moves_for_f_c() {
-    use taskmap::multilevel::driver::{effective_migration_cost, MAX_MIGRATION_COST};
+    use taskmap::multilevel::remap::{effective_migration_cost, MAX_MIGRATION_COST};
     use taskmap::problem::FREE;
     // the program changed: a tenth of its edges three times heavier
     let a = weighted(&gen::random_graph(1500, 4.0, 7), 7, 1);

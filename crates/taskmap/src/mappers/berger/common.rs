@@ -1,5 +1,5 @@
-//! Pieces shared by the mappers of Berger et al. 2014 ([`crate::mappers::berger::crate`],
-//! [`crate::mappers::berger::crate`], [`crate::mappers::berger::crate`]): PE loads against per-resource
+//! Pieces shared by the mappers of Berger et al. 2014 ([`crate::mappers::berger::gtwp`],
+//! [`crate::mappers::berger::subgraph`], [`crate::mappers::berger::pnp`]): PE loads against per-resource
 //! bounds, a local distance table, the distance-affinity weights `1/(2·d+1)`, the neighbour
 //! PEs of a PE, and breadth-first orders of the task graph.
 //!

@@ -37,10 +37,10 @@ use rand::Rng;
 use rustc_hash::FxHashMap as KeyMap;
 use taskmap_graph::TaskGraph;
 
-use super::coarsen::{local_random_order, local_shuffle};
-use super::dist::{DistTable, Separable};
 use super::pairs::{pair_pass, PairPass, PairScratch};
-use super::pq::{clamp_gain, key_gain, lifo_key, IndexedHeap};
+use crate::multilevel::coarsen::{local_random_order, local_shuffle};
+use crate::multilevel::dist::{DistTable, Separable};
+use crate::multilevel::pq::{clamp_gain, key_gain, lifo_key, IndexedHeap};
 
 /// A mapping under refinement: PE per task, loads per PE and constraint, and the scratch
 /// space the gain computations use.
@@ -63,7 +63,7 @@ pub struct KwayState<'a> {
     unit_edges: bool,
     conn: Vec<u64>,
     touched: Vec<u32>,
-    /// `(PE, conn)` of the touched PEs, contiguous, for [`KwayState::best_move`] on tasks
+    /// `(PE, conn)` of the touched PEs, contiguous, for `KwayState::best_move` on tasks
     /// with many neighbouring PEs.
     touched_conn: Vec<(u32, u64)>,
     /// Scratch of [`separable_costs`].
@@ -431,7 +431,7 @@ impl GainCache {
         state.clear();
     }
 
-    /// [`KwayState::best_move`] from the cache (ties between equal gains and loads may go
+    /// `KwayState::best_move` from the cache (ties between equal gains and loads may go
     /// to another PE: the candidates are in another order).
     pub fn best_move(
         &mut self,
@@ -967,7 +967,7 @@ pub fn swap_pass(
 /// every bound holds.
 ///
 /// The PEs by distance from an overloaded PE `p` are kept only [`REBALANCE_NEAR`] at a
-/// time: the nearest of those not yet dead (see [`NearPes`]). Sorting all
+/// time: the nearest of those not yet dead (see `NearPes`). Sorting all
 /// `k` PEs for every overloaded PE cost O(k² log k) distance calls on large targets (the
 /// 1000x1000 grid onto `torus:128x128` took 440 s with it, 16.8 s without).
 pub fn rebalance(state: &mut KwayState<'_>) -> bool {
@@ -1048,7 +1048,7 @@ fn rebalance_by(state: &mut KwayState<'_>, finder: &mut impl NearestFit) -> bool
     state.is_balanced()
 }
 
-/// [`rebalance`]'s [`NearestFit`]: a [`NearPes`] per overloaded PE asked about (a map,
+/// [`rebalance`]'s [`NearestFit`]: a `NearPes` per overloaded PE asked about (a map,
 /// not an array of `k`: on a target of millions of PEs few are overloaded), and the
 /// largest rooms, built the first time they are needed in a round.
 #[derive(Default)]
@@ -1076,7 +1076,7 @@ impl NearestFit for NearFinder {
     }
 }
 
-/// How many of the nearest PEs [`NearPes`] keeps at a time.
+/// How many of the nearest PEs `NearPes` keeps at a time.
 pub const REBALANCE_NEAR: usize = 64;
 
 /// The PEs nearest to an overloaded PE `p` during one round of [`rebalance`], by
@@ -1222,7 +1222,7 @@ fn room(state: &KwayState<'_>, q: u32, c: usize) -> i128 {
     i128::from(state.bound[i]) - i128::from(state.loads[i])
 }
 
-/// Whether `q` has no room in any constraint and is not overloaded (see [`NearPes`]).
+/// Whether `q` has no room in any constraint and is not overloaded (see `NearPes`).
 #[inline]
 fn dead(state: &KwayState<'_>, q: u32) -> bool {
     let base = q as usize * state.ncon;
@@ -1446,7 +1446,7 @@ mod tests {
         }
     }
 
-    /// The reference search (the one [`rebalance`] made before [`NearPes`]): for every
+    /// The reference search (the one [`rebalance`] made before `NearPes`): for every
     /// task, all PEs sorted by distance.
     struct FullSort;
 

@@ -16,9 +16,11 @@
 
 use std::collections::HashMap;
 
-use super::bipart::{fm_passes, fm_passes_measured, BipartScratch, SubProblem, FREE_SIDE};
-use super::flow::flow_refine_from;
-use super::refine::KwayState;
+use super::kway::KwayState;
+use crate::multilevel::bipart::{
+    fm_passes, fm_passes_measured, BipartScratch, SubProblem, FREE_SIDE,
+};
+use crate::multilevel::flow::flow_refine_from;
 
 /// Scratch space for [`pair_pass`], reused across calls.
 #[derive(Debug, Default)]
@@ -48,7 +50,7 @@ pub struct PairPass {
     pub fm_passes: usize,
     /// An FM pass stops after this many moves without a new best.
     pub fm_stall: usize,
-    /// The flow's corridor size (see [`super::flow`]; below 1: no flow).
+    /// The flow's corridor size (see [`crate::multilevel::flow`]; below 1: no flow).
     pub flow_alpha: f64,
     /// The pair's tasks within this many hops of their common frontier take part.
     pub depth: usize,

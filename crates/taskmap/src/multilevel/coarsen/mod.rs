@@ -10,6 +10,9 @@
 //! * [`contract`]: builds the coarse graph (weights summed, parallel edges merged,
 //!   internal edges dropped). O(n + m).
 
+pub mod hierarchy;
+pub mod probe;
+
 use rand::seq::SliceRandom;
 use rand::Rng;
 use taskmap_graph::TaskGraph;

@@ -1,0 +1,62 @@
+//! Uncoarsening: the mapping projected from each level to the next finer one and refined
+//! there ([`kway`]: the k-way refiner with its pairwise rounds, [`pairs`]).
+
+pub mod kway;
+pub mod pairs;
+
+use rand::Rng;
+use taskmap_graph::TaskGraph;
+
+use crate::multilevel::refine::kway::{rebalance, KwayState};
+use crate::multilevel::DistTable;
+
+use crate::multilevel::coarsen::hierarchy::*;
+use crate::multilevel::config::*;
+
+/// (unbalanced, f_C) of mapping `part` of `graph` (smaller is better), and `part` handed
+/// back.
+pub(crate) fn scored(
+    graph: &TaskGraph,
+    dist: &DistTable<'_>,
+    bound: &[u64],
+    part: Vec<u32>,
+) -> ((bool, u64), Vec<u32>) {
+    let st = KwayState::new(graph, dist, bound, part);
+    ((!st.is_balanced(), st.comm_cost()), st.part)
+}
+
+/// Projects `part` (a mapping of the coarsest level) through `levels` to `graph`,
+/// repairing the balance where needed and refining on every level; returns the mapping of
+/// `graph`.
+pub(crate) fn uncoarsen(
+    cfg: &MultilevelMapper,
+    levels: &[Level],
+    graph: &TaskGraph,
+    fixed0: &[u32],
+    dist: &DistTable<'_>,
+    bound: &[u64],
+    mut part: Vec<u32>,
+    rng: &mut impl Rng,
+) -> Vec<u32> {
+    for i in (0..levels.len()).rev() {
+        let fine = if i == 0 { graph } else { &levels[i - 1].graph };
+        let fine_fixed = if i == 0 {
+            fixed0
+        } else {
+            &levels[i - 1].fixed[..]
+        };
+        let cl = &levels[i].cluster;
+        let projected: Vec<u32> = cl.iter().map(|&c| part[c as usize]).collect();
+        let mut st = KwayState::new(fine, dist, bound, projected).with_fixed(fine_fixed);
+        if !st.is_balanced() {
+            rebalance(&mut st);
+        }
+        cfg.refiner.refine(&mut st, rng);
+        part = st.part;
+    }
+    let mut st = KwayState::new(graph, dist, bound, part).with_fixed(fixed0);
+    if !st.is_balanced() {
+        rebalance(&mut st);
+    }
+    st.part
+}
