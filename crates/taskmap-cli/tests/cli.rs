@@ -1,6 +1,7 @@
 //! End-to-end tests of the `taskmap` binary: exit codes, errors, outputs, and the golden
 //! set (`golden`).
 
+mod conformance;
 mod golden;
 mod readme;
 

@@ -1,0 +1,132 @@
+//! Conformance: every registered static mapper on every kind of target (each spec form and
+//! each target file of `fixtures/arch`). Each run either maps, and then the mapping is valid,
+//! the same for the same seed, and balanced exactly when the run exits 0 (exit 1 otherwise,
+//! as `eval` agrees), or refuses the combination with exit 2 and a message, never a panic.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const TARGETS: &[&str] = &[
+    "complete:8",
+    "wcomplete:1,2,3,2",
+    "hypercube:3",
+    "mesh:4x2",
+    "torus:4x4",
+    "mesh:2x2x2",
+    "tree:2:2:2/1:10:100",
+    "sub:0-3,8-11:torus:4x4",
+    "graph:fixtures/arch/caps4.graph",
+    "graph:fixtures/arch/ring8w.graph",
+    "matrix:fixtures/arch/small.mat",
+    "fixtures/arch/sub4.tgt",
+    "fixtures/arch/tleaf3.tgt",
+    "fixtures/arch/torus4x4.tgt",
+];
+
+fn root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn taskmap(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_taskmap"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run taskmap")
+}
+
+/// The registered static mappers, from `taskmap algorithms`.
+fn algorithms() -> Vec<String> {
+    let o = taskmap(&["algorithms"]);
+    assert_eq!(o.status.code(), Some(0));
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn every_mapper_on_every_target_kind() {
+    let algs = algorithms();
+    assert!(algs.len() >= 11, "{algs:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("g.graph");
+    let g = graph.to_str().unwrap();
+    assert_eq!(
+        taskmap(&["gen", "rgg", "120", "--degree", "6", "-s", "3", "-o", g])
+            .status
+            .code(),
+        Some(0)
+    );
+    let (mut mapped, mut refused) = (0, 0);
+    for alg in &algs {
+        for (ti, spec) in TARGETS.iter().enumerate() {
+            let out = |i: usize| dir.path().join(format!("{alg}-{ti}-{i}.map"));
+            let (o1, o2) = (out(1), out(2));
+            let run = |o: &Path| {
+                taskmap(&[
+                    "map",
+                    "-g",
+                    g,
+                    "-a",
+                    spec,
+                    "-A",
+                    alg,
+                    "-s",
+                    "5",
+                    "-o",
+                    o.to_str().unwrap(),
+                    "-f",
+                    "json",
+                ])
+            };
+            let r1 = run(&o1);
+            let err = String::from_utf8_lossy(&r1.stderr).into_owned();
+            let what = format!("{alg} on {spec}: {err}");
+            assert!(!err.contains("panicked"), "{what}");
+            match r1.status.code() {
+                Some(2) => {
+                    assert!(err.starts_with("taskmap: "), "{what}");
+                    refused += 1;
+                    continue;
+                }
+                Some(code @ (0 | 1)) => {
+                    mapped += 1;
+                    let report: serde_json::Value = serde_json::from_slice(&r1.stdout).unwrap();
+                    let e = &report["evaluation"];
+                    assert_eq!(e["tasks"], 120, "{what}");
+                    assert_eq!(e["balanced"] == true, code == 0, "{what}: {e}");
+                    // The same seed gives the same mapping.
+                    let r2 = run(&o2);
+                    assert_eq!(r2.status.code(), Some(code), "{what}");
+                    assert_eq!(
+                        std::fs::read(&o1).unwrap(),
+                        std::fs::read(&o2).unwrap(),
+                        "{alg} on {spec}: two runs with seed 5 differ"
+                    );
+                    // The written mapping is valid and scores the same on its own.
+                    let ev = taskmap(&[
+                        "eval",
+                        "-g",
+                        g,
+                        "-a",
+                        spec,
+                        "-m",
+                        o1.to_str().unwrap(),
+                        "-e",
+                        "0.03",
+                        "-f",
+                        "json",
+                    ]);
+                    assert_eq!(ev.status.code(), Some(code), "{what}");
+                    let ev: serde_json::Value = serde_json::from_slice(&ev.stdout).unwrap();
+                    assert_eq!(ev["comm_cost"], e["comm_cost"], "{what}");
+                }
+                other => panic!("{what}: exit {other:?}"),
+            }
+        }
+    }
+    // Most combinations map; only those a mapper cannot take are refused.
+    eprintln!("conformance: {mapped} mapped, {refused} refused");
+    assert!(mapped > 4 * refused, "{mapped} mapped, {refused} refused");
+}
