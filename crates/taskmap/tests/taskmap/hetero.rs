@@ -851,8 +851,8 @@ fn dax_workflows_keep_jobs_files_and_dependencies() {
 
 /// Malformed WfCommons instances and the error each gives (`fixtures/bad/wfc*.json`).
 const BAD_WFCOMMONS: &[(&str, &str)] = &[
-    ("wfc_syntax.json", "21:6: JSON: expected ',' or '}' in an object, found '\"'"),
-    ("wfc_truncated.json", "25:6: JSON: a string that never ends (truncated?)"),
+    ("wfc_syntax.json", "21:6: JSON: expected `,` or `}`"),
+    ("wfc_truncated.json", "25:10: JSON: EOF while parsing a string (truncated?)"),
     ("wfc_not_object.json", "1:1: the instance is an array, not an object"),
     ("wfc_no_workflow.json", "1:1: the instance has no \"workflow\" member (is this a WfCommons instance?)"),
     ("wfc_no_execution.json", "4:14: workflow has no \"execution\" member (is this a WfCommons instance?)"),
