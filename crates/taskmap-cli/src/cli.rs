@@ -2,7 +2,7 @@
 //! subcommand is a file of `cmd/`.
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use taskmap::AlgorithmSpec;
 
 use crate::cmd::*;
@@ -17,6 +17,9 @@ use crate::cmd::*;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Never show a progress display (it appears only on a terminal).
+    #[arg(short, long, global = true)]
+    quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -50,13 +53,20 @@ enum Command {
     Info(InfoArgs),
     /// List the registered mapping algorithms.
     Algorithms,
+    /// Print a shell completion script (bash, elvish, fish, powershell, zsh) to stdout.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to stdout: `taskmap man > taskmap.1`.
+    Man,
 }
 
 /// Parses the arguments and runs the subcommand. Returns the exit code.
 pub fn run() -> Result<u8> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Map(a) => cmd_map(a),
+        Command::Map(a) => cmd_map(a, cli.quiet),
         Command::Eval(a) => cmd_eval(a),
         Command::Compare(a) => cmd_compare(a),
         Command::Sim(a) => cmd_sim(a),
@@ -71,6 +81,18 @@ pub fn run() -> Result<u8> {
             for (name, help) in AlgorithmSpec::ALL {
                 outln!("{:<14} {}", name, help);
             }
+            Ok(0)
+        }
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "taskmap", &mut out);
+            out!("{}", String::from_utf8_lossy(&out));
+            Ok(0)
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            out!("{}", String::from_utf8_lossy(&out));
             Ok(0)
         }
     }

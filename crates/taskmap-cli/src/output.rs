@@ -11,7 +11,7 @@ use taskmap_graph::GraphFormat;
 
 use crate::input::*;
 
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub(crate) enum OutputFormat {
     Human,
     Json,

@@ -1974,3 +1974,25 @@ fn map_refines_an_initial_mapping() {
         assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// Shell completions and the manual page come from the same command definitions.
+#[test]
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = taskmap(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
+        let s = stdout(&o);
+        assert!(s.contains("taskmap") && s.contains("--graph"), "{shell}");
+    }
+    assert_eq!(taskmap(&["completions", "tcsh"]).status.code(), Some(2));
+    let o = taskmap(&["man"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(
+        s.contains(".TH taskmap 1") && s.contains("SUBCOMMANDS"),
+        "{s}"
+    );
+    // -q is accepted by every subcommand.
+    let o = taskmap(&["arch", "-q", "torus:2x2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

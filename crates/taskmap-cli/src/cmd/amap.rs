@@ -80,8 +80,8 @@ pub struct AmapArgs {
     /// Score this assignment instead of mapping: a processor per module, one per line, in
     /// module order, or Scotch's "index processor" lines (as -o writes). Exit code 1 when
     /// it overfills a processor's memory.
-    #[arg(long, conflicts_with_all = ["algorithm", "budget", "parallelism", "no_parallelism", "tolerance", "samples"])]
-    pub assignment: Option<PathBuf>,
+    #[arg(short, long, alias = "assignment", conflicts_with_all = ["algorithm", "budget", "parallelism", "no_parallelism", "tolerance", "samples"])]
+    pub mapping: Option<PathBuf>,
     /// Work budget of alloc-ls: each schedule simulated costs the modules + links +
     /// processors (default 10^8).
     #[arg(long)]
@@ -154,7 +154,7 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
                 a.model.as_ref(),
                 a.stg.as_ref(),
                 a.workflow.as_ref(),
-                a.assignment.as_ref(),
+                a.mapping.as_ref(),
             ],
         )?;
     }
@@ -175,7 +175,7 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
         machine = machine.with_speeds(parse_speeds(list, a.processors)?)?;
     }
     let (g, det, path) = read_graph(&a)?;
-    if let Some(file) = &a.assignment {
+    if let Some(file) = &a.mapping {
         let given = Mapping::read_for(file, g.modules(), a.processors)?;
         let processor: Vec<u32> = given.as_slice().iter().map(|p| p.0).collect();
         let r = evaluate_assignment(&g, &det, &machine, processor)
@@ -245,7 +245,7 @@ fn report(
             serde_json::to_string_pretty(&report_json(g, r, machine, path, label))?
         );
     } else {
-        print_report(g, r, machine, path, label, a.assignment.is_some());
+        print_report(g, r, machine, path, label, a.mapping.is_some());
     }
     Ok(())
 }
@@ -535,8 +535,27 @@ pub struct DelayArgs {
     #[arg(long)]
     pub simulate: Option<u64>,
     /// Seed of the simulation.
-    #[arg(short, long, default_value_t = 1)]
+    #[arg(short, long, default_value_t = 0)]
     pub seed: u64,
+    /// Report format: human or json.
+    #[arg(short, long, value_enum, default_value = "human")]
+    pub format: crate::output::OutputFormat,
+}
+
+/// One load of `taskmap delay`: the model's values, and the simulated queue's with
+/// `--simulate`.
+#[derive(serde::Serialize)]
+struct DelayRow {
+    rho: f64,
+    /// AP, the mean number of active processors.
+    active: f64,
+    utilisation: f64,
+    /// D, the mean delay of a transfer, in units of the transfer time.
+    delay: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    simulated_active: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    simulated_delay: Option<f64>,
 }
 
 /// Runs `taskmap delay`.
@@ -564,6 +583,34 @@ pub fn cmd_delay(a: DelayArgs) -> Result<u8> {
             bail!("the ideal interconnect has nothing to simulate");
         }
     }
+    let rows: Vec<DelayRow> = a
+        .rho
+        .iter()
+        .map(|&rho| {
+            let s = model.analyse(rho);
+            let q = a
+                .simulate
+                .map(|n| simulate(ic, a.processors, rho, n, a.seed));
+            DelayRow {
+                rho,
+                active: s.active,
+                utilisation: s.utilisation,
+                delay: s.delay,
+                simulated_active: q.as_ref().map(|q| q.active),
+                simulated_delay: q.as_ref().map(|q| q.delay),
+            }
+        })
+        .collect();
+    if a.format == crate::output::OutputFormat::Json {
+        crate::output::print_json(&json!({
+            "system": ic.to_string(),
+            "processors": a.processors,
+            "simulated_transfers": a.simulate,
+            "seed": a.seed,
+            "rows": rows,
+        }))?;
+        return Ok(0);
+    }
     outln!("{} with {} processors", ic, a.processors);
     match a.simulate {
         None => outln!("{:>10}  {:>10}  {:>10}  {:>10}", "rho", "AP", "u", "D"),
@@ -577,28 +624,24 @@ pub fn cmd_delay(a: DelayArgs) -> Result<u8> {
             "D (sim)"
         ),
     }
-    for &rho in &a.rho {
-        let s = model.analyse(rho);
-        match a.simulate {
-            None => outln!(
-                "{:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}",
-                rho,
-                s.active,
-                s.utilisation,
-                s.delay
+    for r in &rows {
+        match (r.simulated_active, r.simulated_delay) {
+            (Some(qa), Some(qd)) => outln!(
+                "{:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}",
+                r.rho,
+                r.active,
+                r.utilisation,
+                r.delay,
+                qa,
+                qd
             ),
-            Some(n) => {
-                let q = simulate(ic, a.processors, rho, n, a.seed);
-                outln!(
-                    "{:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}",
-                    rho,
-                    s.active,
-                    s.utilisation,
-                    s.delay,
-                    q.active,
-                    q.delay
-                );
-            }
+            _ => outln!(
+                "{:>10.4}  {:>10.4}  {:>10.4}  {:>10.4}",
+                r.rho,
+                r.active,
+                r.utilisation,
+                r.delay
+            ),
         }
     }
     Ok(0)

@@ -49,7 +49,7 @@ pub struct HeteroArgs {
     pub bytes: Option<u64>,
     /// Allocation file (a processor per task, one per line, or Scotch .map) to simulate
     /// instead of computing one.
-    #[arg(long, conflicts_with = "algorithm")]
+    #[arg(short, long, conflicts_with = "algorithm")]
     pub mapping: Option<PathBuf>,
     /// mateha (the paper's heuristic), mateha-ls (ours: MATEHa, then a local search
     /// guided by SIMULHa with --kicks random restarts), heft (Topcuoglu et al.'s list
@@ -68,7 +68,7 @@ pub struct HeteroArgs {
     /// 10^8).
     #[arg(long)]
     pub budget: Option<u64>,
-    /// Seed of mateha-ls and heft-ls (default 1).
+    /// Seed of mateha-ls and heft-ls (default 0).
     #[arg(short, long)]
     pub seed: Option<u64>,
     /// Also search every allocation (up to interchangeable processors) for the least final
@@ -187,7 +187,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
     let d = SearchParams::default();
     let search = SearchParams {
         kicks: a.kicks.unwrap_or(d.kicks),
-        seed: a.seed.unwrap_or(d.seed),
+        seed: a.seed.unwrap_or(0),
         budget: a.budget.unwrap_or(d.budget),
         ..d
     };

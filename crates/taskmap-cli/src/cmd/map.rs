@@ -47,9 +47,6 @@ pub(crate) struct MapArgs {
     /// graph, the target and the constraints, as a run would).
     #[arg(long)]
     pub(crate) dump_config: bool,
-    /// Never show a progress display (it appears on a terminal after one second).
-    #[arg(long)]
-    pub(crate) quiet: bool,
     /// Stop improving after this many seconds: the multilevel mapper starts no V-cycle,
     /// no member of its memetic mode (`population` >= 2) after the first round and no
     /// batch of recombinations unless it is expected to end in time (at the mean pace of
@@ -94,7 +91,7 @@ pub(crate) struct MapConfig<'a> {
     pub(crate) time_limit: Option<f64>,
 }
 
-pub(crate) fn cmd_map(a: MapArgs) -> Result<u8> {
+pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     if let Some(out) = &a.output {
         let target = a.arch.as_deref().and_then(target_file);
         refuse_overwriting_inputs(
@@ -234,7 +231,7 @@ pub(crate) fn cmd_map(a: MapArgs) -> Result<u8> {
         .time_limit
         .map(|secs| t0 + std::time::Duration::from_secs_f64(secs));
     let mapping = {
-        let _progress = Progress::start(phase, !a.quiet);
+        let _progress = Progress::start(phase, !quiet);
         match &refine {
             Some((ml, given, _)) => {
                 ml.refine_mapping_migrating(&problem, given, migration, &mut ctx)?

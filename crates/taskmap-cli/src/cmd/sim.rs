@@ -43,7 +43,7 @@ pub struct SimArgs {
     #[arg(short, long, value_name = "FILE", conflicts_with = "ideal")]
     pub output: Option<PathBuf>,
     /// Seed for --algorithm.
-    #[arg(short, long, default_value_t = 1)]
+    #[arg(short, long, default_value_t = 0)]
     pub seed: u64,
     /// Allowed imbalance for --algorithm: load(p) <= floor((1+eps) * ceil(share of p)) (default
     /// 0.03; the mappers that do not balance, greedy-perego among them, ignore it).
@@ -83,7 +83,7 @@ pub struct SimArgs {
     #[arg(long, default_value = "fifo")]
     pub ready_policy: String,
     /// Output: human or json.
-    #[arg(long, default_value = "human")]
+    #[arg(short, long, default_value = "human")]
     pub format: String,
 }
 

@@ -51,11 +51,19 @@ fn readme_quick_start_runs() {
     )
     .unwrap();
     for words in &commands {
+        // `> FILE` at the end sends stdout to FILE.
+        let (args, redirect) = match words.iter().position(|w| w == ">") {
+            Some(i) => (&words[1..i], words.get(i + 1)),
+            None => (&words[1..], None),
+        };
         let o = Command::new(env!("CARGO_BIN_EXE_taskmap"))
-            .args(&words[1..])
+            .args(args)
             .current_dir(dir.path())
             .output()
             .unwrap();
+        if let Some(file) = redirect {
+            std::fs::write(dir.path().join(file), &o.stdout).unwrap();
+        }
         assert_eq!(
             o.status.code(),
             Some(0),
