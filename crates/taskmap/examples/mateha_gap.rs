@@ -15,10 +15,10 @@
 
 use std::time::Instant;
 
+use taskmap::hetero::gen::{random_ttigha, RandomTtigha};
 use taskmap::hetero::heft::{heft, peft};
 use taskmap::hetero::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
 use taskmap::hetero::simulha::Simulator;
-use taskmap::hetero::ttigha::{random_ttigha, RandomTtigha};
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)

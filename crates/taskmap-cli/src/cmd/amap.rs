@@ -6,17 +6,18 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
-use taskmap::hetero::ttigha::{read_stg_program, Platform};
-use taskmap::hetero::wfcommons::read_workflow_program;
-use taskmap::houstis::alloc::{
-    algorithm_mapper, alloc_ls, evaluate_assignment, memory_excess, AllocParams, AmapResult,
-    Machine, LS_BUDGET,
-};
+use taskmap::hetero::io::stg::read_stg_program;
+use taskmap::hetero::io::wfcommons::read_workflow_program;
+use taskmap::hetero::ttigha::Platform;
+use taskmap::houstis::alloc::AllocParams;
 use taskmap::houstis::bus_queue::simulate;
 use taskmap::houstis::interconnect::{DelayModel, Interconnect};
+use taskmap::houstis::machine::Machine;
+use taskmap::houstis::mapper::{algorithm_mapper, evaluate_assignment, memory_excess, AmapResult};
 use taskmap::houstis::precedence::{
     read_amg_model, Deterministic, ParallelMatrix, PrecedenceGraph,
 };
+use taskmap::houstis::schedule::{alloc_ls, LS_BUDGET};
 use taskmap::{Mapping, MappingFormat, PeId};
 
 /// Arguments of `taskmap amap`.

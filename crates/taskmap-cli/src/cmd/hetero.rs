@@ -9,12 +9,13 @@ use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
 use taskmap::hetero::heft::{heft, heft_ls, peft};
+use taskmap::hetero::io::order::read_order;
+use taskmap::hetero::io::stg::read_stg_program;
+use taskmap::hetero::io::ttig::{read_platform, read_ttigha};
+use taskmap::hetero::io::wfcommons::read_workflow_program;
 use taskmap::hetero::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
 use taskmap::hetero::simulha::{schedule_svg, Schedule, Simulator};
-use taskmap::hetero::ttigha::{
-    read_order, read_platform, read_stg_program, read_ttigha, Ttigha, TOO_LONG_COMM,
-};
-use taskmap::hetero::wfcommons::read_workflow_program;
+use taskmap::hetero::ttigha::{Ttigha, TOO_LONG_COMM};
 use taskmap::{Mapping, MappingFormat, PeId};
 
 /// Arguments of `taskmap hetero`.

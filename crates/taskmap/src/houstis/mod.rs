@@ -7,10 +7,15 @@
 //!   (single bus, dual bus, multiple buses, Banyan/Omega network).
 //! * [`bus_queue`]: a direct simulation of those interconnects' queues (buses, memories,
 //!   Omega network paths), against which the delay models are checked.
-//! * [`alloc`]: ALLOC, clustering under a time frame and assignment to processors (of one
-//!   or several speeds), the schedule simulator, the list schedule and `alloc-ls`.
+//! * [`machine`]: processors (speeds, memories) on an interconnect.
+//! * [`alloc`]: ALLOC, clustering under a time frame, and the frame search.
+//! * [`mapper`]: the Algorithm Mapper's steps 1-3 and the scoring of an assignment.
+//! * [`schedule`]: the schedule simulator (`T_REAL`), the list schedule and `alloc-ls`.
 
 pub mod alloc;
 pub mod bus_queue;
 pub mod interconnect;
+pub mod machine;
+pub mod mapper;
 pub mod precedence;
+pub mod schedule;

@@ -572,7 +572,7 @@ pub struct BitMatrix {
 }
 
 impl BitMatrix {
-    fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Self::rect(n, n)
     }
     /// `rows` rows of `cols` bits (`len()` is the rows).
@@ -804,7 +804,7 @@ pub fn read_amg(path: &Path) -> Result<PrecedenceGraph, Error> {
 
 /// Reads an `.amg` file with its `G'` (computed once, while the file is checked).
 pub fn read_amg_model(path: &Path) -> Result<(PrecedenceGraph, Deterministic), Error> {
-    crate::hetero::ttigha::with_text(path, |text| parse_amg_model(text, path))
+    crate::hetero::io::ttig::with_text(path, |text| parse_amg_model(text, path))
 }
 
 /// Parses `.amg` text; `path` names the input in errors. Besides the syntax, checks that

@@ -69,12 +69,13 @@ fn delay_models_agree_with_a_simulation_of_the_queue() {
 
 use std::path::Path;
 
-use taskmap::houstis::alloc::{
-    algorithm_mapper, alloc, simulate_schedule, AllocParams, Instance, Machine,
-};
+use taskmap::houstis::alloc::{alloc, AllocParams, Instance};
+use taskmap::houstis::machine::Machine;
+use taskmap::houstis::mapper::algorithm_mapper;
 use taskmap::houstis::precedence::{
     parse_amg, read_amg, Link, Logic, ParallelMatrix, PrecedenceGraph,
 };
+use taskmap::houstis::schedule::simulate_schedule;
 
 fn fixture(rel: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -413,7 +414,7 @@ fn check_on(
     g: &PrecedenceGraph,
     m: &Machine,
     with_delta: bool,
-) -> taskmap::houstis::alloc::AmapResult {
+) -> taskmap::houstis::mapper::AmapResult {
     let (k, itu_time) = (m.processors, m.itu_time);
     let det = g.deterministic().unwrap();
     let par = ParallelMatrix::new(g, &det).unwrap();
@@ -590,7 +591,7 @@ fn malformed_amg_files_name_the_place_and_the_defect() {
 fn schedule_matches_simulha_on_the_same_dag() {
     use taskmap::hetero::simulha::Simulator;
     use taskmap::hetero::ttigha::{HeteroProgram, Platform, SubtaskMessage};
-    use taskmap::houstis::alloc::ScheduleSim;
+    use taskmap::houstis::schedule::ScheduleSim;
     for seed in 0..30 {
         let g = random_dag(40, 0.07, seed);
         let det = g.deterministic().unwrap();
@@ -639,7 +640,7 @@ fn schedule_matches_simulha_on_the_same_dag() {
 
 #[test]
 fn local_search_never_loses_to_the_paper_and_respects_memory() {
-    use taskmap::houstis::alloc::{alloc_ls, list_schedule};
+    use taskmap::houstis::schedule::{alloc_ls, list_schedule};
     let chol = read_amg(&fixture("amap/cholesky4.amg")).unwrap();
     let mut cases: Vec<(PrecedenceGraph, u32, &str, f64)> = vec![
         (chol.clone(), 4, "dual-bus", 0.1),
@@ -805,7 +806,7 @@ fn pairs_refused_for_a_fast_processor_are_tried_again() {
 
 #[test]
 fn step_three_assignment_is_the_best_bottleneck() {
-    use taskmap::houstis::alloc::assign;
+    use taskmap::houstis::mapper::assign;
     fn permutations(k: usize, f: &mut impl FnMut(&[usize])) {
         fn go(p: &mut Vec<usize>, used: &mut Vec<bool>, f: &mut impl FnMut(&[usize])) {
             if p.len() == used.len() {

@@ -2,14 +2,13 @@
 
 use std::path::Path;
 
+use taskmap::hetero::gen::{random_ttigha, RandomTtigha};
+use taskmap::hetero::io::ttig::parse_ttigha;
 use taskmap::hetero::mateha::{
     exhaustive, exhaustive_count, levels, mateha, mateha_with, TtigGraph,
 };
 use taskmap::hetero::simulha::{Schedule, Simulator};
-use taskmap::hetero::ttigha::{
-    parse_ttigha, random_ttigha, HeteroProgram, Platform, RandomTtigha, SubtaskMessage, TaskSpec,
-    Ttigha,
-};
+use taskmap::hetero::ttigha::{HeteroProgram, Platform, SubtaskMessage, TaskSpec, Ttigha};
 
 const SMALL: &str = "\
 PROCTYPE fast 1
@@ -507,7 +506,8 @@ fn fixture(rel: &str) -> std::path::PathBuf {
 
 #[test]
 fn malformed_files_name_the_place_and_the_defect() {
-    use taskmap::hetero::ttigha::{read_platform, read_stg_program, read_ttigha};
+    use taskmap::hetero::io::stg::read_stg_program;
+    use taskmap::hetero::io::ttig::{read_platform, read_ttigha};
     for (file, want) in BAD_MODELS {
         let path = fixture(&format!("bad/{file}"));
         let e = read_ttigha(&path).unwrap_err().to_string();
@@ -534,7 +534,7 @@ fn malformed_files_name_the_place_and_the_defect() {
     assert!(e.contains("give one slowness"), "{e}");
     // A platform whose messages overflow the times: the error names the platform's
     // communication, at the STG's count line.
-    let huge = taskmap::hetero::ttigha::parse_platform(
+    let huge = taskmap::hetero::io::ttig::parse_platform(
         "PROCTYPE a 2\nCOMM wan 1e308 1e-7\nLINK * * wan\n",
         Path::new("huge.platform"),
     )
@@ -565,7 +565,8 @@ fn trailer_edges(text: &str) -> Option<usize> {
 
 #[test]
 fn stg_programs_keep_every_task_and_arc() {
-    use taskmap::hetero::ttigha::{parse_stg_program, read_platform};
+    use taskmap::hetero::io::stg::parse_stg_program;
+    use taskmap::hetero::io::ttig::read_platform;
     let platform = read_platform(&fixture("hetero/two_clusters.platform")).unwrap();
     let mut files = vec![fixture("hetero/rand0000.stg")];
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/stg");
@@ -765,7 +766,8 @@ const BAD_DAX: &[(&str, &str)] = &[
 
 #[test]
 fn dax_workflows_keep_jobs_files_and_dependencies() {
-    use taskmap::hetero::ttigha::{read_dax_program, read_platform};
+    use taskmap::hetero::io::dax::read_dax_program;
+    use taskmap::hetero::io::ttig::read_platform;
     let platform = read_platform(&fixture("hetero/two_clusters.platform")).unwrap();
     for (file, want) in BAD_DAX {
         let path = fixture(&format!("bad/{file}"));
@@ -939,8 +941,8 @@ fn naive_wfcommons(
 
 #[test]
 fn wfcommons_instances_keep_tasks_files_and_dependencies() {
-    use taskmap::hetero::ttigha::read_platform;
-    use taskmap::hetero::wfcommons::read_workflow_program;
+    use taskmap::hetero::io::ttig::read_platform;
+    use taskmap::hetero::io::wfcommons::read_workflow_program;
     let platform = read_platform(&fixture("hetero/two_clusters.platform")).unwrap();
     for (file, want) in BAD_WFCOMMONS {
         let path = fixture(&format!("bad/{file}"));
@@ -1156,7 +1158,7 @@ fn heft_ls_never_loses_to_heft_or_mateha() {
 #[test]
 fn order_files_are_accepted_exactly_when_they_simulate() {
     use rand::{Rng, SeedableRng};
-    use taskmap::hetero::ttigha::parse_order;
+    use taskmap::hetero::io::order::parse_order;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
     let (mut accepted, mut refused) = (0, 0);
     for seed in 0..200u64 {

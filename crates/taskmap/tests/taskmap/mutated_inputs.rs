@@ -279,9 +279,10 @@ fn mapping_capacity_pin_and_program_files_refuse_mutations_at_a_line() {
 
 #[test]
 fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
+    use taskmap::hetero::io::stg::parse_stg_program;
+    use taskmap::hetero::io::ttig::{parse_platform, parse_ttigha};
     use taskmap::hetero::mateha::mateha;
     use taskmap::hetero::simulha::Simulator;
-    use taskmap::hetero::ttigha::{parse_platform, parse_stg_program, parse_ttigha};
     for (i, name) in ["two_clusters.ttig", "small.ttig"].iter().enumerate() {
         let original = std::fs::read(fixture(&format!("hetero/{name}"))).unwrap();
         let refused = mutations(&original, name, 500 + i as u64, |b| {
@@ -307,7 +308,7 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
     )
     .unwrap();
     let refused = mutations(b"a1 b1 a2\n\n", "o.txt", 505, |b| {
-        let order = taskmap::hetero::ttigha::parse_order(
+        let order = taskmap::hetero::io::order::parse_order(
             &String::from_utf8_lossy(b),
             Path::new("o.txt"),
             &small.program,
@@ -365,12 +366,12 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
         (
             "Montage_25.xml",
             530,
-            taskmap::hetero::ttigha::parse_dax_program,
+            taskmap::hetero::io::dax::parse_dax_program,
         ),
         (
             "montage-chameleon-2mass-005d-001.json.gz",
             540,
-            taskmap::hetero::wfcommons::parse_wfcommons_program,
+            taskmap::hetero::io::wfcommons::parse_wfcommons_program,
         ),
     ];
     for (name, seed, read) in readers {
@@ -394,7 +395,9 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
 
 #[test]
 fn algorithm_mapper_graphs_refuse_mutations_at_a_line() {
-    use taskmap::houstis::alloc::{algorithm_mapper, AllocParams, Machine};
+    use taskmap::houstis::alloc::AllocParams;
+    use taskmap::houstis::machine::Machine;
+    use taskmap::houstis::mapper::algorithm_mapper;
     use taskmap::houstis::precedence::{parse_amg, ParallelMatrix};
     for (i, name) in ["realtime.amg", "cholesky4.amg"].iter().enumerate() {
         let original = std::fs::read(fixture(&format!("amap/{name}"))).unwrap();

@@ -1,6 +1,6 @@
 //! WfCommons workflow instances (JSON, the format of the WfInstances traces and of WfGen's
 //! synthetic workflows) as TTIGHa programs, like Pegasus DAX workflows
-//! ([`super::ttigha::parse_dax_program`]).
+//! ([`crate::hetero::io::dax::parse_dax_program`]).
 //!
 //! Two layouts are read:
 //!
@@ -32,11 +32,11 @@ use std::path::Path;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use super::ttigha::{
-    check_slowness, offset_error, time_value, with_text, Platform, Ttigha, WorkflowJobs,
-    NEGATIVE_HINT,
-};
 use crate::error::Error;
+use crate::hetero::io::dax::{offset_error, WorkflowJobs};
+use crate::hetero::io::stg::check_slowness;
+use crate::hetero::io::ttig::with_text;
+use crate::hetero::ttigha::{time_value, Platform, Ttigha, NEGATIVE_HINT};
 
 /// Reads a workflow, Pegasus DAX (XML) or WfCommons (JSON), plain or gzip: a file whose
 /// first character other than white space is `<` is read as DAX, any other as WfCommons.
@@ -48,7 +48,13 @@ pub fn read_workflow_program(
 ) -> Result<Ttigha, Error> {
     with_text(path, |text| {
         if text.trim_start().starts_with('<') {
-            super::ttigha::parse_dax_program(text, path, platform, slowness, negative_as_zero)
+            crate::hetero::io::dax::parse_dax_program(
+                text,
+                path,
+                platform,
+                slowness,
+                negative_as_zero,
+            )
         } else {
             parse_wfcommons_program(text, path, platform, slowness, negative_as_zero)
         }
@@ -623,7 +629,7 @@ impl<'a> Reader<'a, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hetero::ttigha::parse_platform;
+    use crate::hetero::io::ttig::parse_platform;
 
     fn read(text: &str) -> Result<Ttigha, String> {
         let platform = parse_platform("PROCTYPE p 2\nCOMM lan 1 1\nLINK * * lan\n", Path::new("p"));
