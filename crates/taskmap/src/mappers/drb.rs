@@ -37,7 +37,8 @@ use crate::mapper::{Mapper, RunContext};
 use crate::mapping::Mapping;
 use crate::multilevel::bipart::{BipartScratch, Bipartitioner, SubProblem, FREE_SIDE};
 use crate::multilevel::config::{parse_count, parse_usize, MAX_TRIES};
-use crate::multilevel::refine::kway::{rebalance, KwayRefiner, KwayState};
+use crate::multilevel::refine::kway::{KwayRefiner, KwayState};
+use crate::multilevel::refine::rebalance::rebalance;
 use crate::multilevel::{load_bounds, DistTable};
 use crate::problem::{Problem, FREE};
 

@@ -267,7 +267,7 @@ pub fn anneal(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::multilevel::refine::kway::rebalance;
+    use crate::multilevel::refine::rebalance::rebalance;
     use crate::multilevel::DistTable;
     use crate::problem::FREE;
     use rand::SeedableRng;

@@ -8,7 +8,8 @@ use taskmap_graph::TaskGraph;
 use crate::error::Error;
 use crate::mapper::RunContext;
 use crate::mapping::Mapping;
-use crate::multilevel::refine::kway::{rebalance, KwayState};
+use crate::multilevel::refine::kway::KwayState;
+use crate::multilevel::refine::rebalance::rebalance;
 use crate::multilevel::DistTable;
 use crate::problem::{Problem, FREE};
 

@@ -96,6 +96,9 @@
 //! [`SpmModel::from_task_graph`] (one phase, one message per edge and direction of `w/2`
 //! flits, no waiting); [`greedy_map_program`] uses the program's phase model.
 
+mod endgame;
+mod exchange;
+mod place;
 mod sim_refine;
 mod tasks;
 mod topology;
@@ -109,17 +112,20 @@ use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
 use crate::mapping::Mapping;
 use crate::perego::f::{FValue, IncrementalF};
-use crate::perego::spm::{PartialScratch, SpmChannel, SpmModel, SpmParams};
+use crate::perego::spm::{SpmChannel, SpmModel, SpmParams};
 use crate::problem::{Capacities, Problem};
 
+use crate::perego::greedy::endgame::*;
+use crate::perego::greedy::exchange::*;
+use crate::perego::greedy::place::*;
 use tasks::{centre_and_diameter, Partners};
 use topology::{ball_sums, BoxState, Topo};
 
-const UNMAPPED: u32 = u32::MAX;
+pub(crate) const UNMAPPED: u32 = u32::MAX;
 
 /// The channels `chans` of task `t` whose other end is mapped in `pes`: the channel, the
 /// other end's PE and whether the channel comes in to `t`.
-fn mapped_channels<'m>(
+pub(crate) fn mapped_channels<'m>(
     model: &'m SpmModel,
     chans: &'m [u32],
     pes: &'m [u32],
@@ -322,9 +328,9 @@ impl Mapper for GreedyPerego {
 /// Hard capacities of a registered run: a PE is feasible for a task when its load plus
 /// the task's vertex weights stay within the capacity, for every constraint.
 #[derive(Clone, Copy)]
-struct CapacityBound<'p> {
-    caps: &'p Capacities,
-    graph: &'p taskmap_graph::TaskGraph,
+pub(crate) struct CapacityBound<'p> {
+    pub(crate) caps: &'p Capacities,
+    pub(crate) graph: &'p taskmap_graph::TaskGraph,
 }
 
 /// Maps a program with its full phase model (see the module documentation).
@@ -379,7 +385,10 @@ pub fn greedy_map_program(
 /// parameters, unit task weights, no imbalance allowed, seed 1), when it puts at most one
 /// task on every PE; `None` otherwise, when the multilevel mapper fails or when the target
 /// cannot be rebuilt from its spec.
-fn multilevel_start(program: &crate::perego::Program, arch: &dyn Architecture) -> Option<Vec<u32>> {
+pub(crate) fn multilevel_start(
+    program: &crate::perego::Program,
+    arch: &dyn Architecture,
+) -> Option<Vec<u32>> {
     let target = crate::parse_arch(&arch.spec()).ok()?;
     // Unit task weights and no imbalance: with no more tasks than PEs, one task per PE.
     let (xadj, adjncy, ew, _, _) = program.to_task_graph().into_csr();
@@ -408,73 +417,73 @@ pub fn greedy_map(
 
 /// One candidate PE of the current task with its values.
 #[derive(Clone, Copy, Debug)]
-struct Cand {
-    pe: u32,
-    f: FValue,
+pub(crate) struct Cand {
+    pub(crate) pe: u32,
+    pub(crate) f: FValue,
 }
 
 /// Everything that does not change while mapping.
-struct Ctx<'a> {
-    model: &'a SpmModel,
-    arch: &'a dyn Architecture,
-    params: &'a GreedyPerego,
-    caps: Option<CapacityBound<'a>>,
-    topo: Topo<'a>,
-    partners: Partners,
+pub(crate) struct Ctx<'a> {
+    pub(crate) model: &'a SpmModel,
+    pub(crate) arch: &'a dyn Architecture,
+    pub(crate) params: &'a GreedyPerego,
+    pub(crate) caps: Option<CapacityBound<'a>>,
+    pub(crate) topo: Topo<'a>,
+    pub(crate) partners: Partners,
     /// Channels of every task, both directions (CSR of channel ids).
-    ch_start: Vec<u32>,
-    ch_ids: Vec<u32>,
+    pub(crate) ch_start: Vec<u32>,
+    pub(crate) ch_ids: Vec<u32>,
     /// Connectivity: tasks within `min(D_a/4, D_p/4)`.
-    conn: Vec<u64>,
-    sigma_task: Vec<u64>,
-    sigma_pe: Vec<u64>,
-    first_task: u32,
-    first_pe: u32,
+    pub(crate) conn: Vec<u64>,
+    pub(crate) sigma_task: Vec<u64>,
+    pub(crate) sigma_pe: Vec<u64>,
+    pub(crate) first_task: u32,
+    pub(crate) first_pe: u32,
     /// Unconnected tasks in selection order (highest connectivity, then lowest id).
-    spare: Vec<u32>,
-    one_to_one: bool,
+    pub(crate) spare: Vec<u32>,
+    pub(crate) one_to_one: bool,
     /// Rank every PE by F' even when the breadth-first search would do (tests).
-    full_scan: bool,
+    pub(crate) full_scan: bool,
     /// `n` of the k-ary n-cube.
-    nd: usize,
+    pub(crate) nd: usize,
     /// The most neighbours a PE has: a task with more partners cannot have them all at
     /// distance 1 (the end-game search and the exchange pass give up then).
-    max_pe_degree: usize,
-    tc: f64,
-    n: usize,
-    k: usize,
+    pub(crate) max_pe_degree: usize,
+    pub(crate) tc: f64,
+    pub(crate) n: usize,
+    pub(crate) k: usize,
 }
 
 /// The partial mapping and the greedy's bookkeeping.
-struct State<'a> {
-    inc: IncrementalF<'a>,
-    mapped_partners: Vec<u32>,
+pub(crate) struct State<'a> {
+    pub(crate) inc: IncrementalF<'a>,
+    pub(crate) mapped_partners: Vec<u32>,
     /// M' as a heap: most mapped partners, then connectivity, then the earliest to enter
     /// M' (breadth-first), then the lowest id; stale entries are skipped.
-    frontier: BinaryHeap<(u32, u64, Reverse<u64>, Reverse<u32>)>,
-    entered: Vec<u64>,
-    seq: u64,
-    spare_pos: usize,
-    bbox: BoxState,
-    loads: Vec<u64>,
-    occupied: usize,
+    pub(crate) frontier: BinaryHeap<(u32, u64, Reverse<u64>, Reverse<u32>)>,
+    pub(crate) entered: Vec<u64>,
+    pub(crate) seq: u64,
+    pub(crate) spare_pos: usize,
+    pub(crate) bbox: BoxState,
+    pub(crate) loads: Vec<u64>,
+    pub(crate) occupied: usize,
     /// No mapped task is farther than distance 1 from a mapped partner (one task per PE).
-    clean: bool,
+    pub(crate) clean: bool,
 }
 
 /// Reused buffers of one step.
-struct Scratch {
-    order: Vec<(bool, f64, f64, u32)>,
-    cands: Vec<Cand>,
-    other_pes: Vec<(u32, f64)>,
-    seen: Vec<u32>,
-    bfs_stamp: u32,
-    seeds: Vec<u32>,
-    level: Vec<u32>,
-    next_level: Vec<u32>,
-    bfs_heap: BinaryHeap<(OrdKey, u32)>,
-    route: Vec<LinkId>,
-    keys: Vec<u64>,
+pub(crate) struct Scratch {
+    pub(crate) order: Vec<(bool, f64, f64, u32)>,
+    pub(crate) cands: Vec<Cand>,
+    pub(crate) other_pes: Vec<(u32, f64)>,
+    pub(crate) seen: Vec<u32>,
+    pub(crate) bfs_stamp: u32,
+    pub(crate) seeds: Vec<u32>,
+    pub(crate) level: Vec<u32>,
+    pub(crate) next_level: Vec<u32>,
+    pub(crate) bfs_heap: BinaryHeap<(OrdKey, u32)>,
+    pub(crate) route: Vec<LinkId>,
+    pub(crate) keys: Vec<u64>,
 }
 
 impl Scratch {
@@ -495,7 +504,7 @@ impl Scratch {
     }
 }
 
-fn greedy_map_with(
+pub(crate) fn greedy_map_with(
     model: &SpmModel,
     arch: &dyn Architecture,
     params: &GreedyPerego,
@@ -504,7 +513,7 @@ fn greedy_map_with(
     greedy_map_impl(model, arch, params, caps, false)
 }
 
-fn greedy_map_impl(
+pub(crate) fn greedy_map_impl(
     model: &SpmModel,
     arch: &dyn Architecture,
     params: &GreedyPerego,
@@ -708,7 +717,7 @@ impl<'a> Ctx<'a> {
 /// Select_Task (§5.1): the task of M' with the most mapped partners (ties: connectivity,
 /// then the earliest to enter M', then the lowest id); the centre first; an unconnected
 /// task when M' is empty.
-fn select_task(st: &mut State, cx: &Ctx) -> u32 {
+pub(crate) fn select_task(st: &mut State, cx: &Ctx) -> u32 {
     if st.inc.mapped() == 0 {
         return cx.first_task;
     }
@@ -725,7 +734,7 @@ fn select_task(st: &mut State, cx: &Ctx) -> u32 {
 
 /// One step of Figure 4: select a task, rank the feasible PEs by F', re-rank the first s
 /// by F, break ties, map.
-fn step(st: &mut State, cx: &Ctx, sc: &mut Scratch) -> Result<(), Error> {
+pub(crate) fn step(st: &mut State, cx: &Ctx, sc: &mut Scratch) -> Result<(), Error> {
     let t = select_task(st, cx);
     candidates(st, cx, sc, t)?;
     let p = choose(st, cx, sc, t);
@@ -734,7 +743,7 @@ fn step(st: &mut State, cx: &Ctx, sc: &mut Scratch) -> Result<(), Error> {
 }
 
 /// Maps `t` on `p` and updates M', the box and the loads.
-fn commit(st: &mut State, cx: &Ctx, t: u32, p: u32) {
+pub(crate) fn commit(st: &mut State, cx: &Ctx, t: u32, p: u32) {
     if st.inc.tasks_on(p) == 0 {
         st.occupied += 1;
     }
@@ -763,729 +772,6 @@ fn commit(st: &mut State, cx: &Ctx, t: u32, p: u32) {
                 Reverse(st.entered[v as usize]),
                 Reverse(v),
             ));
-        }
-    }
-}
-
-/// The first `s` feasible PEs by F' with their F (into `sc.cands`, in F' order).
-fn candidates(st: &State, cx: &Ctx, sc: &mut Scratch, t: u32) -> Result<(), Error> {
-    let tu = t as usize;
-    let model = cx.model;
-    let inc = &st.inc;
-    sc.cands.clear();
-    sc.order.clear();
-    if inc.mapped() == 0 && cx.feasible(st, t, cx.first_pe) {
-        sc.order.push((false, 0.0, 0.0, cx.first_pe));
-        return Ok(());
-    }
-    let tc = cx.tc;
-    let own = (model.work[tu] + model.wait[tu]) as f64;
-    let r6 = inc.per_pe_eq6();
-    let pes = inc.pes();
-    let chans = cx.chans(t);
-    // F': eq. 6 on the PEs whose value changes (the candidate and the partners' PEs): the
-    // largest new value, then the total increase.
-    let fprime = |p: u32, other_pes: &mut Vec<(u32, f64)>| -> (f64, f64) {
-        let mut on_p = own;
-        other_pes.clear();
-        for (ch, q, incoming) in mapped_channels(model, chans, pes, t) {
-            if q == p {
-                on_p -= model.local_saving(ch);
-                continue;
-            }
-            let v = ch.messages as f64 * tc * (cx.topo.dist(p, q) as f64 - 1.0);
-            if incoming {
-                on_p += v;
-            } else if let Some(e) = other_pes.iter_mut().find(|e| e.0 == q) {
-                e.1 += v;
-            } else {
-                other_pes.push((q, v));
-            }
-        }
-        let mut worst = r6[p as usize] + on_p;
-        let mut total = on_p;
-        for &(q, v) in other_pes.iter() {
-            worst = worst.max(r6[q as usize] + v);
-            total += v;
-        }
-        (worst, total)
-    };
-    let s = ((2 * cx.nd + 1) * st.mapped_partners[tu] as usize)
-        .max(cx.params.min_candidates)
-        .max(1);
-    let cmp = |a: &(bool, f64, f64, u32), b: &(bool, f64, f64, u32)| {
-        a.0.cmp(&b.0)
-            .then(a.1.total_cmp(&b.1))
-            .then(a.2.total_cmp(&b.2))
-            .then(a.3.cmp(&b.3))
-    };
-    if cx.one_to_one && st.mapped_partners[tu] > 0 && !cx.full_scan {
-        // Free PEs only, so F' grows with every distance to a partner's PE: visit the PEs
-        // breadth-first from the partners' PEs and stop once a lower bound for the next
-        // distance is above the s-th best value. Exactly the s best of a full scan.
-        let mut per_in = 0.0;
-        let mut per_total = 0.0;
-        sc.other_pes.clear();
-        sc.seeds.clear();
-        for (ch, q, incoming) in mapped_channels(model, chans, pes, t) {
-            let m = ch.messages as f64 * tc;
-            per_total += m;
-            if incoming {
-                per_in += m;
-            } else if let Some(e) = sc.other_pes.iter_mut().find(|e| e.0 == q) {
-                e.1 += m;
-            } else {
-                sc.other_pes.push((q, m));
-            }
-            sc.seeds.push(q);
-        }
-        let out_per: Vec<(u32, f64)> = std::mem::take(&mut sc.other_pes);
-        let lower = |radius: u32| -> OrdKey {
-            let x = f64::from(radius.saturating_sub(1));
-            let mut worst = own + per_in * x;
-            for &(q, m) in &out_per {
-                worst = worst.max(r6[q as usize] + m * x);
-            }
-            OrdKey(worst, own + per_total * x)
-        };
-        if sc.bfs_stamp == u32::MAX {
-            sc.bfs_stamp = 0;
-            sc.seen.iter_mut().for_each(|x| *x = 0);
-        }
-        sc.bfs_stamp += 1;
-        sc.seeds.sort_unstable();
-        sc.seeds.dedup();
-        sc.level.clear();
-        for &q in &sc.seeds {
-            sc.seen[q as usize] = sc.bfs_stamp;
-            sc.level.push(q);
-        }
-        let mut radius = 0u32;
-        let mut heap = std::mem::take(&mut sc.bfs_heap);
-        heap.clear();
-        loop {
-            for &p in &sc.level {
-                if !cx.feasible(st, t, p) {
-                    continue;
-                }
-                let (w, tot) = fprime(p, &mut sc.other_pes);
-                heap.push((OrdKey(w, tot), p));
-                if heap.len() > s {
-                    heap.pop();
-                }
-            }
-            if heap.len() >= s {
-                let worst = heap.peek().map(|e| e.0).expect("a full heap");
-                if lower(radius + 1) > worst {
-                    break;
-                }
-            }
-            sc.next_level.clear();
-            for &u in &sc.level {
-                for &v in cx.topo.neighbours(u) {
-                    if sc.seen[v as usize] != sc.bfs_stamp {
-                        sc.seen[v as usize] = sc.bfs_stamp;
-                        sc.next_level.push(v);
-                    }
-                }
-            }
-            if sc.next_level.is_empty() {
-                break;
-            }
-            std::mem::swap(&mut sc.level, &mut sc.next_level);
-            radius += 1;
-        }
-        sc.order
-            .extend(heap.drain().map(|(OrdKey(w, tot), p)| (false, w, tot, p)));
-        sc.bfs_heap = heap;
-        sc.other_pes = out_per;
-    } else {
-        // Many tasks per PE (the usage-factor rule) or no mapped partner: every PE.
-        let favour_used = cx.n > cx.k
-            && st.occupied > 0
-            && (inc.mapped() as f64 / st.occupied as f64) < cx.n as f64 / cx.k as f64;
-        for p in 0..cx.k as u32 {
-            if !cx.feasible(st, t, p) {
-                continue;
-            }
-            let (worst, total) = fprime(p, &mut sc.other_pes);
-            let demote = favour_used && inc.tasks_on(p) == 0;
-            sc.order.push((demote, worst, total, p));
-        }
-        if s < sc.order.len() {
-            sc.order.select_nth_unstable_by(s - 1, cmp);
-            sc.order.truncate(s);
-        }
-    }
-    if sc.order.is_empty() {
-        return Err(Error::Mismatch(format!(
-            "greedy-perego: task {} fits on no PE after {} of {} tasks were placed (memory bound or capacities too small)",
-            t,
-            inc.mapped(),
-            cx.n
-        )));
-    }
-    sc.order.sort_unstable_by(cmp);
-    Ok(())
-}
-
-/// What the tie-breakers read.
-struct ChooseCtx<'c, 'a> {
-    inc: &'c IncrementalF<'a>,
-    topo: &'c Topo<'a>,
-    arch: &'a dyn Architecture,
-    partners: &'c Partners,
-}
-
-/// The PE for task `t` among the candidates in `sc.order` (F' order): the smallest F;
-/// among similar values, the smallest F_sum, then the look-ahead, the degree
-/// difference, the bounding box (volume, then the sum of its sides), and the F' order.
-fn choose(st: &mut State, cx: &Ctx, sc: &mut Scratch, t: u32) -> u32 {
-    let params = cx.params;
-    for i in 0..sc.order.len() {
-        let p = sc.order[i].3;
-        let f = st.inc.trial(t, p);
-        sc.cands.push(Cand { pe: p, f });
-    }
-    let tol = params.tie_tolerance;
-    let similar_min = |v: f64, min: f64| v <= min + tol * min.abs().max(1.0);
-    let fmin = sc.cands.iter().map(|c| c.f.f).fold(f64::INFINITY, f64::min);
-    sc.cands.retain(|c| similar_min(c.f.f, fmin));
-    if sc.cands.len() > 1 {
-        let smin = sc
-            .cands
-            .iter()
-            .map(|c| c.f.f_sum)
-            .fold(f64::INFINITY, f64::min);
-        sc.cands.retain(|c| similar_min(c.f.f_sum, smin));
-    }
-    let ccx = ChooseCtx {
-        inc: &st.inc,
-        topo: &cx.topo,
-        arch: cx.arch,
-        partners: &cx.partners,
-    };
-    if params.lookahead && sc.cands.len() > 1 {
-        let route = &mut sc.route;
-        keep_min(&mut sc.cands, &mut sc.keys, |c| {
-            lookahead(c.pe, t, &ccx, route)
-        });
-    }
-    if params.degree_radius != Some(0) {
-        let stt = cx.sigma_task[t as usize];
-        keep_min(&mut sc.cands, &mut sc.keys, |c| {
-            stt.abs_diff(cx.sigma_pe[c.pe as usize])
-        });
-    }
-    if params.bounding_box && sc.cands.len() > 1 {
-        let vmin = sc
-            .cands
-            .iter()
-            .map(|c| cx.topo.box_with(&st.bbox, c.pe).0)
-            .fold(f64::INFINITY, f64::min);
-        sc.cands
-            .retain(|c| cx.topo.box_with(&st.bbox, c.pe).0 <= vmin);
-        keep_min(&mut sc.cands, &mut sc.keys, |c| {
-            cx.topo.box_with(&st.bbox, c.pe).1
-        });
-    }
-    sc.cands[0].pe
-}
-
-/// Keeps the candidates with the least `key`.
-fn keep_min(cands: &mut Vec<Cand>, keys: &mut Vec<u64>, mut key: impl FnMut(&Cand) -> u64) {
-    if cands.len() < 2 {
-        return;
-    }
-    keys.clear();
-    keys.extend(cands.iter().map(&mut key));
-    let m = keys.iter().copied().min().unwrap_or(0);
-    let mut i = 0;
-    cands.retain(|_| {
-        i += 1;
-        keys[i - 1] == m
-    });
-}
-
-/// The look-ahead of §5.2 for task `t` on PE `j`: for every unmapped partner `c` of `t`
-/// and every mapped partner `c'` of `c` (other than `t`), the distance from `j` to `c'`'s
-/// PE plus the links of the two routes between them that committed channels already use.
-fn lookahead(j: u32, t: u32, cx: &ChooseCtx, route: &mut Vec<LinkId>) -> u64 {
-    let pes = cx.inc.pes();
-    let used = cx.inc.link_use();
-    let mut total = 0u64;
-    for &c in cx.partners.of(t) {
-        if pes[c as usize] != UNMAPPED {
-            continue;
-        }
-        for &c2 in cx.partners.of(c) {
-            let q = pes[c2 as usize];
-            if c2 == t || q == UNMAPPED {
-                continue;
-            }
-            total += cx.topo.dist(j, q);
-            for (a, b) in [(j, q), (q, j)] {
-                route.clear();
-                cx.arch.route(PeId(a), PeId(b), route);
-                total += route.iter().filter(|&&l| used[l as usize] > 0).count() as u64;
-            }
-        }
-    }
-    total
-}
-
-/// Ours: an exhaustive search (depth-first; the unmapped task with the fewest options
-/// first, options with the fewest free neighbours first) for a completion of the partial
-/// mapping that puts every remaining task next to all its mapped partners, within
-/// `endgame_budget` nodes per remaining task. The assignments in order, or `None` (none
-/// exists, the budget ran out, or a remaining part of the task graph has no mapped task).
-fn endgame_completion(st: &State, cx: &Ctx) -> Option<Vec<(u32, u32)>> {
-    let pes = st.inc.pes();
-    let n = cx.n;
-    let mut g = Endgame {
-        pes: pes.to_vec(),
-        used: (0..cx.k as u32).map(|p| st.inc.tasks_on(p) > 0).collect(),
-        task_on: vec![UNMAPPED; cx.k],
-        open: vec![0; n],
-        mp: vec![0; n],
-        frontier: Vec::new(),
-        fpos: vec![UNMAPPED; n],
-        left: 0,
-        tight: cx.n == cx.k,
-        min_degree: usize::MAX,
-        plan: Vec::new(),
-        opts: Vec::new(),
-        nodes: 0,
-        budget: 0,
-        work: 0,
-        work_budget: 0,
-    };
-    for t in 0..n as u32 {
-        let p = pes[t as usize];
-        if p != UNMAPPED {
-            g.task_on[p as usize] = t;
-            continue;
-        }
-        g.left += 1;
-        g.min_degree = g.min_degree.min(cx.partners.degree(t) as usize);
-        for &v in cx.partners.of(t) {
-            if pes[v as usize] == UNMAPPED {
-                g.open[t as usize] += 1;
-            } else {
-                g.mp[t as usize] += 1;
-            }
-        }
-        if g.mp[t as usize] > 0 {
-            g.add(t);
-        }
-    }
-    for t in 0..n {
-        if pes[t] != UNMAPPED {
-            g.open[t] = cx
-                .partners
-                .of(t as u32)
-                .iter()
-                .filter(|&&v| pes[v as usize] == UNMAPPED)
-                .count() as u32;
-        }
-    }
-    if (0..n as u32)
-        .any(|t| pes[t as usize] == UNMAPPED && cx.partners.degree(t) as usize > cx.max_pe_degree)
-    {
-        return None;
-    }
-    g.budget = cx
-        .params
-        .endgame_budget
-        .saturating_mul(g.left as u64)
-        .min(ENDGAME_MAX_NODES);
-    g.work_budget = g
-        .budget
-        .saturating_mul(ENDGAME_WORK_PER_NODE)
-        .min(ENDGAME_MAX_WORK);
-    match g.dfs(st, cx) {
-        Some(true) => Some(g.plan),
-        _ => None,
-    }
-}
-
-/// The most nodes one end-game search visits, whatever the number of tasks.
-const ENDGAME_MAX_NODES: u64 = 1 << 22;
-
-/// Option evaluations one end-game search may make per node of its budget.
-const ENDGAME_WORK_PER_NODE: u64 = 64;
-
-/// The most option evaluations one end-game search makes, whatever the number of tasks.
-const ENDGAME_MAX_WORK: u64 = 1 << 26;
-
-struct Endgame {
-    pes: Vec<u32>,
-    used: Vec<bool>,
-    /// The task on every used PE (one per PE), `UNMAPPED` for free PEs.
-    task_on: Vec<u32>,
-    /// Unmapped partners of every task.
-    open: Vec<u32>,
-    /// Mapped partners of every task.
-    mp: Vec<u32>,
-    /// Unmapped tasks with a mapped partner, and their positions in it.
-    frontier: Vec<u32>,
-    fpos: Vec<u32>,
-    /// Unmapped tasks.
-    left: usize,
-    /// Every PE will be used (as many tasks as PEs): a free PE must keep enough
-    /// neighbours that are free or hold a task with unmapped partners.
-    tight: bool,
-    min_degree: usize,
-    plan: Vec<(u32, u32)>,
-    /// Options of every open level, as a stack.
-    opts: Vec<u32>,
-    nodes: u64,
-    budget: u64,
-    /// Option evaluations (a frontier task's free PEs next to its mapped partners): each
-    /// node evaluates the options of the whole frontier to find the most constrained task.
-    work: u64,
-    work_budget: u64,
-}
-
-impl Endgame {
-    fn add(&mut self, t: u32) {
-        self.fpos[t as usize] = self.frontier.len() as u32;
-        self.frontier.push(t);
-    }
-
-    fn remove(&mut self, t: u32) {
-        let i = self.fpos[t as usize] as usize;
-        self.frontier.swap_remove(i);
-        if i < self.frontier.len() {
-            self.fpos[self.frontier[i] as usize] = i as u32;
-        }
-        self.fpos[t as usize] = UNMAPPED;
-    }
-
-    /// Appends the options of frontier task `c` (free feasible PEs at distance 1 from
-    /// every mapped partner) to `opts`; returns how many.
-    fn options(&mut self, st: &State, cx: &Ctx, c: u32) -> usize {
-        let before = self.opts.len();
-        let Some(anchor) = cx
-            .partners
-            .of(c)
-            .iter()
-            .map(|&v| self.pes[v as usize])
-            .find(|&q| q != UNMAPPED)
-        else {
-            return 0;
-        };
-        for &x in cx.topo.neighbours(anchor) {
-            if self.used[x as usize] || !cx.feasible(st, c, x) {
-                continue;
-            }
-            let ok = cx.partners.of(c).iter().all(|&v| {
-                let q = self.pes[v as usize];
-                q == UNMAPPED || cx.topo.dist(x, q) == 1
-            });
-            if ok {
-                self.opts.push(x);
-            }
-        }
-        self.opts.len() - before
-    }
-
-    fn place(&mut self, cx: &Ctx, c: u32, x: u32) {
-        self.remove(c);
-        self.left -= 1;
-        self.pes[c as usize] = x;
-        self.used[x as usize] = true;
-        self.task_on[x as usize] = c;
-        self.plan.push((c, x));
-        for &v in cx.partners.of(c) {
-            self.open[v as usize] -= 1;
-            self.mp[v as usize] += 1;
-            if self.pes[v as usize] == UNMAPPED && self.mp[v as usize] == 1 {
-                self.add(v);
-            }
-        }
-    }
-
-    fn unplace(&mut self, cx: &Ctx, c: u32, x: u32) {
-        for &v in cx.partners.of(c) {
-            self.open[v as usize] += 1;
-            self.mp[v as usize] -= 1;
-            if self.pes[v as usize] == UNMAPPED && self.mp[v as usize] == 0 {
-                self.remove(v);
-            }
-        }
-        self.plan.pop();
-        self.task_on[x as usize] = UNMAPPED;
-        self.used[x as usize] = false;
-        self.pes[c as usize] = UNMAPPED;
-        self.left += 1;
-        self.add(c);
-    }
-
-    /// With as many tasks as PEs, whether placing `c` on `x` left a free PE next to `x`
-    /// or to `c`'s partners with fewer usable neighbours (free, or holding a task with
-    /// unmapped partners) than the smallest degree of the remaining tasks.
-    fn dead_around(&self, cx: &Ctx, c: u32, x: u32) -> bool {
-        if !self.tight || self.min_degree == 0 || self.min_degree == usize::MAX {
-            return false;
-        }
-        let usable =
-            |y: u32| !self.used[y as usize] || self.open[self.task_on[y as usize] as usize] > 0;
-        let dead = |z: u32| {
-            !self.used[z as usize]
-                && cx.topo.neighbours(z).iter().filter(|&&y| usable(y)).count() < self.min_degree
-        };
-        let around = |p: u32| cx.topo.neighbours(p).iter().any(|&z| dead(z));
-        if around(x) {
-            return true;
-        }
-        cx.partners
-            .of(c)
-            .iter()
-            .map(|&v| self.pes[v as usize])
-            .any(|q| q != UNMAPPED && around(q))
-    }
-
-    /// `Some(true)`: completed (the assignments are in `plan`); `Some(false)`: no
-    /// completion exists; `None`: out of budget, or unmapped tasks none of which has a
-    /// mapped partner. Iterative (an explicit stack of levels), so the depth is not limited
-    /// by the thread's stack.
-    fn dfs(&mut self, st: &State, cx: &Ctx) -> Option<bool> {
-        let mut levels: Vec<Level> = Vec::new();
-        loop {
-            if self.left == 0 {
-                return Some(true);
-            }
-            self.nodes += 1;
-            if self.nodes > self.budget || self.frontier.is_empty() {
-                return None;
-            }
-            let chosen = self.most_constrained(st, cx);
-            if self.work > self.work_budget {
-                return None;
-            }
-            if let Some(c) = chosen {
-                let base = self.opts.len();
-                self.options(st, cx, c);
-                self.work += 1;
-                let hi = self.opts.len();
-                // The fewest free neighbours first (Warnsdorff), then the degree rule.
-                let used = &self.used;
-                let sigma = cx.sigma_task[c as usize];
-                let by_degree = cx.params.degree_radius != Some(0);
-                self.opts[base..hi].sort_unstable_by_key(|&x| {
-                    (
-                        cx.topo
-                            .neighbours(x)
-                            .iter()
-                            .filter(|&&y| !used[y as usize])
-                            .count(),
-                        if by_degree {
-                            sigma.abs_diff(cx.sigma_pe[x as usize])
-                        } else {
-                            0
-                        },
-                        x,
-                    )
-                });
-                levels.push(Level {
-                    task: c,
-                    base,
-                    hi,
-                    next: base,
-                    placed: UNMAPPED,
-                });
-            }
-            // The next option of the deepest level, backtracking when one is exhausted.
-            loop {
-                let Some(l) = levels.last_mut() else {
-                    return Some(false);
-                };
-                let c = l.task;
-                if l.placed != UNMAPPED {
-                    let x = l.placed;
-                    l.placed = UNMAPPED;
-                    self.unplace(cx, c, x);
-                }
-                if l.next == l.hi {
-                    let base = l.base;
-                    levels.pop();
-                    self.opts.truncate(base);
-                    continue;
-                }
-                let x = self.opts[l.next];
-                l.next += 1;
-                l.placed = x;
-                self.place(cx, c, x);
-                if !self.dead_around(cx, c, x) {
-                    break;
-                }
-            }
-        }
-    }
-
-    /// The frontier task with the fewest options (the first on ties), or `None` when one
-    /// has none.
-    fn most_constrained(&mut self, st: &State, cx: &Ctx) -> Option<u32> {
-        let base = self.opts.len();
-        let mut best: Option<(u32, usize)> = None;
-        for i in 0..self.frontier.len() {
-            let c = self.frontier[i];
-            let cnt = self.options(st, cx, c);
-            self.work += 1;
-            self.opts.truncate(base);
-            if cnt == 0 {
-                return None;
-            }
-            if best.is_none_or(|b| cnt < b.1) {
-                best = Some((c, cnt));
-            }
-        }
-        best.map(|b| b.0)
-    }
-}
-
-/// One level of the end-game search: its task, its options `opts[base..hi]`, the next one
-/// to try, and the PE it holds now (`UNMAPPED` if none).
-struct Level {
-    task: u32,
-    base: usize,
-    hi: usize,
-    next: usize,
-    placed: u32,
-}
-
-/// `(worst, total)` of F' ordered lexicographically by `total_cmp`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct OrdKey(f64, f64);
-
-impl Eq for OrdKey {}
-
-impl PartialOrd for OrdKey {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for OrdKey {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0).then(self.1.total_cmp(&other.1))
-    }
-}
-
-/// The change of the distance term (eq. 4, summed over the PEs) when `u` moves to `p` and
-/// `v` (the task on `p`, or `UNMAPPED`) moves to `u`'s PE.
-fn distance_change(cx: &Ctx, pes: &[u32], u: u32, p: u32, v: u32) -> f64 {
-    let pu = pes[u as usize];
-    let pe_after = |t: u32| {
-        if t == u {
-            p
-        } else if t == v {
-            pu
-        } else {
-            pes[t as usize]
-        }
-    };
-    let mut d = 0.0;
-    for t in [u, v] {
-        if t == UNMAPPED {
-            continue;
-        }
-        for &c in cx.chans(t) {
-            let ch = &cx.model.channels[c as usize];
-            // The channel between u and v is counted once, from u.
-            if t == v && (ch.src == u || ch.dst == u) {
-                continue;
-            }
-            let before = cx.topo.dist(pes[ch.src as usize], pes[ch.dst as usize]);
-            let after = cx.topo.dist(pe_after(ch.src), pe_after(ch.dst));
-            d += ch.messages as f64 * (after as f64 - before as f64);
-        }
-    }
-    d
-}
-
-/// The most evaluations of F one exchange pass makes, whatever the number of tasks.
-const REFINE_MAX_EVALS: u64 = 1 << 16;
-
-/// The most steps (tasks, PEs, phase entries and route links visited) the evaluations of
-/// one exchange pass may take in all.
-const REFINE_MAX_WORK: u64 = 1 << 31;
-
-/// Ours, the exchange pass (see [`GreedyPerego::refine_evals`]): first-improvement passes
-/// over the tasks with a partner farther than distance 1, until a pass changes nothing or
-/// the evaluations run out; changes that lengthen the routes (eq. 4) are scored only once
-/// the others bring nothing. One task per PE on entry and on exit.
-fn refine(cx: &Ctx, pes: &mut [u32]) {
-    if (0..cx.n as u32).any(|t| cx.partners.degree(t) as usize > cx.max_pe_degree) {
-        return;
-    }
-    let mut task_on = vec![UNMAPPED; cx.k];
-    for (t, &p) in pes.iter().enumerate() {
-        task_on[p as usize] = t as u32;
-    }
-    let mut sc = PartialScratch::default();
-    let eval = |pes: &[u32], sc: &mut PartialScratch| {
-        let e = cx.model.evaluate_partial_with(cx.arch, pes, sc);
-        (e.f_sum, e.f)
-    };
-    let mut cur = eval(pes, &mut sc);
-    // One pool of `refine_evals · T` evaluations, at most REFINE_MAX_EVALS, and at most
-    // REFINE_MAX_WORK steps in all (an evaluation costs about T + k + entries + the
-    // links its routes cross).
-    let per_eval = (cx.n + cx.k + cx.model.phase_entries.len() + sc.route_links()) as u64;
-    let mut budget = (u64::from(cx.params.refine_evals) * cx.n as u64)
-        .min(REFINE_MAX_EVALS)
-        .min(REFINE_MAX_WORK / per_eval.max(1));
-    let mut cands: Vec<u32> = Vec::new();
-    // First only changes that do not lengthen the routes, then any.
-    let mut filtered = true;
-    loop {
-        let mut improved = false;
-        for u in 0..cx.n as u32 {
-            if !cx
-                .topo
-                .exchange_candidates(pes, u, cx.partners.of(u), &mut cands)
-            {
-                continue;
-            }
-            for &p in &cands {
-                let pu = pes[u as usize];
-                if p == pu {
-                    continue;
-                }
-                let v = task_on[p as usize];
-                if filtered && distance_change(cx, pes, u, p, v) > 0.0 {
-                    continue;
-                }
-                if budget == 0 {
-                    return;
-                }
-                budget -= 1;
-                pes[u as usize] = p;
-                if v != UNMAPPED {
-                    pes[v as usize] = pu;
-                }
-                let new = eval(pes, &mut sc);
-                let tol = 1e-9 * cur.0.abs().max(1.0);
-                if new.0 < cur.0 - tol && new.1 <= cur.1 + 1e-9 * cur.1.abs().max(1.0) {
-                    cur = new;
-                    task_on[p as usize] = u;
-                    task_on[pu as usize] = v;
-                    improved = true;
-                } else {
-                    pes[u as usize] = pu;
-                    if v != UNMAPPED {
-                        pes[v as usize] = p;
-                    }
-                }
-            }
-        }
-        if !improved {
-            if !filtered {
-                return;
-            }
-            filtered = false;
         }
     }
 }

@@ -10,7 +10,8 @@ use rayon::prelude::*;
 
 use crate::mapper::RunContext;
 use crate::mappers::drb::drb;
-use crate::multilevel::refine::kway::{rebalance, KwayRefiner, KwayState};
+use crate::multilevel::refine::kway::{KwayRefiner, KwayState};
+use crate::multilevel::refine::rebalance::rebalance;
 use crate::multilevel::DistTable;
 
 use crate::multilevel::coarsen::hierarchy::*;

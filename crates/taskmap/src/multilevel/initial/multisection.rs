@@ -8,7 +8,8 @@ use rayon::prelude::*;
 use taskmap_graph::TaskGraph;
 
 use crate::mapper::RunContext;
-use crate::multilevel::refine::kway::{rebalance, KwayState};
+use crate::multilevel::refine::kway::KwayState;
+use crate::multilevel::refine::rebalance::rebalance;
 use crate::multilevel::DistTable;
 
 use crate::multilevel::coarsen::hierarchy::*;

@@ -31,16 +31,16 @@
 //! candidate costs, updated in O(t) when a neighbour moves, so the `deg` gains recomputed
 //! after a move cost O(t) each instead of O(deg + t²).
 //!
-//! [`rebalance`] moves tasks out of overloaded PEs at the smallest `f_C` increase.
+//! [`rebalance`](super::rebalance::rebalance) moves tasks out of overloaded PEs at the smallest `f_C` increase.
 
 use rand::Rng;
-use rustc_hash::FxHashMap as KeyMap;
 use taskmap_graph::TaskGraph;
 
 use super::pairs::{pair_pass, PairPass, PairScratch};
 use crate::multilevel::coarsen::{local_random_order, local_shuffle};
-use crate::multilevel::dist::{DistTable, Separable};
+use crate::multilevel::dist::DistTable;
 use crate::multilevel::pq::{clamp_gain, key_gain, lifo_key, IndexedHeap};
+use crate::multilevel::refine::gain_cache::*;
 
 /// A mapping under refinement: PE per task, loads per PE and constraint, and the scratch
 /// space the gain computations use.
@@ -57,20 +57,20 @@ pub struct KwayState<'a> {
     pub part: Vec<u32>,
     /// Loads, `loads[pe * ncon + c]`.
     pub loads: Vec<u64>,
-    ncon: usize,
+    pub(crate) ncon: usize,
     /// Every edge weighs 1: [`KwayState::gather`] need not read the weights (on large
     /// graphs, half of its time went to that array's cache misses).
-    unit_edges: bool,
-    conn: Vec<u64>,
-    touched: Vec<u32>,
+    pub(crate) unit_edges: bool,
+    pub(crate) conn: Vec<u64>,
+    pub(crate) touched: Vec<u32>,
     /// `(PE, conn)` of the touched PEs, contiguous, for `KwayState::best_move` on tasks
     /// with many neighbouring PEs.
-    touched_conn: Vec<(u32, u64)>,
+    pub(crate) touched_conn: Vec<(u32, u64)>,
     /// Scratch of [`separable_costs`].
-    sep: SepScratch,
+    pub(crate) sep: SepScratch,
     /// PE of every task, [`crate::problem::FREE`] for a task that may move; empty when no
     /// task is fixed. Fixed tasks never move.
-    fixed: &'a [u32],
+    pub(crate) fixed: &'a [u32],
 }
 
 impl<'a> KwayState<'a> {
@@ -108,7 +108,7 @@ impl<'a> KwayState<'a> {
     }
 
     /// Pins tasks: `fixed[v]` is the PE task `v` must stay on, or
-    /// [`crate::problem::FREE`]. The refiners and [`rebalance`] never move a pinned task.
+    /// [`crate::problem::FREE`]. The refiners and [`rebalance`](super::rebalance::rebalance) never move a pinned task.
     pub fn with_fixed(mut self, fixed: &'a [u32]) -> Self {
         assert!(fixed.is_empty() || fixed.len() == self.part.len());
         self.fixed = fixed;
@@ -123,7 +123,7 @@ impl<'a> KwayState<'a> {
 
     /// Sums the edge weights of `v` per neighbouring PE into `conn`/`touched`.
     #[inline]
-    fn gather(&mut self, v: u32) {
+    pub(crate) fn gather(&mut self, v: u32) {
         let g = self.graph;
         if self.unit_edges {
             for &u in g.neighbors(v) {
@@ -148,7 +148,7 @@ impl<'a> KwayState<'a> {
     }
 
     #[inline]
-    fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         for &r in &self.touched {
             self.conn[r as usize] = 0;
         }
@@ -255,7 +255,7 @@ impl<'a> KwayState<'a> {
     /// distance table instead of the sparse `conn` and a lookup per pair (`dense`), and on
     /// meshes, tori and hypercubes the costs of all candidates may come from per-digit sums
     /// instead, O(t·dims + Σ_i digits_i²), when that is cheaper (`split`: `sep` holds them).
-    fn prepare_costs(&mut self, p: u32) -> (bool, bool) {
+    pub(crate) fn prepare_costs(&mut self, p: u32) -> (bool, bool) {
         let dense = self.touched.len() > 8 && self.dist.row(0).is_some();
         if !dense {
             return (false, false);
@@ -280,7 +280,7 @@ impl<'a> KwayState<'a> {
 
     /// The cost of the gathered edges at PE `q` (see [`Self::prepare_costs`]).
     #[inline]
-    fn cost_for(&self, q: u32, dense: bool) -> u64 {
+    pub(crate) fn cost_for(&self, q: u32, dense: bool) -> u64 {
         match self.dist.row(q).filter(|_| dense) {
             Some(row) => self
                 .touched_conn
@@ -293,7 +293,7 @@ impl<'a> KwayState<'a> {
 
     /// The cost of the gathered edges at the `i`-th touched PE `q`.
     #[inline]
-    fn candidate_cost(&self, i: usize, q: u32, dense: bool, split: bool) -> u64 {
+    pub(crate) fn candidate_cost(&self, i: usize, q: u32, dense: bool, split: bool) -> u64 {
         if split {
             self.sep.cost[i]
         } else {
@@ -303,7 +303,7 @@ impl<'a> KwayState<'a> {
 
     /// The best move of `v` among its neighbours' PEs: `(q, gain)`. With `feasible_only`,
     /// only PEs that can take `v`. Ties go to the PE with the lower load (constraint 0).
-    fn best_move(&mut self, v: u32, feasible_only: bool) -> Option<(u32, i64)> {
+    pub(crate) fn best_move(&mut self, v: u32, feasible_only: bool) -> Option<(u32, i64)> {
         if !self.movable(v) {
             return None;
         }
@@ -337,334 +337,6 @@ impl<'a> KwayState<'a> {
             .neighbors(v)
             .iter()
             .any(|&u| self.part[u as usize] != p)
-    }
-}
-
-/// A PE next to a task in the [`GainCache`]: the weight of the task's edges to it and the
-/// cost of all the task's edges if the task sat on it.
-#[derive(Clone, Copy, Debug, Default)]
-struct CachedPe {
-    pe: u32,
-    conn: u64,
-    cost: u64,
-}
-
-/// The candidate costs of tasks, kept up to date as their neighbours move, for FM on dense
-/// graphs: a gain then costs O(t) (t = the task's neighbouring PEs) instead of a gather
-/// over its edges and O(t²) (or per-digit sums) for the costs of all its candidates. A
-/// move of a task updates, for each neighbour whose entry is built, the costs of that
-/// neighbour's PEs in O(t) (two rows of the distance table). Entries are built on a
-/// task's first query, in slots laid out like the CSR (at most `deg(v)` PEs per task, as
-/// a PE is listed while the task has an edge to it), so nothing is allocated per edge.
-/// Needs the distance table ([`DistTable::row`]). Memory: 24 bytes per adjacency entry.
-#[derive(Debug)]
-pub struct GainCache {
-    /// Number of PEs listed per task; `UNBUILT` until its first query.
-    len: Vec<u32>,
-    /// Cost of the task's edges at its own PE.
-    here: Vec<u64>,
-    /// Per task, `deg(v)` slots at the task's CSR offset.
-    slot: Vec<CachedPe>,
-    /// Tasks whose entries are built, to reset them.
-    built: Vec<u32>,
-}
-
-const UNBUILT: u32 = u32::MAX;
-
-impl GainCache {
-    /// Whether FM on `state` should keep a cache: the distance table is built, the graph
-    /// has at least [`GAIN_CACHE_MIN_DEGREE`] adjacency entries per task on average, and at
-    /// most [`GAIN_CACHE_MAX_ENTRIES`] in all.
-    pub fn pays(state: &KwayState<'_>) -> bool {
-        let g = state.graph;
-        let entries = g.csr().0[g.num_tasks()];
-        state.dist.row(0).is_some()
-            && g.num_tasks() > 0
-            && entries >= GAIN_CACHE_MIN_DEGREE * g.num_tasks()
-            && entries <= GAIN_CACHE_MAX_ENTRIES
-    }
-
-    /// An empty cache for `state`'s graph. Panics without the distance table
-    /// ([`DistTable::row`]; [`Self::pays`] checks it).
-    pub fn new(state: &KwayState<'_>) -> Self {
-        assert!(
-            state.dist.row(0).is_some() || state.dist.k() == 0,
-            "a gain cache needs the distance table"
-        );
-        let n = state.graph.num_tasks();
-        Self {
-            len: vec![UNBUILT; n],
-            here: vec![0; n],
-            slot: vec![CachedPe::default(); state.graph.csr().0[n]],
-            built: Vec::new(),
-        }
-    }
-
-    /// Forgets every entry (O(entries built)).
-    pub fn reset(&mut self) {
-        for &v in &self.built {
-            self.len[v as usize] = UNBUILT;
-        }
-        self.built.clear();
-    }
-
-    /// Builds the entry of `v` from `state`.
-    fn build(&mut self, state: &mut KwayState<'_>, v: u32) {
-        state.gather(v);
-        let p = state.part[v as usize];
-        let (dense, split) = state.prepare_costs(p);
-        let o = state.graph.csr().0[v as usize];
-        for (i, &q) in state.touched.iter().enumerate() {
-            self.slot[o + i] = CachedPe {
-                pe: q,
-                conn: state.conn[q as usize],
-                cost: state.candidate_cost(i, q, dense, split),
-            };
-        }
-        self.here[v as usize] = if split {
-            state.sep.here
-        } else {
-            state.cost_for(p, dense)
-        };
-        self.len[v as usize] = state.touched.len() as u32;
-        self.built.push(v);
-        state.clear();
-    }
-
-    /// `KwayState::best_move` from the cache (ties between equal gains and loads may go
-    /// to another PE: the candidates are in another order).
-    pub fn best_move(
-        &mut self,
-        state: &mut KwayState<'_>,
-        v: u32,
-        feasible_only: bool,
-    ) -> Option<(u32, i64)> {
-        if !state.movable(v) {
-            return None;
-        }
-        self.build_if_needed(state, v);
-        let p = state.part[v as usize];
-        let here = self.here[v as usize] as i64;
-        // `KwayState::beats` and `fits`, spelled out on locals: through the methods this
-        // loop made AMG2013 onto torus:8x8x16 take 3.74 s instead of 3.37 s.
-        let ncon = state.ncon;
-        let w0 = state.graph.vertex_weight(v, 0);
-        let fits = |q: u32| {
-            if ncon == 1 {
-                state.loads[q as usize] + w0 <= state.bound[q as usize]
-            } else {
-                state.fits(v, q)
-            }
-        };
-        let mut best: Option<(u32, i64)> = None;
-        for e in &self.slot[self.entries(state, v)] {
-            let q = e.pe;
-            if q == p {
-                continue;
-            }
-            let g = here - e.cost as i64;
-            let better = match best {
-                None => true,
-                Some((bq, bg)) => {
-                    g > bg
-                        || (g == bg
-                            && state.loads[q as usize * ncon] < state.loads[bq as usize * ncon])
-                }
-            };
-            if better && (!feasible_only || fits(q)) {
-                best = Some((q, g));
-            }
-        }
-        best
-    }
-
-    /// The gain of moving `v` to each neighbouring PE other than its own, into `out`.
-    fn gains(&mut self, state: &mut KwayState<'_>, v: u32, out: &mut Vec<(u32, i64)>) {
-        self.build_if_needed(state, v);
-        let p = state.part[v as usize];
-        let here = self.here[v as usize] as i64;
-        for e in &self.slot[self.entries(state, v)] {
-            if e.pe != p {
-                out.push((e.pe, here - e.cost as i64));
-            }
-        }
-    }
-
-    /// [`KwayState::move_gain`] of moving `v` to `q`, from the cache.
-    fn gain(&mut self, state: &mut KwayState<'_>, v: u32, q: u32) -> i64 {
-        self.build_if_needed(state, v);
-        let cost = self.cost_of(state, v, q);
-        self.here[v as usize] as i64 - cost as i64
-    }
-
-    /// Builds the entry of `v` unless it is built.
-    #[inline]
-    fn build_if_needed(&mut self, state: &mut KwayState<'_>, v: u32) {
-        if self.len[v as usize] == UNBUILT {
-            self.build(state, v);
-        }
-    }
-
-    /// Where the built entry of `v` lies in `slot`.
-    #[inline]
-    fn entries(&self, state: &KwayState<'_>, v: u32) -> std::ops::Range<usize> {
-        let o = state.graph.csr().0[v as usize];
-        o..o + self.len[v as usize] as usize
-    }
-
-    /// The cost of `v`'s edges if `v` sat on `q`, from its built entry: the stored cost
-    /// when `q` is listed, else summed over the listed PEs.
-    fn cost_of(&self, state: &KwayState<'_>, v: u32, q: u32) -> u64 {
-        let entries = &self.slot[self.entries(state, v)];
-        match entries.iter().find(|e| e.pe == q) {
-            Some(e) => e.cost,
-            None => entries
-                .iter()
-                .map(|e| e.conn * state.dist.get(q, e.pe))
-                .sum(),
-        }
-    }
-
-    /// Task `u` has moved from PE `a` to PE `b` (`state` already shows it on `b`): updates
-    /// the entries of its neighbours.
-    pub fn moved(&mut self, state: &KwayState<'_>, u: u32, a: u32, b: u32) {
-        if a == b {
-            return;
-        }
-        let (Some(ra), Some(rb)) = (state.dist.row(a), state.dist.row(b)) else {
-            unreachable!("a gain cache needs the distance table");
-        };
-        let g = state.graph;
-        let xadj = g.csr().0;
-        let ui = u as usize;
-        if self.len[ui] != UNBUILT {
-            // `u`'s new cost where it sits (`b` is usually one of its candidates).
-            self.here[ui] = self.cost_of(state, u, b);
-        }
-        for (&v, &w) in g.neighbors(u).iter().zip(g.edge_weights(u)) {
-            let vi = v as usize;
-            let len = self.len[vi];
-            if len == UNBUILT || w == 0 {
-                continue;
-            }
-            let pv = state.part[vi] as usize;
-            self.here[vi] = self.here[vi] + w * u64::from(rb[pv]) - w * u64::from(ra[pv]);
-            let o = xadj[vi];
-            let mut len = len as usize;
-            let entries = &mut self.slot[o..o + len];
-            let (mut ia, mut ib) = (usize::MAX, usize::MAX);
-            for (i, e) in entries.iter_mut().enumerate() {
-                let r = e.pe as usize;
-                e.cost = e.cost + w * u64::from(rb[r]) - w * u64::from(ra[r]);
-                if e.pe == a {
-                    ia = i;
-                } else if e.pe == b {
-                    ib = i;
-                }
-            }
-            debug_assert!(ia != usize::MAX, "a neighbour's old PE is listed");
-            entries[ia].conn -= w;
-            let a_gone = entries[ia].conn == 0;
-            if ib != usize::MAX {
-                entries[ib].conn += w;
-                if a_gone {
-                    len -= 1;
-                    entries.swap(ia, len);
-                }
-            } else {
-                // A PE new to `v`: its cost from scratch, with the updated weights. It
-                // takes `a`'s slot when `a` has no edge left (with every neighbour on a PE
-                // of its own the slots are full), else the next one (`v` then has fewer
-                // PEs than edges).
-                let cost = entries
-                    .iter()
-                    .map(|e| e.conn * u64::from(rb[e.pe as usize]))
-                    .sum();
-                let entry = CachedPe {
-                    pe: b,
-                    conn: w,
-                    cost,
-                };
-                if a_gone {
-                    entries[ia] = entry;
-                } else {
-                    assert!(o + len < xadj[vi + 1], "more PEs than edges");
-                    self.slot[o + len] = entry;
-                    len += 1;
-                }
-            }
-            self.len[vi] = len as u32;
-        }
-    }
-}
-
-/// [`GainCache::pays`] from this many adjacency entries per task on average.
-pub const GAIN_CACHE_MIN_DEGREE: usize = 32;
-
-/// [`GainCache::pays`] up to this many adjacency entries (24 bytes each: 768 MiB).
-pub const GAIN_CACHE_MAX_ENTRIES: usize = 1 << 25;
-
-/// Scratch of [`separable_costs`].
-#[derive(Debug, Default)]
-struct SepScratch {
-    /// Per digit slot: the weight of the touched PEs with that digit.
-    agg: Vec<u64>,
-    /// Per digit slot: `Σ_c agg[c] · f_i(digit, c)`.
-    digit_cost: Vec<u64>,
-    /// Per dimension, the digits met.
-    digits: Vec<Vec<u32>>,
-    /// The cost at each touched PE, in `touched` order.
-    cost: Vec<u64>,
-    /// The cost at the task's own PE.
-    here: u64,
-}
-
-/// `Σ_{(r, w) ∈ touched} w · d(q, r)` for every touched PE `q` (into `s.cost`) and for `p`
-/// (`s.here`), with distances that split by dimension: the weights are summed per digit of
-/// every dimension, and a PE's cost is the sum over dimensions of its digit's cost. The
-/// same integers as the direct sums.
-fn separable_costs(sep: &Separable, touched: &[(u32, u64)], p: u32, s: &mut SepScratch) {
-    let dims = sep.dims();
-    s.agg.resize(sep.digit_slots(), 0);
-    s.digit_cost.resize(sep.digit_slots(), 0);
-    s.digits.resize_with(dims, Vec::new);
-    for &(r, w) in touched {
-        for i in 0..dims {
-            let c = sep.coord(r, i);
-            let slot = sep.digit_start(i) + c as usize;
-            if s.agg[slot] == 0 {
-                s.digits[i].push(c);
-            }
-            s.agg[slot] += w;
-        }
-    }
-    let mut here = 0u64;
-    for i in 0..dims {
-        let start = sep.digit_start(i);
-        let pi = sep.coord(p, i);
-        for &a in &s.digits[i] {
-            let mut sum = 0u64;
-            for &c in &s.digits[i] {
-                sum += s.agg[start + c as usize] * sep.along(i, a, c);
-            }
-            s.digit_cost[start + a as usize] = sum;
-            here += s.agg[start + a as usize] * sep.along(i, pi, a);
-        }
-    }
-    s.here = here;
-    s.cost.clear();
-    for &(q, _) in touched {
-        let c = (0..dims)
-            .map(|i| s.digit_cost[sep.digit_start(i) + sep.coord(q, i) as usize])
-            .sum();
-        s.cost.push(c);
-    }
-    for i in 0..dims {
-        let start = sep.digit_start(i);
-        for &c in &s.digits[i] {
-            s.agg[start + c as usize] = 0;
-        }
-        s.digits[i].clear();
     }
 }
 
@@ -962,276 +634,11 @@ pub fn swap_pass(
     total
 }
 
-/// Moves tasks out of overloaded PEs, each to the feasible PE that costs least (neighbours'
-/// PEs first, then any PE by increasing distance, ties to the lowest id). Returns whether
-/// every bound holds.
-///
-/// The PEs by distance from an overloaded PE `p` are kept only [`REBALANCE_NEAR`] at a
-/// time: the nearest of those not yet dead (see `NearPes`). Sorting all
-/// `k` PEs for every overloaded PE cost O(k² log k) distance calls on large targets (the
-/// 1000x1000 grid onto `torus:128x128` took 440 s with it, 16.8 s without).
-pub fn rebalance(state: &mut KwayState<'_>) -> bool {
-    rebalance_by(state, &mut NearFinder::default())
-}
-
-/// How [`rebalance_by`] finds the nearest PE that can take a task. It asks only for tasks
-/// with weight in a constraint their PE exceeds, and the loads change only by its moves
-/// of such tasks out of overloaded PEs, each reported through [`NearestFit::moved`].
-trait NearestFit {
-    /// A round begins: whatever was kept for the last one may be dropped.
-    fn start_round(&mut self, state: &KwayState<'_>);
-    /// The first PE, by `(distance from p, id)`, other than `p` that can take `v`.
-    fn find(&mut self, state: &KwayState<'_>, p: u32, v: u32) -> Option<u32>;
-    /// A task moved from `p` to `q`.
-    fn moved(&mut self, state: &KwayState<'_>, p: u32, q: u32);
-}
-
-/// [`rebalance`] with the nearest PEs found by `finder`.
-fn rebalance_by(state: &mut KwayState<'_>, finder: &mut impl NearestFit) -> bool {
-    let n = state.graph.num_tasks();
-    let k = state.dist.k();
-    let ncon = state.ncon;
-    for _round in 0..4 {
-        let over: Vec<u32> = (0..k).filter(|&p| state.overloaded(p)).collect();
-        if over.is_empty() {
-            return true;
-        }
-        let mut is_over = vec![false; k as usize];
-        for &p in &over {
-            is_over[p as usize] = true;
-        }
-        // Candidate moves of every task on an overloaded PE, best gain first.
-        let mut cands: Vec<(i64, u32, u32)> = Vec::new();
-        for v in 0..n as u32 {
-            let p = state.part[v as usize];
-            if !is_over[p as usize] || !state.movable(v) {
-                continue;
-            }
-            if let Some((q, g)) = state.best_move(v, true) {
-                cands.push((g, v, q));
-            } else {
-                cands.push((i64::MIN, v, u32::MAX));
-            }
-        }
-        cands.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        finder.start_round(state);
-        let mut moves = 0usize;
-        for &(_, v, q0) in &cands {
-            let p = state.part[v as usize];
-            if !state.overloaded(p) {
-                continue;
-            }
-            // Only tasks that carry weight in an overloaded constraint help.
-            let helps = (0..ncon).any(|c| {
-                state.loads[p as usize * ncon + c] > state.bound[p as usize * ncon + c]
-                    && state.graph.vertex_weight(v, c) > 0
-            });
-            if !helps {
-                continue;
-            }
-            let q = if q0 != u32::MAX && state.fits(v, q0) {
-                Some(q0)
-            } else {
-                // Nearest PE that can take v.
-                finder.find(state, p, v)
-            };
-            if let Some(q) = q {
-                state.apply(v, q);
-                finder.moved(state, p, q);
-                moves += 1;
-            }
-        }
-        if moves == 0 {
-            break; // nothing changed, so another round would find the same nothing
-        }
-    }
-    state.is_balanced()
-}
-
-/// [`rebalance`]'s [`NearestFit`]: a `NearPes` per overloaded PE asked about (a map,
-/// not an array of `k`: on a target of millions of PEs few are overloaded), and the
-/// largest rooms, built the first time they are needed in a round.
-#[derive(Default)]
-struct NearFinder {
-    near: KeyMap<u32, NearPes>,
-    scratch: NearScratch,
-}
-
-impl NearestFit for NearFinder {
-    fn start_round(&mut self, _: &KwayState<'_>) {
-        self.near.clear();
-        self.scratch.room = RoomMax::default();
-    }
-
-    fn find(&mut self, state: &KwayState<'_>, p: u32, v: u32) -> Option<u32> {
-        self.near
-            .entry(p)
-            .or_default()
-            .nearest_fit(state, p, v, &mut self.scratch)
-    }
-
-    fn moved(&mut self, state: &KwayState<'_>, p: u32, q: u32) {
-        self.scratch.room.update(state, p);
-        self.scratch.room.update(state, q);
-    }
-}
-
-/// How many of the nearest PEs `NearPes` keeps at a time.
-pub const REBALANCE_NEAR: usize = 64;
-
-/// The PEs nearest to an overloaded PE `p` during one round of [`rebalance`], by
-/// `(distance, id)`, among those still alive: a PE is dead when it has no room in any
-/// constraint and is not overloaded. Within a round only overloaded PEs lose load, so a
-/// dead PE stays dead and can take no task that helps (one with weight in a constraint
-/// `p` exceeds, so a PE with no room there cannot fit it); the first PE of this order that
-/// fits a task is therefore the first of the order of all PEs that fits it.
-#[derive(Clone, Debug, Default)]
-struct NearPes {
-    /// Up to [`REBALANCE_NEAR`] alive PEs, nearest first, as `(distance, id)`.
-    list: Vec<(u64, u32)>,
-    /// Entries before this one are dead.
-    cursor: usize,
-    /// Whether `list` holds every alive PE other than `p`.
-    complete: bool,
-}
-
-impl NearPes {
-    /// The first PE, by `(distance from p, id)`, that can take `v`.
-    fn nearest_fit(
-        &mut self,
-        state: &KwayState<'_>,
-        p: u32,
-        v: u32,
-        scratch: &mut NearScratch,
-    ) -> Option<u32> {
-        loop {
-            while self
-                .list
-                .get(self.cursor)
-                .is_some_and(|&(_, q)| dead(state, q))
-            {
-                self.cursor += 1;
-            }
-            if self.cursor == self.list.len() {
-                if self.complete {
-                    return None;
-                }
-                self.refill(state, p, scratch);
-                continue;
-            }
-            if let Some(&(_, q)) = self.list[self.cursor..]
-                .iter()
-                .find(|&&(_, q)| state.fits(v, q))
-            {
-                return Some(q);
-            }
-            // No kept PE fits v (it is heavier than their room): every alive PE, in order,
-            // unless no PE has the room v needs in some constraint.
-            if self.complete || !scratch.room.may_fit(state, v) {
-                return None;
-            }
-            state.dist.distances_from(p, &mut scratch.row);
-            let row = &scratch.row;
-            return (0..state.dist.k())
-                .filter(|&q| q != p && state.fits(v, q))
-                .min_by_key(|&q| (row[q as usize], q));
-        }
-    }
-
-    /// Keeps the [`REBALANCE_NEAR`] nearest alive PEs other than `p` (gathered in
-    /// `scratch`, so each list holds no more than those, and its capacity stays there).
-    fn refill(&mut self, state: &KwayState<'_>, p: u32, scratch: &mut NearScratch) {
-        state.dist.distances_from(p, &mut scratch.row);
-        let (row, buf) = (&scratch.row, &mut scratch.buf);
-        buf.clear();
-        buf.extend(
-            (0..state.dist.k())
-                .filter(|&q| q != p && !dead(state, q))
-                .map(|q| (row[q as usize], q)),
-        );
-        self.complete = buf.len() <= REBALANCE_NEAR;
-        if !self.complete {
-            buf.select_nth_unstable(REBALANCE_NEAR - 1);
-            buf.truncate(REBALANCE_NEAR);
-        }
-        buf.sort_unstable();
-        self.list.clear();
-        self.list.extend_from_slice(buf);
-        self.cursor = 0;
-    }
-}
-
-/// Scratch space of [`rebalance`]'s searches for a PE (the buffers kept across rounds;
-/// the rooms rebuilt every round).
-#[derive(Default)]
-struct NearScratch {
-    /// Space for [`NearPes::refill`].
-    buf: Vec<(u64, u32)>,
-    /// A row of distances.
-    row: Vec<u64>,
-    room: RoomMax,
-}
-
-/// The largest room `bound − load` of any PE in every constraint, kept exactly through
-/// lazy max-heaps (an entry is current when it still equals the PE's room): a task heavier
-/// in some constraint than every PE's room there fits nowhere, which saves a scan of all
-/// PEs per such task.
-#[derive(Default)]
-struct RoomMax {
-    /// Empty until the first [`RoomMax::may_fit`] builds them (O(k)).
-    heaps: Vec<std::collections::BinaryHeap<(i128, u32)>>,
-}
-
-impl RoomMax {
-    /// Records the rooms of `q` after a move (nothing before the heaps are built: they
-    /// will be built from the rooms of then).
-    fn update(&mut self, state: &KwayState<'_>, q: u32) {
-        for (c, h) in self.heaps.iter_mut().enumerate() {
-            h.push((room(state, q, c), q));
-        }
-    }
-
-    /// Whether every constraint has a PE with the room `v` needs there.
-    fn may_fit(&mut self, state: &KwayState<'_>, v: u32) -> bool {
-        if self.heaps.is_empty() {
-            let k = state.dist.k();
-            self.heaps = (0..state.ncon)
-                .map(|c| (0..k).map(|q| (room(state, q, c), q)).collect())
-                .collect();
-        }
-        for (c, h) in self.heaps.iter_mut().enumerate() {
-            while let Some(&(r, q)) = h.peek() {
-                if r == room(state, q, c) {
-                    break;
-                }
-                h.pop();
-            }
-            let w = state.graph.vertex_weight(v, c);
-            if w > 0 && h.peek().is_none_or(|&(r, _)| r < i128::from(w)) {
-                return false;
-            }
-        }
-        true
-    }
-}
-
-/// `bound − load` of `q` in constraint `c`.
-#[inline]
-fn room(state: &KwayState<'_>, q: u32, c: usize) -> i128 {
-    let i = q as usize * state.ncon + c;
-    i128::from(state.bound[i]) - i128::from(state.loads[i])
-}
-
-/// Whether `q` has no room in any constraint and is not overloaded (see `NearPes`).
-#[inline]
-fn dead(state: &KwayState<'_>, q: u32) -> bool {
-    let base = q as usize * state.ncon;
-    (0..state.ncon).all(|c| state.loads[base + c] == state.bound[base + c])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::multilevel::dist::Separable;
+    use crate::multilevel::refine::rebalance::*;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -1446,7 +853,7 @@ mod tests {
         }
     }
 
-    /// The reference search (the one [`rebalance`] made before `NearPes`): for every
+    /// The reference search (the one [`rebalance`](super::rebalance::rebalance) made before `NearPes`): for every
     /// task, all PEs sorted by distance.
     struct FullSort;
 
@@ -1462,7 +869,7 @@ mod tests {
         fn moved(&mut self, _: &KwayState<'_>, _: u32, _: u32) {}
     }
 
-    /// [`rebalance`] moves the same tasks to the same PEs as the full sort, on targets of
+    /// [`rebalance`](super::rebalance::rebalance) moves the same tasks to the same PEs as the full sort, on targets of
     /// more PEs than [`REBALANCE_NEAR`], with one and two constraints and some heavy
     /// tasks, from starts that pile the tasks onto a few PEs; and it does work (most
     /// starts end balanced). Lists run out and heavy tasks reach the scan of all PEs: a

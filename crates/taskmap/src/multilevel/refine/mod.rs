@@ -1,13 +1,16 @@
 //! Uncoarsening: the mapping projected from each level to the next finer one and refined
 //! there ([`kway`]: the k-way refiner with its pairwise rounds, [`pairs`]).
 
+pub mod gain_cache;
 pub mod kway;
 pub mod pairs;
+pub mod rebalance;
 
 use rand::Rng;
 use taskmap_graph::TaskGraph;
 
-use crate::multilevel::refine::kway::{rebalance, KwayState};
+use crate::multilevel::refine::kway::KwayState;
+use crate::multilevel::refine::rebalance::rebalance;
 use crate::multilevel::DistTable;
 
 use crate::multilevel::coarsen::hierarchy::*;

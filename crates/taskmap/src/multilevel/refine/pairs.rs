@@ -17,9 +17,8 @@
 use std::collections::HashMap;
 
 use super::kway::KwayState;
-use crate::multilevel::bipart::{
-    fm_passes, fm_passes_measured, BipartScratch, SubProblem, FREE_SIDE,
-};
+use crate::multilevel::bipart::fm::{fm_passes, fm_passes_measured};
+use crate::multilevel::bipart::{BipartScratch, SubProblem, FREE_SIDE};
 use crate::multilevel::flow::flow_refine_from;
 
 /// Scratch space for [`pair_pass`], reused across calls.

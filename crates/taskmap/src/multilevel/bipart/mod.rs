@@ -22,10 +22,19 @@
 //! corridor around the frontier ([`super::flow`]), which straightens the bulges FM leaves
 //! on meshes (a 1000x1000 grid bisected with a cut of 1,000 instead of 1,300).
 
+pub(crate) mod coarsen;
+pub(crate) mod fm;
+pub(crate) mod growing;
+pub(crate) mod islands;
+
 use rand::Rng;
 
 use super::flow::{flow_refine_from, FlowScratch};
-use super::pq::{lifo_key, IndexedHeap};
+use super::pq::IndexedHeap;
+use crate::multilevel::bipart::coarsen::*;
+use crate::multilevel::bipart::fm::*;
+use crate::multilevel::bipart::growing::*;
+use crate::multilevel::bipart::islands::*;
 
 /// A task set to bipartition: local CSR, weights, external costs and bounds.
 #[derive(Clone, Debug, Default)]
@@ -189,19 +198,19 @@ impl Default for Bipartitioner {
 /// Scratch space reused across calls.
 #[derive(Debug, Default)]
 pub struct BipartScratch {
-    heaps: [IndexedHeap; 2],
+    pub(crate) heaps: [IndexedHeap; 2],
     /// The boundary of each side when a pass starts, for [`IndexedHeap::build`].
-    fill: [Vec<(u32, i64)>; 2],
-    gain: Vec<i64>,
+    pub(crate) fill: [Vec<(u32, i64)>; 2],
+    pub(crate) gain: Vec<i64>,
     /// `cut_dist` times each task's internal weighted degree, always filled by
     /// [`init_gains`]; trusted only when `wdeg_exact` (every internal edge weight
     /// positive and `cut_dist > 0`): a task then has a neighbour on the other side exactly
     /// when its gain exceeds its external-cost difference less this.
-    wdeg: Vec<i64>,
-    wdeg_exact: bool,
-    locked: Vec<bool>,
-    log: Vec<u32>,
-    deferred: Vec<u32>,
+    pub(crate) wdeg: Vec<i64>,
+    pub(crate) wdeg_exact: bool,
+    pub(crate) locked: Vec<bool>,
+    pub(crate) log: Vec<u32>,
+    pub(crate) deferred: Vec<u32>,
     pub(crate) flow: FlowScratch,
 }
 
@@ -210,7 +219,7 @@ pub struct BipartScratch {
 /// nearly every task after its last improvement; a quarter of them costs little: together
 /// with the refiner's chunked visit order and bottom-up queue builds, quick suite f_C
 /// 0.939 of Scotch's instead of 0.937, time 0.65 of Scotch's instead of 0.82.
-const STALL_DIVISOR: usize = 4;
+pub(crate) const STALL_DIVISOR: usize = 4;
 
 /// [`Bipartitioner::more_tries_spread`] applies to sets of at least this many tasks.
 pub const MORE_TRIES_MIN_TASKS: usize = 100;
@@ -220,13 +229,13 @@ pub const MORE_TRIES_BLOCKS: usize = 4;
 
 /// FM passes that repair the balance after [`Bipartitioner::coarse_islands`] moved the
 /// islands of a try.
-const ISLAND_FM_PASSES: usize = 2;
+pub(crate) const ISLAND_FM_PASSES: usize = 2;
 
 /// The smallest stall limit of an FM pass.
-const MIN_STALL: usize = 16;
+pub(crate) const MIN_STALL: usize = 16;
 
 /// FM looks at most this many blocked tasks deep into each queue per move.
-const FM_DEFER: usize = 16;
+pub(crate) const FM_DEFER: usize = 16;
 
 impl Bipartitioner {
     /// Splits `sp`; returns the side (0 or 1) of every task.
@@ -362,580 +371,6 @@ impl Bipartitioner {
         let (_, cost, side) = best.expect("at least one try");
         (side, cost)
     }
-}
-
-/// Normalised weight of `v`: Σ_c w_c(v) / total_c (1/n when every weight is zero).
-fn norm_weights(sp: &SubProblem) -> Vec<f64> {
-    let n = sp.n();
-    let mut tot = vec![0u64; sp.ncon];
-    for v in 0..n {
-        for c in 0..sp.ncon {
-            tot[c] += sp.vertex_weight[v * sp.ncon + c];
-        }
-    }
-    let active = tot.iter().filter(|&&t| t > 0).count();
-    (0..n)
-        .map(|v| {
-            if active == 0 {
-                return 1.0 / n as f64;
-            }
-            let mut s = 0.0;
-            for c in 0..sp.ncon {
-                if tot[c] > 0 {
-                    s += sp.vertex_weight[v * sp.ncon + c] as f64 / tot[c] as f64;
-                }
-            }
-            s / active as f64
-        })
-        .collect()
-}
-
-/// Greedy graph growing of side `g = t % 2` from a seed task (`nw`: the tasks'
-/// [`norm_weights`]); returns the cost of the result, kept up to date move by move (the
-/// cost with every task on the other side, less the gain of each move), and leaves every
-/// task's gain in `scratch.gain` for [`fm_passes_with_gains`].
-fn grow(
-    sp: &SubProblem,
-    nw: &[f64],
-    t: usize,
-    side: &mut [u8],
-    scratch: &mut BipartScratch,
-    rng: &mut impl Rng,
-) -> u64 {
-    let n = sp.n();
-    let g = (t % 2) as u8;
-    let target = if g == 0 { sp.share0 } else { 1.0 - sp.share0 };
-    side.fill(1 - g);
-    let ncon = sp.ncon;
-    let mut w = vec![0u64; ncon];
-    let mut cost = init_gains(sp, side, scratch) as i64;
-    let heap = &mut scratch.heaps[0];
-    heap.reset(n);
-    let mut acc = 0.0;
-    // Tasks fixed to the growing side join first.
-    if !sp.fixed.is_empty() {
-        for v in 0..n {
-            if sp.fixed[v] != g {
-                continue;
-            }
-            cost -= scratch.gain[v];
-            acc += nw[v];
-            for c in 0..ncon {
-                w[c] += sp.vertex_weight[v * ncon + c];
-            }
-            move_task(sp, side, &mut scratch.gain, v, |_, _, _| {});
-        }
-    }
-    if t == 0 {
-        for v in 0..n {
-            if side[v] != g {
-                heap.set(v as u32, scratch.gain[v]);
-            }
-        }
-    } else {
-        let seed = rng.gen_range(0..n) as u32;
-        heap.set(seed, i64::MAX);
-    }
-    let mut pending_rest = t != 0;
-    while acc < target - 1e-12 {
-        let v = match heap.pop() {
-            Some((v, _)) => v as usize,
-            None if pending_rest => {
-                // The seed's component is exhausted or blocked: open every task.
-                pending_rest = false;
-                for u in 0..n {
-                    if side[u] != g {
-                        heap.set(u as u32, scratch.gain[u]);
-                    }
-                }
-                continue;
-            }
-            None => break,
-        };
-        if side[v] == g || sp.fixed_side(v).is_some() {
-            continue;
-        }
-        if (0..ncon).any(|c| w[c] + sp.vertex_weight[v * ncon + c] > sp.bound[g as usize][c]) {
-            continue;
-        }
-        cost -= scratch.gain[v];
-        acc += nw[v];
-        for c in 0..ncon {
-            w[c] += sp.vertex_weight[v * ncon + c];
-        }
-        // Neighbours still on the other side are queued with their new gains.
-        move_task(sp, side, &mut scratch.gain, v, |u, gu, su| {
-            if su != g {
-                heap.set(u as u32, gu);
-            }
-        });
-    }
-    heap.clear();
-    cost as u64
-}
-
-/// Moves `v` to the other side and keeps every gain exact: `v`'s changes sign, and each
-/// neighbour's rises by twice the edge's cost when the neighbour is on `v`'s old side
-/// (the edge is now cut) and falls by as much otherwise; `each(u, gain, side)` sees every
-/// neighbour after its update.
-#[inline]
-fn move_task(
-    sp: &SubProblem,
-    side: &mut [u8],
-    gain: &mut [i64],
-    v: usize,
-    mut each: impl FnMut(usize, i64, u8),
-) {
-    let s = side[v];
-    side[v] = 1 - s;
-    gain[v] = -gain[v];
-    for e in sp.xadj[v]..sp.xadj[v + 1] {
-        let u = sp.adjncy[e] as usize;
-        let d = 2 * (sp.edge_weight[e] * sp.cut_dist) as i64;
-        if side[u] == s {
-            gain[u] += d;
-        } else {
-            gain[u] -= d;
-        }
-        each(u, gain[u], side[u]);
-    }
-}
-
-/// Up to `passes` FM passes on `side`; stops after a pass that does not improve
-/// (overload, cost). Gains, loads and the cost are computed once, in one scan of the edges
-/// ([`init_gains`]), and kept up to date by every move and every rollback; each pass
-/// queues only the boundary (tasks with a neighbour on the other side or unequal external
-/// costs, told from the gain and the internal weighted degree when every edge weight is
-/// positive and `cut_dist > 0`), so a pass costs O(n + moves · deg · log n) rather than
-/// O((n + m) · log n). Returns the cost of the result.
-pub(crate) fn fm_passes(
-    sp: &SubProblem,
-    side: &mut [u8],
-    passes: usize,
-    stall: usize,
-    scratch: &mut BipartScratch,
-) -> u64 {
-    fm_passes_measured(sp, side, passes, stall, scratch).1
-}
-
-/// [`fm_passes`], also returning the cost `side` had before (from the same scan of the
-/// edges that finds the gains): `(before, after)`.
-pub(crate) fn fm_passes_measured(
-    sp: &SubProblem,
-    side: &mut [u8],
-    passes: usize,
-    stall: usize,
-    scratch: &mut BipartScratch,
-) -> (u64, u64) {
-    let start = init_gains(sp, side, scratch);
-    (
-        start,
-        fm_passes_with_gains(sp, side, passes, stall, scratch, start),
-    )
-}
-
-/// Every task's gain ([`SubProblem::gain`]) into `scratch.gain`, and `scratch.wdeg` with
-/// `scratch.wdeg_exact`, in one scan of the edges; returns the cost of `side` (the
-/// external costs plus `cut_dist` times half the cut weight summed over the tasks, which
-/// counts every cut edge from both ends).
-fn init_gains(sp: &SubProblem, side: &[u8], scratch: &mut BipartScratch) -> u64 {
-    let n = sp.n();
-    scratch.gain.clear();
-    scratch.wdeg.clear();
-    let mut exact = sp.cut_dist > 0;
-    let cd = sp.cut_dist as i64;
-    let (mut ext, mut cut) = (0u64, 0i64);
-    for v in 0..n {
-        let s = side[v] as usize;
-        let (mut all, mut other) = (0i64, 0i64);
-        for e in sp.xadj[v]..sp.xadj[v + 1] {
-            let w = sp.edge_weight[e] as i64;
-            exact &= w > 0;
-            all += w;
-            if side[sp.adjncy[e] as usize] as usize != s {
-                other += w;
-            }
-        }
-        scratch.wdeg.push(cd * all);
-        scratch
-            .gain
-            .push(sp.ext[s][v] as i64 - sp.ext[1 - s][v] as i64 + cd * (2 * other - all));
-        ext += sp.ext[s][v];
-        cut += other;
-    }
-    scratch.wdeg_exact = exact;
-    ext + (cd * (cut / 2)) as u64
-}
-
-/// [`fm_passes`] from the cost `start` of `side` and with every task's gain already in
-/// `scratch.gain` (as [`init_gains`] and [`grow`] leave them, checked here in debug
-/// builds against [`SubProblem::cost`] and [`SubProblem::gain`]).
-fn fm_passes_with_gains(
-    sp: &SubProblem,
-    side: &mut [u8],
-    passes: usize,
-    stall: usize,
-    scratch: &mut BipartScratch,
-    start: u64,
-) -> u64 {
-    debug_assert_eq!(start, sp.cost(side));
-    debug_assert!((0..sp.n()).all(|v| scratch.gain[v] == sp.gain(side, v)));
-    if passes == 0 {
-        return start;
-    }
-    let n = sp.n();
-    let ncon = sp.ncon;
-    let mut w = sp.loads(side);
-    let mut viol = sp.violation(&w);
-    let mut cost = start as i64;
-    scratch.locked.clear();
-    scratch.locked.resize(n, false);
-    // Fixed tasks stay locked for good (a pass unlocks only the tasks it moved).
-    for v in 0..n {
-        if sp.fixed_side(v).is_some() {
-            scratch.locked[v] = true;
-        }
-    }
-    for s in 0..2 {
-        scratch.heaps[s].reset(n);
-    }
-    let viol_after = |w: &[Vec<u64>; 2], v: usize, from: usize| -> u64 {
-        let mut x = 0;
-        for c in 0..ncon {
-            let vw = sp.vertex_weight[v * ncon + c];
-            x += (w[from][c] - vw).saturating_sub(sp.bound[from][c]);
-            x += (w[1 - from][c] + vw).saturating_sub(sp.bound[1 - from][c]);
-        }
-        x
-    };
-    // Queue keys: gain with LIFO ties for one vertex weight (straighter cuts: quick suite
-    // f_C 0.975 -> 0.964 of Scotch); with several, the heap's own order, under which DRB
-    // plus rebalancing keeps every constraint on our multi-weight tests (LIFO ties did not).
-    let queue_key = |g: i64, stamp: &mut i64| if ncon == 1 { lifo_key(g, stamp) } else { g };
-    // Moves v to the other side, updating loads, cost and gains (and, when `queue`, the
-    // queue entries of unlocked neighbours, inserting new boundary tasks).
-    let flip = |v: usize,
-                side: &mut [u8],
-                w: &mut [Vec<u64>; 2],
-                cost: &mut i64,
-                scratch: &mut BipartScratch,
-                stamp: &mut i64,
-                queue: bool| {
-        let s = side[v] as usize;
-        *cost -= scratch.gain[v];
-        for c in 0..ncon {
-            let vw = sp.vertex_weight[v * ncon + c];
-            w[s][c] -= vw;
-            w[1 - s][c] += vw;
-        }
-        let (heaps, locked) = (&mut scratch.heaps, &scratch.locked);
-        move_task(sp, side, &mut scratch.gain, v, |u, gu, su| {
-            if queue && !locked[u] {
-                heaps[su as usize].set(u as u32, queue_key(gu, stamp));
-            }
-        });
-    };
-    let mut stamp = 0i64;
-    let stall = stall.min((n / STALL_DIVISOR).max(MIN_STALL));
-    for _ in 0..passes {
-        let (start_viol, start_cost) = (viol, cost);
-        let (mut best_viol, mut best_cost, mut best_len) = (viol, cost, 0usize);
-        scratch.log.clear();
-        for v in 0..n {
-            if scratch.locked[v] {
-                continue;
-            }
-            // Equal external costs: the gain is -wdeg exactly when no neighbour is on
-            // the other side (each such edge adds twice its positive weight).
-            let across = || {
-                sp.adjncy[sp.xadj[v]..sp.xadj[v + 1]]
-                    .iter()
-                    .any(|&u| side[u as usize] != side[v])
-            };
-            debug_assert!(
-                !scratch.wdeg_exact
-                    || sp.ext[0][v] != sp.ext[1][v]
-                    || (scratch.gain[v] != -scratch.wdeg[v]) == across(),
-                "the boundary told from the gain"
-            );
-            let boundary = sp.ext[0][v] != sp.ext[1][v]
-                || if scratch.wdeg_exact {
-                    scratch.gain[v] != -scratch.wdeg[v]
-                } else {
-                    across()
-                };
-            if boundary {
-                let key = queue_key(scratch.gain[v], &mut stamp);
-                if ncon == 1 {
-                    scratch.fill[side[v] as usize].push((v as u32, key));
-                } else {
-                    scratch.heaps[side[v] as usize].set(v as u32, key);
-                }
-            }
-        }
-        // LIFO keys are distinct (until the 24-bit stamp wraps, after 16.7M queue
-        // operations), so a bottom-up build pops in the order the sets would.
-        for s in 0..2 {
-            if !scratch.fill[s].is_empty() {
-                scratch.heaps[s].build(scratch.fill[s].drain(..));
-            }
-        }
-        let mut since = 0usize;
-        loop {
-            // The best allowed move among the two queue tops.
-            let mut pick: Option<(usize, i64, u64)> = None;
-            scratch.deferred.clear();
-            for s in 0..2 {
-                // A blocked top stays queued (dropping blocked tasks would drain the
-                // queues under tight bounds): the next move from the other side may unblock
-                // it. While a bound is exceeded, a few blocked tasks are set aside (and
-                // queued again after the move) to find one whose move repairs the balance.
-                let mut skipped = if viol > 0 { 0 } else { FM_DEFER };
-                while let Some((v, g)) = scratch.heaps[s].peek() {
-                    let nv = viol_after(&w, v as usize, s);
-                    if nv == 0 || nv < viol {
-                        if pick.map(|p| g > p.1).unwrap_or(true) {
-                            pick = Some((v as usize, g, nv));
-                        }
-                        break;
-                    }
-                    if skipped == FM_DEFER {
-                        break;
-                    }
-                    skipped += 1;
-                    scratch.heaps[s].remove(v);
-                    scratch.deferred.push(v);
-                }
-            }
-            let Some((v, _, nv)) = pick else { break };
-            scratch.heaps[side[v] as usize].remove(v as u32);
-            scratch.locked[v] = true;
-            scratch.log.push(v as u32);
-            flip(v, side, &mut w, &mut cost, scratch, &mut stamp, true);
-            viol = nv;
-            for i in 0..scratch.deferred.len() {
-                let u = scratch.deferred[i] as usize;
-                let key = queue_key(scratch.gain[u], &mut stamp);
-                scratch.heaps[side[u] as usize].set(u as u32, key);
-            }
-            if (viol, cost) < (best_viol, best_cost) {
-                best_viol = viol;
-                best_cost = cost;
-                best_len = scratch.log.len();
-                since = 0;
-            } else {
-                since += 1;
-                if since >= stall {
-                    break;
-                }
-            }
-        }
-        for s in 0..2 {
-            scratch.heaps[s].clear();
-        }
-        for i in 0..scratch.log.len() {
-            let v = scratch.log[i] as usize;
-            scratch.locked[v] = false;
-        }
-        while scratch.log.len() > best_len {
-            let v = scratch.log.pop().expect("non-empty log") as usize;
-            flip(v, side, &mut w, &mut cost, scratch, &mut stamp, false);
-        }
-        viol = best_viol;
-        debug_assert_eq!(cost, best_cost);
-        debug_assert_eq!(cost, sp.cost(side) as i64);
-        if (best_viol, best_cost) >= (start_viol, start_cost) {
-            break;
-        }
-    }
-    cost as u64
-}
-
-/// One level of heavy-edge matching on a task set; `None` when it barely shrinks.
-fn coarsen_sub(
-    sp: &SubProblem,
-    coarsen_to: usize,
-    rng: &mut impl Rng,
-) -> Option<(SubProblem, Vec<u32>)> {
-    const NONE: u32 = u32::MAX;
-    let n = sp.n();
-    let ncon = sp.ncon;
-    let mut cap = vec![0u64; ncon];
-    for c in 0..ncon {
-        let tot: u64 = (0..n).map(|v| sp.vertex_weight[v * ncon + c]).sum();
-        let maxw = (0..n)
-            .map(|v| sp.vertex_weight[v * ncon + c])
-            .max()
-            .unwrap_or(0);
-        cap[c] = ((3 * tot) as f64 / (2 * coarsen_to) as f64).ceil() as u64;
-        cap[c] = cap[c].max(maxw).max(1);
-    }
-    let vsum: Vec<f64> = (0..n)
-        .map(|v| {
-            sp.vertex_weight[v * ncon..(v + 1) * ncon]
-                .iter()
-                .sum::<u64>()
-                .max(1) as f64
-        })
-        .collect();
-    let order = super::coarsen::local_random_order(n, rng);
-    let mut mate = vec![NONE; n];
-    for &v in &order {
-        let v = v as usize;
-        if mate[v] != NONE {
-            continue;
-        }
-        if sp.fixed_side(v).is_some() {
-            // Fixed tasks stay single, so a coarse task is fixed exactly when its task is.
-            mate[v] = v as u32;
-            continue;
-        }
-        let (mut best, mut best_r) = (NONE, -1.0f64);
-        for e in sp.xadj[v]..sp.xadj[v + 1] {
-            let u = sp.adjncy[e] as usize;
-            if mate[u] != NONE
-                || sp.fixed_side(u).is_some()
-                || (0..ncon).any(|c| {
-                    sp.vertex_weight[v * ncon + c] + sp.vertex_weight[u * ncon + c] > cap[c]
-                })
-            {
-                continue;
-            }
-            let w = sp.edge_weight[e].max(1) as f64;
-            let r = w * w / (vsum[v] * vsum[u]);
-            if r > best_r {
-                best_r = r;
-                best = u as u32;
-            }
-        }
-        if best != NONE {
-            mate[v] = best;
-            mate[best as usize] = v as u32;
-        } else {
-            mate[v] = v as u32;
-        }
-    }
-    let mut cluster = vec![0u32; n];
-    let mut members: Vec<u32> = Vec::with_capacity(n);
-    let mut first = Vec::with_capacity(n / 2 + 1);
-    for v in 0..n {
-        let m = mate[v] as usize;
-        if m >= v {
-            let id = first.len() as u32;
-            first.push(members.len());
-            members.push(v as u32);
-            cluster[v] = id;
-            if m != v {
-                members.push(m as u32);
-                cluster[m] = id;
-            }
-        }
-    }
-    let nc = first.len();
-    if nc as f64 > 0.9 * n as f64 {
-        return None;
-    }
-    first.push(members.len());
-    let mut c = SubProblem {
-        ncon,
-        cut_dist: sp.cut_dist,
-        bound: sp.bound.clone(),
-        share0: sp.share0,
-        ..SubProblem::default()
-    };
-    c.xadj.push(0);
-    let mut pos = vec![usize::MAX; nc];
-    let mut w = vec![0u64; ncon];
-    c.xadj.reserve(nc);
-    c.ext[0].reserve(nc);
-    c.ext[1].reserve(nc);
-    c.vertex_weight.reserve(nc * ncon);
-    for cv in 0..nc {
-        let start = c.adjncy.len();
-        let (mut e0, mut e1) = (0u64, 0u64);
-        w.fill(0);
-        for &v in &members[first[cv]..first[cv + 1]] {
-            let v = v as usize;
-            e0 += sp.ext[0][v];
-            e1 += sp.ext[1][v];
-            for k in 0..ncon {
-                w[k] += sp.vertex_weight[v * ncon + k];
-            }
-            for e in sp.xadj[v]..sp.xadj[v + 1] {
-                let cu = cluster[sp.adjncy[e] as usize] as usize;
-                if cu == cv {
-                    continue;
-                }
-                if pos[cu] != usize::MAX && pos[cu] >= start {
-                    c.edge_weight[pos[cu]] += sp.edge_weight[e];
-                } else {
-                    pos[cu] = c.adjncy.len();
-                    c.adjncy.push(cu as u32);
-                    c.edge_weight.push(sp.edge_weight[e]);
-                }
-            }
-        }
-        c.xadj.push(c.adjncy.len());
-        c.vertex_weight.extend_from_slice(&w);
-        c.ext[0].push(e0);
-        c.ext[1].push(e1);
-        if !sp.fixed.is_empty() {
-            c.fixed.push(sp.fixed[members[first[cv]] as usize]);
-        }
-    }
-    Some((c, cluster))
-}
-
-/// Moves every island to the other side: a connected piece of a side (within the set's
-/// internal edges) other than the side's largest, that has an edge to the other side and
-/// no fixed task (a piece without such an edge is a component of the set on its own,
-/// which FM places). Returns whether any task moved. O(n + m).
-fn move_islands(sp: &SubProblem, side: &mut [u8]) -> bool {
-    let n = sp.n();
-    let mut comp = vec![u32::MAX; n];
-    // (size, movable: touches the other side and holds no fixed task, side) per piece.
-    let mut info: Vec<(usize, bool, u8)> = Vec::new();
-    let mut stack = Vec::new();
-    for s0 in 0..n {
-        if comp[s0] != u32::MAX {
-            continue;
-        }
-        let id = info.len() as u32;
-        comp[s0] = id;
-        stack.push(s0);
-        let (mut size, mut fixed, mut touches) = (0usize, false, false);
-        while let Some(u) = stack.pop() {
-            size += 1;
-            fixed |= sp.fixed_side(u).is_some();
-            for e in sp.xadj[u]..sp.xadj[u + 1] {
-                let v = sp.adjncy[e] as usize;
-                if side[v] != side[u] {
-                    touches = true;
-                } else if comp[v] == u32::MAX {
-                    comp[v] = id;
-                    stack.push(v);
-                }
-            }
-        }
-        info.push((size, touches && !fixed, side[s0]));
-    }
-    let mut largest = [u32::MAX; 2];
-    for (i, &(size, _, s)) in info.iter().enumerate() {
-        let l = &mut largest[s as usize];
-        if *l == u32::MAX || size > info[*l as usize].0 {
-            *l = i as u32;
-        }
-    }
-    let mut moved = false;
-    for v in 0..n {
-        let c = comp[v];
-        let (_, movable, s) = info[c as usize];
-        if c != largest[s as usize] && movable {
-            side[v] = 1 - s;
-            moved = true;
-        }
-    }
-    moved
 }
 
 #[cfg(test)]
