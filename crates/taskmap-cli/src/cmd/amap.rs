@@ -10,13 +10,12 @@ use taskmap::hetero::io::stg::read_stg_program;
 use taskmap::hetero::io::wfcommons::read_workflow_program;
 use taskmap::hetero::ttigha::Platform;
 use taskmap::houstis::alloc::AllocParams;
+use taskmap::houstis::amg::read_amg_model;
 use taskmap::houstis::bus_queue::simulate;
 use taskmap::houstis::interconnect::{DelayModel, Interconnect};
 use taskmap::houstis::machine::Machine;
 use taskmap::houstis::mapper::{algorithm_mapper, evaluate_assignment, memory_excess, AmapResult};
-use taskmap::houstis::precedence::{
-    read_amg_model, Deterministic, ParallelMatrix, PrecedenceGraph,
-};
+use taskmap::houstis::precedence::{Deterministic, ParallelMatrix, PrecedenceGraph};
 use taskmap::houstis::schedule::{alloc_ls, LS_BUDGET};
 use taskmap::{Mapping, MappingFormat, PeId};
 

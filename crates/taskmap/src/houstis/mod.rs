@@ -1,7 +1,7 @@
 //! Houstis et al. (1989): the Algorithm Mapper — precedence graphs onto bus and Banyan
 //! shared-memory machines.
 //!
-//! * [`precedence`]: stochastic AND/EOR precedence graphs, their `.amg` files, expected
+//! * [`precedence`]: stochastic AND/EOR precedence graphs ([`amg`]: their files), expected
 //!   executions, back links and the parallelism matrix `Δ`.
 //! * [`interconnect`]: the queueing delay `D(u)` of the four shared-memory interconnects
 //!   (single bus, dual bus, multiple buses, Banyan/Omega network).
@@ -13,6 +13,7 @@
 //! * [`schedule`]: the schedule simulator (`T_REAL`), the list schedule and `alloc-ls`.
 
 pub mod alloc;
+pub mod amg;
 pub mod bus_queue;
 pub mod interconnect;
 pub mod machine;

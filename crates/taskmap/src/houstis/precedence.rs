@@ -47,7 +47,6 @@
 //! Logic is `AND` unless given. Errors name `file:line:column` and what is wrong.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use crate::error::Error;
 use crate::hetero::ttigha::HeteroProgram;
@@ -339,7 +338,7 @@ impl PrecedenceGraph {
 
 /// Compressed rows: `first[v]..first[v+1]` index `items` (the positions of `keys` equal
 /// to `v`, in order).
-fn csr(n: usize, keys: impl Iterator<Item = u32> + Clone) -> (Vec<u32>, Vec<u32>) {
+pub(crate) fn csr(n: usize, keys: impl Iterator<Item = u32> + Clone) -> (Vec<u32>, Vec<u32>) {
     let mut first = vec![0u32; n + 1];
     for k in keys.clone() {
         first[k as usize + 1] += 1;
@@ -358,7 +357,7 @@ fn csr(n: usize, keys: impl Iterator<Item = u32> + Clone) -> (Vec<u32>, Vec<u32>
 
 /// Tarjan's strongly connected components, iteratively; numbered in reverse topological
 /// order of the condensation.
-fn strong_components(n: usize, first: &[u32], out: &[u32], links: &[Link]) -> Vec<u32> {
+pub(crate) fn strong_components(n: usize, first: &[u32], out: &[u32], links: &[Link]) -> Vec<u32> {
     const NONE: u32 = u32::MAX;
     let (mut index, mut low, mut comp) = (vec![NONE; n], vec![0u32; n], vec![NONE; n]);
     let (mut on_stack, mut stack) = (vec![false; n], Vec::new());
@@ -414,7 +413,7 @@ fn strong_components(n: usize, first: &[u32], out: &[u32], links: &[Link]) -> Ve
 /// any module not reached: links to a module on the search's path (self links too).
 /// Without them the graph is acyclic; for a loop entered at one module (its head), the
 /// back links are the links into the head from the loop, whatever the search order.
-fn back_links(
+pub(crate) fn back_links(
     n: usize,
     first: &[u32],
     out: &[u32],
@@ -460,7 +459,7 @@ fn back_links(
 
 /// Gaussian elimination with partial pivoting of the `s × (s+1)` augmented system `a`;
 /// `None` if it is singular.
-fn solve_dense(a: &mut [f64], s: usize) -> Option<Vec<f64>> {
+pub(crate) fn solve_dense(a: &mut [f64], s: usize) -> Option<Vec<f64>> {
     let w = s + 1;
     for col in 0..s {
         let piv = (col..s).max_by(|&x, &y| {
@@ -493,7 +492,13 @@ fn solve_dense(a: &mut [f64], s: usize) -> Option<Vec<f64>> {
 
 /// A topological order of the links that are not back links (the smallest ready index
 /// first); `first`/`out` list each module's outgoing links.
-fn topological(n: usize, first: &[u32], out: &[u32], links: &[Link], back: &[bool]) -> Vec<u32> {
+pub(crate) fn topological(
+    n: usize,
+    first: &[u32],
+    out: &[u32],
+    links: &[Link],
+    back: &[bool],
+) -> Vec<u32> {
     let mut indeg = vec![0u32; n];
     for (l, &b) in links.iter().zip(back) {
         if !b {
@@ -525,10 +530,10 @@ fn topological(n: usize, first: &[u32], out: &[u32], links: &[Link], back: &[boo
 /// predecessor lists, a link listed once per occurrence.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dag {
-    first_succ: Vec<u32>,
-    succ: Vec<u32>,
-    first_pred: Vec<u32>,
-    pred: Vec<u32>,
+    pub(crate) first_succ: Vec<u32>,
+    pub(crate) succ: Vec<u32>,
+    pub(crate) first_pred: Vec<u32>,
+    pub(crate) pred: Vec<u32>,
 }
 
 impl Dag {
@@ -566,9 +571,9 @@ impl Dag {
 /// A square bit matrix.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BitMatrix {
-    n: usize,
-    words: usize,
-    bits: Vec<u64>,
+    pub(crate) n: usize,
+    pub(crate) words: usize,
+    pub(crate) bits: Vec<u64>,
 }
 
 impl BitMatrix {
@@ -785,7 +790,7 @@ impl ParallelMatrix {
 }
 
 /// Lowest common ancestor in the dominator tree (`u32::MAX` is the root).
-fn lca(idom: &[u32], depth: &[u32], mut a: u32, mut b: u32) -> u32 {
+pub(crate) fn lca(idom: &[u32], depth: &[u32], mut a: u32, mut b: u32) -> u32 {
     let d = |x: u32| if x == u32::MAX { 0 } else { depth[x as usize] };
     while a != b {
         if d(a) >= d(b) {
@@ -795,269 +800,4 @@ fn lca(idom: &[u32], depth: &[u32], mut a: u32, mut b: u32) -> u32 {
         }
     }
     a
-}
-
-/// Reads an `.amg` file (plain or gzip); see the module documentation.
-pub fn read_amg(path: &Path) -> Result<PrecedenceGraph, Error> {
-    Ok(read_amg_model(path)?.0)
-}
-
-/// Reads an `.amg` file with its `G'` (computed once, while the file is checked).
-pub fn read_amg_model(path: &Path) -> Result<(PrecedenceGraph, Deterministic), Error> {
-    crate::hetero::io::ttig::with_text(path, |text| parse_amg_model(text, path))
-}
-
-/// Parses `.amg` text; `path` names the input in errors. Besides the syntax, checks that
-/// the probabilities out of an `EOR` module are given and add up to at most 1, that links
-/// out of an `AND` module have probability 1, and that the expected executions exist
-/// (there is an entry, no loop repeats forever): such errors name the module's line.
-pub fn parse_amg(text: &str, path: &Path) -> Result<PrecedenceGraph, Error> {
-    Ok(parse_amg_model(text, path)?.0)
-}
-
-/// [`parse_amg`] with the graph's `G'`.
-pub fn parse_amg_model(text: &str, path: &Path) -> Result<(PrecedenceGraph, Deterministic), Error> {
-    let err = |line: usize, column: usize, message: String| Error::Parse {
-        path: path.to_path_buf(),
-        line,
-        column,
-        message,
-    };
-    let mut g = PrecedenceGraph {
-        names: Vec::new(),
-        time: Vec::new(),
-        memory: Vec::new(),
-        input: Vec::new(),
-        output: Vec::new(),
-        links: Vec::new(),
-    };
-    let mut module_line: Vec<usize> = Vec::new();
-    let mut index: HashMap<String, u32> = HashMap::new();
-    // (line, columns of from and to, names, itus, prob and its column)
-    type Pending<'a> = (
-        usize,
-        usize,
-        usize,
-        &'a str,
-        &'a str,
-        f64,
-        Option<(f64, usize)>,
-    );
-    let mut pending: Vec<Pending> = Vec::new();
-    for (li, raw) in text.split('\n').enumerate() {
-        let line = li + 1;
-        if let Some(c) = raw.find('\r') {
-            if c + 1 != raw.len() {
-                return Err(err(line, c + 1, "a carriage return inside a line".into()));
-            }
-        }
-        let body = raw.trim_end_matches('\r').split('#').next().unwrap_or("");
-        let toks: Vec<(usize, &str)> = body
-            .split_whitespace()
-            .map(|t| (t.as_ptr() as usize - body.as_ptr() as usize + 1, t))
-            .collect();
-        let Some(&(kcol, kw)) = toks.first() else {
-            continue;
-        };
-        let number = |k: usize, what: &str| -> Result<f64, Error> {
-            let (c, t) = toks[k];
-            t.parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .map(|v| v + 0.0)
-                .ok_or_else(|| {
-                    err(
-                        line,
-                        c,
-                        format!("expected {what} (a finite real >= 0), found \"{t}\""),
-                    )
-                })
-        };
-        let end = body.trim_end().len() + 1;
-        match kw.to_ascii_uppercase().as_str() {
-            "MODULE" => {
-                if toks.len() < 3 {
-                    return Err(err(
-                        line,
-                        end,
-                        "missing value: MODULE takes a name and a time".into(),
-                    ));
-                }
-                let (nc, name) = toks[1];
-                if name.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
-                    || name.contains('=')
-                {
-                    return Err(err(
-                        line,
-                        nc,
-                        format!("a module name must not start with a digit or '-' or hold '=', found \"{name}\""),
-                    ));
-                }
-                if let Some(&i) = index.get(name) {
-                    return Err(err(
-                        line,
-                        nc,
-                        format!(
-                            "module \"{name}\" is declared twice (first at line {})",
-                            module_line[i as usize]
-                        ),
-                    ));
-                }
-                let time = number(2, "a time")?;
-                let (mut mem, mut input, mut output) = (0.0, Logic::And, Logic::And);
-                let mut seen: Vec<String> = Vec::new();
-                for &(c, t) in &toks[3..] {
-                    let Some((key, value)) = t.split_once('=') else {
-                        return Err(err(
-                            line,
-                            c,
-                            format!("unexpected \"{t}\": after the time, MODULE takes mem=, in= and out="),
-                        ));
-                    };
-                    let key = key.to_ascii_lowercase();
-                    if seen.contains(&key) {
-                        return Err(err(line, c, format!("{key}= is given twice")));
-                    }
-                    seen.push(key.clone());
-                    let logic = |v: &str| match v.to_ascii_lowercase().as_str() {
-                        "and" => Ok(Logic::And),
-                        "eor" => Ok(Logic::Eor),
-                        _ => Err(err(
-                            line,
-                            c,
-                            format!("{key}= takes and or eor, found \"{v}\""),
-                        )),
-                    };
-                    match key.as_str() {
-                        "mem" => {
-                            mem = value
-                                .parse::<f64>()
-                                .ok()
-                                .filter(|v| v.is_finite() && *v >= 0.0)
-                                .ok_or_else(|| {
-                                    err(
-                                        line,
-                                        c,
-                                        format!("mem= takes a finite real >= 0, found \"{value}\""),
-                                    )
-                                })?
-                        }
-                        "in" => input = logic(value)?,
-                        "out" => output = logic(value)?,
-                        _ => {
-                            return Err(err(
-                                line,
-                                c,
-                                format!("unknown option \"{key}=\" (expected mem=, in= or out=)"),
-                            ))
-                        }
-                    }
-                }
-                if g.names.len() >= u32::MAX as usize - 1 {
-                    return Err(err(line, kcol, "too many modules".into()));
-                }
-                index.insert(name.to_string(), g.names.len() as u32);
-                g.names.push(name.to_string());
-                g.time.push(time);
-                g.memory.push(mem);
-                g.input.push(input);
-                g.output.push(output);
-                module_line.push(line);
-            }
-            "LINK" => {
-                if toks.len() < 4 {
-                    return Err(err(
-                        line,
-                        end,
-                        "missing value: LINK takes a source, a destination, ITUs and an optional probability".into(),
-                    ));
-                }
-                if toks.len() > 5 {
-                    return Err(err(
-                        line,
-                        toks[5].0,
-                        format!("unexpected \"{}\": LINK takes at most 4 values", toks[5].1),
-                    ));
-                }
-                let itus = number(3, "ITUs")?;
-                let prob = if toks.len() == 5 {
-                    let p = number(4, "a probability")?;
-                    if p > 1.0 {
-                        return Err(err(
-                            line,
-                            toks[4].0,
-                            format!("a probability is at most 1, found {p}"),
-                        ));
-                    }
-                    Some((p, toks[4].0))
-                } else {
-                    None
-                };
-                pending.push((line, toks[1].0, toks[2].0, toks[1].1, toks[2].1, itus, prob));
-            }
-            _ => {
-                return Err(err(
-                    line,
-                    kcol,
-                    format!("unknown keyword \"{kw}\" (expected MODULE or LINK)"),
-                ))
-            }
-        }
-    }
-    if g.names.is_empty() {
-        let lines = text.lines().count().max(1);
-        return Err(err(lines, 1, "no MODULE line: the graph is empty".into()));
-    }
-    let mut prob_sum = vec![0.0f64; g.modules()];
-    for &(line, fc, tc, from, to, itus, prob) in &pending {
-        let find = |name: &str, c: usize| {
-            index
-                .get(name)
-                .copied()
-                .ok_or_else(|| err(line, c, format!("no module is named \"{name}\"")))
-        };
-        let (f, t) = (find(from, fc)?, find(to, tc)?);
-        let p = match (g.output[f as usize], prob) {
-            (Logic::Eor, Some((p, _))) => p,
-            (Logic::Eor, None) => {
-                return Err(err(
-                    line,
-                    tc + to.len(),
-                    format!("missing probability: \"{from}\" has EOR output, so each of its links needs one"),
-                ))
-            }
-            (Logic::And, Some((p, c))) if p != 1.0 => {
-                return Err(err(
-                    line,
-                    c,
-                    format!("\"{from}\" has AND output, so control takes every link out of it (probability 1), not {p}; declare it out=eor"),
-                ))
-            }
-            (Logic::And, _) => 1.0,
-        };
-        prob_sum[f as usize] += p;
-        g.links.push(Link {
-            from: f,
-            to: t,
-            itus,
-            prob: p,
-        });
-    }
-    for i in 0..g.modules() {
-        if prob_sum[i] > 1.0 + 1e-9 && g.output[i] == Logic::Eor {
-            return Err(err(
-                module_line[i],
-                1,
-                format!(
-                    "the probabilities out of \"{}\" (EOR output) add up to {}, more than 1",
-                    g.names[i],
-                    (prob_sum[i] * 1e9).round() / 1e9
-                ),
-            ));
-        }
-    }
-    match g.deterministic() {
-        Ok(det) => Ok((g, det)),
-        Err(e) => Err(err(module_line[e.module as usize], 1, e.message)),
-    }
 }

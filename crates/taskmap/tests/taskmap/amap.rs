@@ -70,11 +70,10 @@ fn delay_models_agree_with_a_simulation_of_the_queue() {
 use std::path::Path;
 
 use taskmap::houstis::alloc::{alloc, AllocParams, Instance};
+use taskmap::houstis::amg::{parse_amg, read_amg};
 use taskmap::houstis::machine::Machine;
 use taskmap::houstis::mapper::algorithm_mapper;
-use taskmap::houstis::precedence::{
-    parse_amg, read_amg, Link, Logic, ParallelMatrix, PrecedenceGraph,
-};
+use taskmap::houstis::precedence::{Link, Logic, ParallelMatrix, PrecedenceGraph};
 use taskmap::houstis::schedule::simulate_schedule;
 
 fn fixture(rel: &str) -> std::path::PathBuf {

@@ -396,9 +396,10 @@ fn heterogeneous_model_platform_and_stg_files_refuse_mutations_at_a_line() {
 #[test]
 fn algorithm_mapper_graphs_refuse_mutations_at_a_line() {
     use taskmap::houstis::alloc::AllocParams;
+    use taskmap::houstis::amg::parse_amg;
     use taskmap::houstis::machine::Machine;
     use taskmap::houstis::mapper::algorithm_mapper;
-    use taskmap::houstis::precedence::{parse_amg, ParallelMatrix};
+    use taskmap::houstis::precedence::ParallelMatrix;
     for (i, name) in ["realtime.amg", "cholesky4.amg"].iter().enumerate() {
         let original = std::fs::read(fixture(&format!("amap/{name}"))).unwrap();
         let refused = mutations(&original, name, 700 + i as u64, |b| {
