@@ -21,14 +21,6 @@ macro_rules! errln {
     }};
 }
 
-/// `eprint!` with the behaviour of [`errln!`].
-macro_rules! err {
-    ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stderr(), $($t)*);
-    }};
-}
-
 mod cli;
 mod cmd;
 mod input;
@@ -49,11 +41,11 @@ pub(crate) fn emit(args: std::fmt::Arguments) {
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // Stopped by SIGINT, SIGTERM or SIGHUP (ctrlc's `termination`): remove the output being
-    // written (its temporary file; the destination was never touched) and end with the
+    // Stopped by SIGINT, SIGTERM or SIGHUP (ctrlc's `termination`): remove the outputs being
+    // written (their temporary files; the destinations were never touched) and end with the
     // shell's code for an interrupt.
     let _ = ctrlc::set_handler(|| {
-        taskmap_graph::remove_temporary_files();
+        output::remove_temporary_files();
         std::process::exit(130);
     });
     match cli::run() {

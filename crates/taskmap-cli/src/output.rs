@@ -1,13 +1,18 @@
 //! What the commands share on the way out: the output format, JSON printing, the progress
-//! display, output files written atomically and never over an input.
+//! display, output files written atomically and never over an input, and the temporary
+//! files that a signal removes.
 
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, Result};
 use clap::ValueEnum;
+use indicatif::{ProgressBar, ProgressFinish, ProgressStyle};
 use taskmap::TaskGraph;
-use taskmap_graph::GraphFormat;
+use taskmap_graph::{GraphFormat, Staged};
 
 use crate::input::*;
 
@@ -22,49 +27,155 @@ pub(crate) fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
     Ok(())
 }
 
-/// Shows the running phase and the elapsed time on stderr, from one second on, when stderr
-/// is a terminal. Dropping it stops the display and clears its line.
-pub(crate) struct Progress {
-    pub(crate) stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    pub(crate) handle: Option<std::thread::JoinHandle<()>>,
+/// The progress of a run on stderr (crate `indicatif`): what runs, its phase, and the
+/// steps of the phase as `i/n` (a percentage above 1,000 steps). Drawn only when stderr is
+/// a terminal; otherwise, or when not `shown`, it prints nothing at all.
+pub(crate) struct Bar {
+    bar: ProgressBar,
+    /// The steps of the phase running now; `u64::MAX` before its first step.
+    total: AtomicU64,
 }
 
-impl Progress {
-    pub(crate) fn start(phase: std::sync::Arc<std::sync::Mutex<String>>, enabled: bool) -> Self {
-        use std::io::IsTerminal;
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let handle = (enabled && std::io::stderr().is_terminal()).then(|| {
-            let stop = stop.clone();
-            std::thread::spawn(move || {
-                let t0 = Instant::now();
-                let mut shown = false;
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(std::time::Duration::from_millis(100));
-                    let el = t0.elapsed().as_secs_f64();
-                    if el >= 1.0 && !stop.load(Ordering::Relaxed) {
-                        let p = phase.lock().map(|s| s.clone()).unwrap_or_default();
-                        let spin = ['|', '/', '-', '\\'][(el * 10.0) as usize % 4];
-                        err!("\r\x1b[2K{} mapping: {} {:.1} s", spin, p, el);
-                        shown = true;
-                    }
-                }
-                if shown {
-                    err!("\r\x1b[2K");
-                }
-            })
-        });
-        Progress { stop, handle }
+impl Bar {
+    /// A display labelled `label` (the algorithm or the subcommand).
+    pub(crate) fn start(label: &str, shown: bool) -> Arc<Bar> {
+        let bar = if shown && std::io::stderr().is_terminal() {
+            let bar = ProgressBar::new_spinner()
+                .with_style(style(false))
+                .with_prefix(label.to_string())
+                .with_finish(ProgressFinish::AndClear);
+            bar.enable_steady_tick(Duration::from_millis(100));
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        Arc::new(Bar {
+            bar,
+            total: AtomicU64::new(u64::MAX),
+        })
+    }
+
+    /// Labels the next run `label`.
+    pub(crate) fn relabel(&self, label: &str) {
+        taskmap::Progress::phase(self, "");
+        self.bar.set_prefix(label.to_string());
+    }
+
+    /// Clears the display, before the results are printed.
+    pub(crate) fn finish(&self) {
+        self.bar.finish_and_clear();
     }
 }
 
-impl Drop for Progress {
-    fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
+/// The bar's style: a spinner, the label, the phase, and with `steps`, a bar and its steps.
+fn style(steps: bool) -> ProgressStyle {
+    let template = if steps {
+        "{spinner} {prefix} {msg} [{bar:30}] {steps} {elapsed}"
+    } else {
+        "{spinner} {prefix} {msg} {elapsed}"
+    };
+    ProgressStyle::with_template(template)
+        .expect("a valid template")
+        .progress_chars("=> ")
+        .with_key(
+            "steps",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = match s.len() {
+                    Some(n) if n > 1000 => write!(w, "{:.0}%", s.fraction() * 100.0),
+                    Some(n) => write!(w, "{}/{n}", s.pos()),
+                    None => Ok(()),
+                };
+            },
+        )
+}
+
+impl taskmap::Progress for Bar {
+    fn phase(&self, name: &str) {
+        if self.total.swap(u64::MAX, Ordering::Relaxed) != u64::MAX {
+            self.bar.set_style(style(false));
+        }
+        self.bar.set_message(name.to_string());
+    }
+
+    fn step(&self, done: u64, total: u64) {
+        // position and length first, so that a new bar never shows the last phase's
+        let before = self.total.swap(total, Ordering::Relaxed);
+        self.bar.set_position(done);
+        if before != total {
+            self.bar.set_length(total);
+        }
+        if before == u64::MAX {
+            self.bar.set_style(style(true));
         }
     }
+}
+
+/// The temporary files of the outputs this process has staged, which the handler of
+/// SIGINT, SIGTERM and SIGHUP removes. A file is created and registered, and renamed, under
+/// this lock. None is unregistered: one renamed or removed since is simply gone.
+static TEMPORARY_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn temporary_files() -> MutexGuard<'static, Vec<PathBuf>> {
+    TEMPORARY_FILES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes the temporary files being written, for the signal handler that then ends the
+/// process: an interrupted write leaves no `.NAME.XXXXXX.tmp` file behind. It keeps the
+/// lock for good, so that no temporary file is created or renamed afterwards.
+pub(crate) fn remove_temporary_files() {
+    let files = temporary_files();
+    for f in files.iter() {
+        let _ = std::fs::remove_file(f);
+    }
+    std::mem::forget(files);
+}
+
+/// Writes `path` through `write` to its temporary file, registered for the signal handler
+/// (or in place, for a device or a descriptor); [`commit`] renames it.
+pub(crate) fn stage(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<Staged> {
+    let mut staged = {
+        let mut files = temporary_files();
+        let staged = Staged::create(path)?;
+        files.extend(staged.temporary_path().map(Path::to_path_buf));
+        staged
+    };
+    staged.write_with(write)?;
+    Ok(staged)
+}
+
+/// Renames a staged file over its destination, unless a signal has stopped the process.
+pub(crate) fn commit(staged: Staged) -> io::Result<()> {
+    let _files = temporary_files();
+    staged.commit()
+}
+
+/// Writes every `(path, bytes)`, all or none: each goes to its temporary file first, and
+/// only when all are written are they renamed over their paths (a device or a descriptor
+/// is written in place as it comes). The error names the path.
+pub(crate) fn write_files(files: &[(&Path, &[u8])]) -> Result<(), taskmap::Error> {
+    let error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| taskmap::Error::Io { path, source }
+    };
+    let mut staged = Vec::with_capacity(files.len());
+    for &(path, bytes) in files {
+        staged.push((
+            path,
+            stage(path, |w| w.write_all(bytes)).map_err(error(path))?,
+        ));
+    }
+    for (path, s) in staged {
+        commit(s).map_err(error(path))?;
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` as [`write_files`] does.
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), taskmap::Error> {
+    write_files(&[(path, bytes)])
 }
 
 /// An error when `output` is the same file as one of `inputs` (writing it would destroy
@@ -146,7 +257,13 @@ pub(crate) fn output_format(path: &Path, to: Option<&str>) -> Result<GraphFormat
 }
 
 pub(crate) fn write_graph(path: &Path, g: &TaskGraph, format: GraphFormat) -> Result<u8> {
-    taskmap_graph::write_graph_file(path, g, format)?;
+    let write = taskmap_graph::graph_file_writer(path, g, format)?;
+    stage(path, write)
+        .and_then(commit)
+        .map_err(|source| taskmap_graph::GraphError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     errln!(
         "wrote {}: {} tasks, {} edges",
         path.display(),

@@ -235,7 +235,7 @@ fn a_failed_write_leaves_no_file() {
     };
     assert_no_tmp(dir.path());
     // A good write leaves the file and nothing else; also with a name of 250 bytes (the
-    // temporary file's name, the destination's cut short plus the process and a count,
+    // temporary file's name, the destination's cut short plus six random characters,
     // still fits the 255-byte limit of a name).
     for name in ["out.map".to_string(), format!("{}.map", "n".repeat(246))] {
         let good = dir.path().join(name);

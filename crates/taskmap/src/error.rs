@@ -61,25 +61,9 @@ pub(crate) fn utf8_text<'b>(bytes: &'b [u8], path: &std::path::Path) -> Result<&
 }
 
 /// Writes `bytes` to `path` so that a reader never sees a half-written file (see
-/// [`taskmap_graph::write_atomically_with`]: a temporary file and a rename; links
-/// followed, devices written in place, permissions kept).
+/// [`taskmap_graph::Staged`]: a temporary file and a rename; links followed, devices
+/// written in place, permissions kept).
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
     taskmap_graph::write_atomically_with(path, |w| w.write_all(bytes))
         .map_err(|e| Error::io(path, e))
-}
-
-/// Writes every `(path, bytes)` as [`write_atomically`] does, all or none: each goes to its
-/// temporary file first, and only when all are written are they renamed over their paths
-/// (a device or a descriptor is written in place as it comes).
-pub fn write_all_atomically(files: &[(&std::path::Path, &[u8])]) -> Result<(), Error> {
-    let mut staged = Vec::with_capacity(files.len());
-    for &(path, bytes) in files {
-        let s = taskmap_graph::stage_with(path, |w| w.write_all(bytes))
-            .map_err(|e| Error::io(path, e))?;
-        staged.push((path, s));
-    }
-    for (path, s) in staged {
-        s.commit().map_err(|e| Error::io(path, e))?;
-    }
-    Ok(())
 }

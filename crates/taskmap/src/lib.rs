@@ -35,7 +35,7 @@ pub mod problem;
 pub mod report;
 
 pub use error::Error;
-pub use mapper::{AlgorithmSpec, Mapper, RunContext};
+pub use mapper::{AlgorithmSpec, Mapper, NoProgress, Progress, RunContext};
 pub use mapping::{Mapping, MappingFormat};
 pub use metrics::{evaluate, EvalOptions, Evaluation};
 pub use problem::{Capacities, Problem};

@@ -4,6 +4,7 @@
 //! of [`AlgorithmSpec::ALL`] and one arm of [`AlgorithmSpec::build`].
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -22,8 +23,24 @@ pub trait Mapper: Send + Sync {
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error>;
 }
 
-/// What a run carries: the seeded generator, the thread pool, a deadline and the timings of
-/// its phases.
+/// An observer of a run's progress, for a display (the CLI draws a bar on a terminal).
+/// Runs report their phases and coarse steps only (a level, a V-cycle, a member of the
+/// population, a few thousand annealing moves, a batch of simulated events), so an
+/// observer costs nothing worth measuring. Both methods do nothing by default.
+pub trait Progress: Send + Sync {
+    /// A phase starts (the names of [`RunContext::timed`]).
+    fn phase(&self, _name: &str) {}
+    /// `done` of the `total` steps of the phase are done.
+    fn step(&self, _done: u64, _total: u64) {}
+}
+
+/// The observer of a run nobody watches.
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+/// What a run carries: the seeded generator, the thread pool, a deadline, the timings of
+/// its phases and an observer of its progress.
 pub struct RunContext {
     /// The seed the generator started from.
     pub seed: u64,
@@ -35,8 +52,8 @@ pub struct RunContext {
     pub deadline: Option<Instant>,
     /// Phase timings, in order.
     pub timings: Vec<(String, Duration)>,
-    /// The phase running now, for a progress display (set by [`RunContext::timed`]).
-    pub progress: Option<std::sync::Arc<std::sync::Mutex<String>>>,
+    /// Told each phase that [`RunContext::timed`] starts, and the steps within it.
+    pub progress: Arc<dyn Progress>,
 }
 
 /// The most threads a [`RunContext`] starts.
@@ -51,7 +68,7 @@ impl RunContext {
             pool: None,
             deadline: None,
             timings: Vec::new(),
-            progress: None,
+            progress: Arc::new(NoProgress),
         }
     }
 
@@ -78,12 +95,7 @@ impl RunContext {
 
     /// Runs `f` and records its wall time under `phase`.
     pub fn timed<T>(&mut self, phase: &str, f: impl FnOnce(&mut Self) -> T) -> T {
-        if let Some(p) = &self.progress {
-            if let Ok(mut s) = p.lock() {
-                s.clear();
-                s.push_str(phase);
-            }
-        }
+        self.progress.phase(phase);
         let t0 = Instant::now();
         let r = f(self);
         self.timings.push((phase.to_string(), t0.elapsed()));

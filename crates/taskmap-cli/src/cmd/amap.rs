@@ -14,9 +14,11 @@ use taskmap::houstis::amg::read_amg_model;
 use taskmap::houstis::bus_queue::simulate;
 use taskmap::houstis::interconnect::{DelayModel, Interconnect};
 use taskmap::houstis::machine::Machine;
-use taskmap::houstis::mapper::{algorithm_mapper, evaluate_assignment, memory_excess, AmapResult};
+use taskmap::houstis::mapper::{
+    algorithm_mapper_observed, evaluate_assignment, memory_excess, AmapResult,
+};
 use taskmap::houstis::precedence::{Deterministic, ParallelMatrix, PrecedenceGraph};
-use taskmap::houstis::schedule::{alloc_ls, LS_BUDGET};
+use taskmap::houstis::schedule::{alloc_ls_observed, LS_BUDGET};
 use taskmap::{Mapping, MappingFormat, PeId};
 
 /// Arguments of `taskmap amap`.
@@ -208,19 +210,24 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
         tolerance: a.tolerance,
         samples: a.samples,
     };
+    let progress = crate::output::Bar::start(&a.algorithm, true);
     let r = match a.algorithm.as_str() {
-        "alloc" => algorithm_mapper(&g, &det, parallel.as_ref(), &machine, &params),
-        "alloc-ls" => alloc_ls(
+        "alloc" => {
+            algorithm_mapper_observed(&g, &det, parallel.as_ref(), &machine, &params, &*progress)
+        }
+        "alloc-ls" => alloc_ls_observed(
             &g,
             &det,
             parallel.as_ref(),
             &machine,
             &params,
             a.budget.unwrap_or(LS_BUDGET),
+            &*progress,
         ),
         _ => unreachable!("checked above"),
     }
     .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+    progress.finish();
     report(&a, &g, &r, &machine, &path, &a.algorithm, json)?;
     Ok(0)
 }
@@ -236,8 +243,9 @@ fn report(
     json: bool,
 ) -> Result<()> {
     if let Some(out) = &a.output {
-        Mapping::new(r.processor.iter().map(|&p| PeId(p)).collect())
-            .write(out, MappingFormat::from_path(out))?;
+        let text = Mapping::new(r.processor.iter().map(|&p| PeId(p)).collect())
+            .to_text(MappingFormat::from_path(out));
+        crate::output::write_file(out, text.as_bytes())?;
     }
     if json {
         outln!(

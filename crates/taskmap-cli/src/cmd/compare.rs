@@ -60,8 +60,11 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> Result<u8> {
         .collect::<Result<_, _>>()?;
     let opts = eval_options(&problem, &a.constraints);
     let mut rows = Vec::with_capacity(specs.len());
-    for (name, alg) in names.iter().zip(&specs) {
+    let progress = Bar::start("compare", true);
+    for (i, (name, alg)) in names.iter().zip(&specs).enumerate() {
+        progress.relabel(&format!("{name} ({}/{})", i + 1, specs.len()));
         let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
+        ctx.progress = progress.clone();
         let t0 = Instant::now();
         let result = alg.build().map(&problem, &mut ctx);
         let time_ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -90,6 +93,7 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> Result<u8> {
         };
         rows.push(row);
     }
+    progress.finish();
     match a.format {
         OutputFormat::Json => print_json(&rows)?,
         OutputFormat::Human => {

@@ -13,7 +13,7 @@ use taskmap::hetero::io::order::read_order;
 use taskmap::hetero::io::stg::read_stg_program;
 use taskmap::hetero::io::ttig::{read_platform, read_ttigha};
 use taskmap::hetero::io::wfcommons::read_workflow_program;
-use taskmap::hetero::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
+use taskmap::hetero::mateha::{exhaustive_observed, iterated_local_search, mateha, SearchParams};
 use taskmap::hetero::simulha::{schedule_svg, Schedule, Simulator};
 use taskmap::hetero::ttigha::{Ttigha, TOO_LONG_COMM};
 use taskmap::{Mapping, MappingFormat, PeId};
@@ -243,7 +243,11 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             None => e.into(),
         })?;
     let optimum = if a.optimal {
-        Some(exhaustive(&model, a.limit)?)
+        let progress = crate::output::Bar::start("hetero", true);
+        taskmap::Progress::phase(&*progress, "exhaustive search");
+        let optimum = exhaustive_observed(&model, a.limit, &*progress)?;
+        progress.finish();
+        Some(optimum)
     } else {
         None
     };
@@ -290,7 +294,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
     .into_iter()
     .filter_map(|(path, text)| Some((path.as_deref()?, text.as_deref()?.as_bytes())))
     .collect();
-    taskmap::error::write_all_atomically(&outputs)?;
+    crate::output::write_files(&outputs)?;
     if json {
         let mut v = report_json(&model, &levels, &alloc, &schedule);
         v["model"] = json!(model_path);

@@ -212,8 +212,6 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
             }
         }
     }
-    let phase = std::sync::Arc::new(std::sync::Mutex::new(String::from("start")));
-    ctx.progress = Some(phase.clone());
     // --initial always runs a V-cycle, which the limit can end
     if a.time_limit.is_some() && !algorithm.honours_deadline() && refine.is_none() {
         if let AlgorithmSpec::Multilevel(_) = &algorithm {
@@ -230,15 +228,15 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     ctx.deadline = a
         .time_limit
         .map(|secs| t0 + std::time::Duration::from_secs_f64(secs));
-    let mapping = {
-        let _progress = Progress::start(phase, !quiet);
-        match &refine {
-            Some((ml, given, _)) => {
-                ml.refine_mapping_migrating(&problem, given, migration, &mut ctx)?
-            }
-            None => mapper.map(&problem, &mut ctx)?,
+    let progress = Bar::start(algorithm.name(), !quiet);
+    ctx.progress = progress.clone();
+    let mapping = match &refine {
+        Some((ml, given, _)) => {
+            ml.refine_mapping_migrating(&problem, given, migration, &mut ctx)?
         }
+        None => mapper.map(&problem, &mut ctx)?,
     };
+    progress.finish();
     let map_time = t0.elapsed();
     let opts = eval_options(&problem, &a.constraints);
     let evaluation = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
@@ -274,9 +272,8 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         None => None,
     };
     if let Some(out) = &a.output {
-        mapping
-            .write(out, MappingFormat::from_path(out))
-            .context("writing the mapping")?;
+        let text = mapping.to_text(MappingFormat::from_path(out));
+        write_file(out, text.as_bytes()).context("writing the mapping")?;
     }
     let feasible = evaluation.feasible();
     if !feasible {

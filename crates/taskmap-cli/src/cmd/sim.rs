@@ -11,7 +11,7 @@ use taskmap::perego::gen::generate_program;
 use taskmap::perego::greedy::{greedy_map_program, GreedyPerego};
 use taskmap::perego::program::{read_program, Program};
 use taskmap::perego::spm::{FEstimate, SpmModel, SpmParams};
-use taskmap::perego::wormhole::{simulate, simulate_ideal, ReadyPolicy, SimReport, WormholeParams};
+use taskmap::perego::wormhole::{simulate_observed, ReadyPolicy, SimReport, WormholeParams};
 use taskmap::{AlgorithmSpec, Mapping, MappingFormat, PeId, Problem, RunContext};
 
 /// Arguments of `taskmap sim`.
@@ -161,7 +161,7 @@ pub fn gen_program(spec: &str, out: &Path) -> Result<Program> {
         );
     }
     let p = generate_program(spec)?;
-    p.write(out)
+    crate::output::write_file(out, p.to_text().as_bytes())
         .with_context(|| format!("writing {}", out.display()))?;
     Ok(p)
 }
@@ -213,7 +213,7 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
                 &[a.program.as_ref(), a.mapping.as_ref()],
             )?;
             let text = program.to_text();
-            let s = taskmap_graph::stage_with(out, |w| w.write_all(text.as_bytes()))
+            let s = crate::output::stage(out, |w| w.write_all(text.as_bytes()))
                 .with_context(|| format!("writing {}", out.display()))?;
             Some((out, s))
         }
@@ -237,9 +237,14 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
         ])?;
     }
     let t0 = std::time::Instant::now();
+    let progress = crate::output::Bar::start("sim", true);
+    let simulate = |target| {
+        taskmap::Progress::phase(&*progress, "simulate");
+        simulate_observed(&program, target, &params, &*progress)
+    };
     let (report, target, f, mapping): (SimReport, String, Option<FOutput>, Option<Mapping>) =
         if a.ideal {
-            let r = simulate_ideal(&program, &params)?;
+            let r = simulate(None)?;
             (r, "ideal machine".to_string(), None, None)
         } else {
             let arch_spec = match &a.arch {
@@ -269,6 +274,7 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
                         problem.epsilon = eps;
                     }
                     let mut ctx = RunContext::new(a.seed);
+                    ctx.progress = progress.clone();
                     alg_spec
                         .build()
                         .map(&problem, &mut ctx)
@@ -281,7 +287,7 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
                         .collect(),
                 )
             };
-            let r = simulate(&program, arch.as_ref(), &mapping, &params)?;
+            let r = simulate(Some((arch.as_ref(), &mapping)))?;
             let f = if a.f {
                 let sp = SpmParams {
                     overlap_fraction: a.overlap_fraction,
@@ -312,14 +318,14 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
             };
             (r, arch.spec(), f, Some(mapping))
         };
+    progress.finish();
     let wall = t0.elapsed().as_secs_f64();
     if let (Some(out), Some(m)) = (&a.output, &mapping) {
-        m.write(out, MappingFormat::from_path(out))
-            .context("writing the mapping")?;
+        let text = m.to_text(MappingFormat::from_path(out));
+        crate::output::write_file(out, text.as_bytes()).context("writing the mapping")?;
     }
     if let Some((out, s)) = staged {
-        s.commit()
-            .with_context(|| format!("writing {}", out.display()))?;
+        crate::output::commit(s).with_context(|| format!("writing {}", out.display()))?;
     }
     let out = SimOutput {
         tasks: program.num_tasks(),

@@ -28,6 +28,7 @@ use rayon::prelude::*;
 use crate::error::Error;
 use crate::hetero::simulha::Simulator;
 use crate::hetero::ttigha::{HeteroProgram, Platform, Ttigha};
+use crate::mapper::{NoProgress, Progress};
 
 /// The TTIGHa graph of a program on a platform's processor types. The concurrency `TP`
 /// of a pair is simulated when asked for (MATEHa asks once per adjacent pair and type of
@@ -731,6 +732,16 @@ fn class_lists(model: &Ttigha) -> Vec<Vec<u32>> {
 /// are more than `limit` of them (see [`exhaustive_count`]). Runs on rayon's threads;
 /// the result does not depend on their number.
 pub fn exhaustive(model: &Ttigha, limit: u64) -> Result<Optimum, Error> {
+    exhaustive_observed(model, limit, &NoProgress)
+}
+
+/// [`exhaustive`], telling `progress` of the allocations simulated (after each of the
+/// few hundred subtrees the search is cut into).
+pub fn exhaustive_observed(
+    model: &Ttigha,
+    limit: u64,
+    progress: &dyn Progress,
+) -> Result<Optimum, Error> {
     let count = exhaustive_count(model);
     if count > limit {
         return Err(Error::Config(format!(
@@ -761,6 +772,7 @@ pub fn exhaustive(model: &Ttigha, limit: u64) -> Result<Optimum, Error> {
             })
             .collect();
     }
+    let simulated = std::sync::atomic::AtomicU64::new(0);
     let best = prefixes
         .par_iter()
         .map_init(
@@ -777,6 +789,8 @@ pub fn exhaustive(model: &Ttigha, limit: u64) -> Result<Optimum, Error> {
                     &mut used.clone(),
                     &mut best,
                 );
+                let before = simulated.fetch_add(best.2, std::sync::atomic::Ordering::Relaxed);
+                progress.step(before + best.2, count);
                 best
             },
         )

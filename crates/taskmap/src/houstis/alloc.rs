@@ -51,6 +51,7 @@ use rayon::prelude::*;
 
 use crate::houstis::machine::*;
 use crate::houstis::precedence::{BitMatrix, Deterministic, ParallelMatrix, PrecedenceGraph};
+use crate::mapper::Progress;
 
 /// Frames clustered per round of the multisection, by default.
 pub const SAMPLES: usize = 4;
@@ -788,12 +789,15 @@ pub fn alloc_settled(inst: &Instance, frame: f64, machine: &Machine, rho: f64) -
 /// clusters, by multisection; `Err` with the clustering of a frame that holds everything
 /// when even that does not reach the target.
 /// Frames after the first start the delay from the load of the best clustering so far.
+/// `progress` is told of each round of frames, of the rounds expected: each round
+/// narrows the interval `samples + 1` times, until it is within `tolerance` of its top.
 pub fn search_frame(
     inst: &Instance,
     machine: &Machine,
     target: usize,
     tolerance: f64,
     samples: usize,
+    progress: &dyn Progress,
 ) -> Result<(f64, Clustering), Clustering> {
     let samples = samples.max(1);
     let work: f64 = inst.proc.iter().sum();
@@ -813,6 +817,8 @@ pub fn search_frame(
     let mut best = at_hi;
     let mut lo =
         (biggest / machine.fastest()).max(work / machine.fastest_sum(target)) * (1.0 - 1e-9);
+    let width = hi - lo;
+    let mut round = 0u64;
     while hi - lo > tolerance * hi {
         let frames: Vec<f64> = (1..=samples)
             .map(|i| lo + (hi - lo) * i as f64 / (samples + 1) as f64)
@@ -836,6 +842,9 @@ pub fn search_frame(
         if (lo, hi) == before {
             break; // the frames no longer move (floating-point spacing)
         }
+        round += 1;
+        let rounds = (width / (tolerance * hi)).ln() / ((samples + 1) as f64).ln();
+        progress.step(round, (rounds.ceil() as u64).max(round));
     }
     Ok((hi, best))
 }

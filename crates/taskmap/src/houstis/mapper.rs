@@ -8,6 +8,7 @@ use crate::houstis::alloc::*;
 use crate::houstis::machine::*;
 use crate::houstis::precedence::{Deterministic, ParallelMatrix, PrecedenceGraph};
 use crate::houstis::schedule::*;
+use crate::mapper::{NoProgress, Progress};
 
 /// Step 1's target, the longest time of its clusters, and how many there are.
 pub type Step1 = (usize, f64, usize);
@@ -68,11 +69,24 @@ pub fn algorithm_mapper(
     machine: &Machine,
     params: &AllocParams,
 ) -> Result<AmapResult, Error> {
+    algorithm_mapper_observed(g, det, parallel, machine, params, &NoProgress)
+}
+
+/// [`algorithm_mapper`], telling `progress` of its steps and of the rounds of their frame
+/// searches.
+pub fn algorithm_mapper_observed(
+    g: &PrecedenceGraph,
+    det: &Deterministic,
+    parallel: Option<&ParallelMatrix>,
+    machine: &Machine,
+    params: &AllocParams,
+    progress: &dyn Progress,
+) -> Result<AmapResult, Error> {
     check_inputs(g, det, machine, params)?;
     let k = machine.processors as usize;
     let modules = Instance::of_modules(g, det, parallel);
-    let (cluster, frame1, step1) = step_one(&modules, machine, params)?;
-    let (cluster, frame, reduced) = reduce(g, det, machine, params, cluster, frame1, k)?;
+    let (cluster, frame1, step1) = step_one(&modules, machine, params, progress)?;
+    let (cluster, frame, reduced) = reduce(g, det, machine, params, cluster, frame1, k, progress)?;
     let processor = step_three(&modules, machine, cluster);
     let mut r = evaluate(g, det, &modules, machine, processor)?;
     r.step1 = step1;
@@ -170,13 +184,24 @@ pub(crate) fn step_one(
     modules: &Instance,
     machine: &Machine,
     params: &AllocParams,
+    progress: &dyn Progress,
 ) -> Result<(Vec<u32>, f64, Option<Step1>), Error> {
     if modules.parallel.is_none() {
         return Ok(((0..modules.len() as u32).collect(), 0.0, None));
     }
+    progress.phase("step 1: frame search");
     let k = machine.processors as usize;
     let target = params.parallelism.map_or(k, |p| p as usize).max(1);
-    let search = |t: usize| search_frame(modules, machine, t, params.tolerance, params.samples);
+    let search = |t: usize| {
+        search_frame(
+            modules,
+            machine,
+            t,
+            params.tolerance,
+            params.samples,
+            progress,
+        )
+    };
     let (f1, c) = match search(target) {
         Ok(found) => found,
         Err(at_hi) => search(at_hi.count).map_err(|_| {
@@ -203,6 +228,7 @@ pub(crate) fn reduce(
     mut cluster: Vec<u32>,
     frame: f64,
     target: usize,
+    progress: &dyn Progress,
 ) -> Result<(Vec<u32>, f64, bool), Error> {
     let count = cluster.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
     if count <= target {
@@ -220,12 +246,20 @@ pub(crate) fn reduce(
         .zip(&det.volume)
         .map(|(l, &v)| (cluster[l.from as usize], cluster[l.to as usize], v));
     let coarse = Instance::build(proc, mem, pairs, None);
-    let (f, c) =
-        search_frame(&coarse, machine, target, params.tolerance, params.samples).map_err(|_| {
-            Error::Mismatch(format!(
-                "the modules do not fit in the memory of {target} processors"
-            ))
-        })?;
+    progress.phase("step 2: frame search");
+    let (f, c) = search_frame(
+        &coarse,
+        machine,
+        target,
+        params.tolerance,
+        params.samples,
+        progress,
+    )
+    .map_err(|_| {
+        Error::Mismatch(format!(
+            "the modules do not fit in the memory of {target} processors"
+        ))
+    })?;
     for x in cluster.iter_mut() {
         *x = c.cluster[*x as usize];
     }

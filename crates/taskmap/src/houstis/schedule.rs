@@ -9,6 +9,7 @@ use crate::houstis::alloc::*;
 use crate::houstis::machine::*;
 use crate::houstis::mapper::*;
 use crate::houstis::precedence::{Dag, Deterministic, ParallelMatrix, PrecedenceGraph};
+use crate::mapper::{NoProgress, Progress};
 
 /// A list schedule of `G'` (ours): modules by decreasing bottom level (the longest path
 /// of processing times from them to an exit), ties by topological order, each placed on
@@ -121,11 +122,25 @@ pub fn alloc_ls(
     params: &AllocParams,
     budget: u64,
 ) -> Result<AmapResult, Error> {
+    alloc_ls_observed(g, det, parallel, machine, params, budget, &NoProgress)
+}
+
+/// [`alloc_ls`], telling `progress` of its steps, of the rounds of their frame searches and
+/// of the local search's budget spent.
+pub fn alloc_ls_observed(
+    g: &PrecedenceGraph,
+    det: &Deterministic,
+    parallel: Option<&ParallelMatrix>,
+    machine: &Machine,
+    params: &AllocParams,
+    budget: u64,
+    progress: &dyn Progress,
+) -> Result<AmapResult, Error> {
     check_inputs(g, det, machine, params)?;
     let n = g.modules();
     let k = machine.processors as usize;
     let modules = Instance::of_modules(g, det, parallel);
-    let (cluster, frame1, step1) = step_one(&modules, machine, params)?;
+    let (cluster, frame1, step1) = step_one(&modules, machine, params, progress)?;
     let mut targets = vec![k];
     while *targets.last().expect("not empty") > 1 {
         let t = targets.last().expect("not empty").div_ceil(2);
@@ -139,8 +154,16 @@ pub fn alloc_ls(
         if t >= count && t != k {
             continue;
         }
-        let Ok((c, frame, reduced)) = reduce(g, det, machine, params, cluster.clone(), frame1, t)
-        else {
+        let Ok((c, frame, reduced)) = reduce(
+            g,
+            det,
+            machine,
+            params,
+            cluster.clone(),
+            frame1,
+            t,
+            progress,
+        ) else {
             continue; // memory: too few processors
         };
         let mut r = evaluate(g, det, &modules, machine, step_three(&modules, machine, c))?;
@@ -203,7 +226,9 @@ pub fn alloc_ls(
         }
         nb
     };
+    progress.phase("local search");
     'search: while spent < budget {
+        progress.step(spent, budget);
         busy.iter_mut().for_each(|b| *b = 0.0);
         for i in 0..n {
             let p = processor[i] as usize;

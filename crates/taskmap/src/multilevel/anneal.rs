@@ -23,6 +23,7 @@ use std::time::Instant;
 use rand::Rng;
 
 use super::refine::kway::KwayState;
+use crate::mapper::Progress;
 
 /// Most PEs kept per PE as "nearest" candidates.
 const NEAR: usize = 64;
@@ -186,14 +187,16 @@ impl Best {
 }
 
 /// Anneals a balanced mapping for `proposals` proposals, or until `deadline` (checked
-/// every 4,096 proposals); returns how much `f_C` fell (0 when the mapping is unbalanced:
-/// it is left as it is). Proposals go to the movable tasks with neighbours. The mapping
-/// depends on the generator's state, and on the deadline when one passes.
+/// every 4,096 proposals, when `progress` is told of the proposals made); returns how much
+/// `f_C` fell (0 when the mapping is unbalanced: it is left as it is). Proposals go to the
+/// movable tasks with neighbours. The mapping depends on the generator's state, and on the
+/// deadline when one passes.
 pub fn anneal(
     state: &mut KwayState<'_>,
     proposals: u64,
     deadline: Option<Instant>,
     rng: &mut impl Rng,
+    progress: &dyn Progress,
 ) -> u64 {
     let tasks: Vec<u32> = (0..state.graph.num_tasks() as u32)
         .filter(|&v| state.movable(v) && state.graph.degree(v) > 0)
@@ -230,6 +233,10 @@ pub fn anneal(
     let start = state.comm_cost();
     let (mut cost, mut best) = (start, start);
     let mut kept = Best::new(&state.part);
+    let total: u64 = (0..ROUNDS)
+        .map(|r| proposals >> (r + 1).min(ROUNDS - 1))
+        .sum();
+    let mut made = 0;
     // Rounds from hot to cool, each from the best mapping so far: the first starts at
     // the mean rise with half the proposals, each next at half the temperature of the
     // one before with half the proposals left (the last two share the rest).
@@ -243,8 +250,11 @@ pub fn anneal(
         }
         let mut t = t0 / f64::from(1u32 << round);
         for i in 0..per_round {
-            if i % 4096 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
-                break;
+            if i % 4096 == 0 {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
+                progress.step(made + i, total);
             }
             t *= cool;
             let Some(pr) = propose(state, &tasks, &mut near, rng) else {
@@ -259,6 +269,7 @@ pub fn anneal(
                 }
             }
         }
+        made += per_round;
     }
     kept.restore(state);
     start - best
@@ -306,7 +317,7 @@ mod tests {
                 assert!(st.is_balanced());
                 let before = st.comm_cost();
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-                let fell = anneal(&mut st, 200 * n, None, &mut rng);
+                let fell = anneal(&mut st, 200 * n, None, &mut rng, &crate::NoProgress);
                 (before, fell, st.part.clone(), st.loads.clone())
             };
             let (before, fell, part, loads) = run(5);
@@ -342,7 +353,13 @@ mod tests {
         let mut st = KwayState::new(&g, &dist, &bound, start.clone());
         assert!(st.is_balanced());
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let fell = anneal(&mut st, u64::MAX, Some(Instant::now()), &mut rng);
+        let fell = anneal(
+            &mut st,
+            u64::MAX,
+            Some(Instant::now()),
+            &mut rng,
+            &crate::NoProgress,
+        );
         assert_eq!((fell, &st.part), (0, &start));
     }
 }

@@ -2,7 +2,6 @@
 //! mapping over one or two hierarchies, the probe for large graphs, and the [`Mapper`]
 //! implementation (see the module doc of [`crate::multilevel`] for the algorithm).
 
-use rand_xoshiro::Xoshiro256PlusPlus;
 use taskmap_arch::{Architecture, PeId};
 use taskmap_graph::TaskGraph;
 
@@ -94,7 +93,8 @@ pub(crate) fn anneal_final(
     ctx.timed("anneal", |ctx| {
         let mut st = KwayState::new(inst.graph, dist, &inst.bound, part).with_fixed(inst.fixed);
         let proposals = cfg.anneal.saturating_mul(inst.graph.num_tasks() as u64);
-        crate::multilevel::anneal::anneal(&mut st, proposals, ctx.deadline, &mut ctx.rng);
+        let (rng, progress) = (&mut ctx.rng, &*ctx.progress);
+        crate::multilevel::anneal::anneal(&mut st, proposals, ctx.deadline, rng, progress);
         st.part
     })
 }
@@ -251,8 +251,9 @@ pub(crate) fn coarsen_and_map_from(
     // first, then f_C, which projection keeps).
     let target = first_target(cfg, inst, k, !sections.is_empty());
     let mcw = max_cluster_weights(cfg, graph, bound, k, target);
-    let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
-        uncoarsen(cfg, levels, graph, fixed0, dist, bound, part, rng)
+    let unc = |levels: &[Level], part: Vec<u32>, ctx: &mut RunContext| {
+        let (rng, progress) = (&mut ctx.rng, &*ctx.progress);
+        uncoarsen(cfg, levels, graph, fixed0, dist, bound, part, rng, progress)
     };
     // Either the hierarchy with the better initial mapping, uncoarsened after the loop, or
     // (`uncoarsen_both`) every hierarchy uncoarsened at once and the better result kept.
@@ -286,7 +287,7 @@ pub(crate) fn coarsen_and_map_from(
             initial_mapping(cfg, inst, &levels, dist, sections, ctx)
         });
         if cfg.uncoarsen_both {
-            let fine = ctx.timed(phases.2, |ctx| unc(&levels, part, &mut ctx.rng));
+            let fine = ctx.timed(phases.2, |ctx| unc(&levels, part, ctx));
             drop(levels);
             let st = KwayState::new(graph, dist, bound, fine);
             let sc = (!st.is_balanced(), st.comm_cost());
@@ -302,7 +303,7 @@ pub(crate) fn coarsen_and_map_from(
         None => {
             let (_, _, levels, part) = best.expect("at least one coarsening");
             // Uncoarsening with refinement on every level.
-            ctx.timed("refine", |ctx| unc(&levels, part, &mut ctx.rng))
+            ctx.timed("refine", |ctx| unc(&levels, part, ctx))
         }
     }
 }
@@ -358,6 +359,7 @@ mod tests {
     use crate::multilevel::coarsen::Coarsening;
     use crate::problem::FREE;
     use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
     use std::time::{Duration, Instant};
     use taskmap_arch::parse_arch;
 

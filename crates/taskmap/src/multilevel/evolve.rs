@@ -51,7 +51,7 @@ use super::refine::rebalance::rebalance;
 use super::refine::{scored, uncoarsen};
 use super::vcycle::Pace;
 use super::DistTable;
-use crate::mapper::RunContext;
+use crate::mapper::{NoProgress, RunContext};
 use crate::problem::FREE;
 
 /// Combines drawn and run together (in parallel) before their children enter the
@@ -123,6 +123,8 @@ pub(super) fn evolve(
         // too (their V-cycles stop at it).
         let mut pop = Vec::with_capacity(size);
         let mut pace = Pace::default();
+        let built = std::sync::atomic::AtomicU64::new(0);
+        let progress = &*ctx.progress;
         for chunk in seeds.chunks(round) {
             if !pop.is_empty() && !pace.fits(ctx.deadline) {
                 break;
@@ -136,6 +138,8 @@ pub(super) fn evolve(
                     member.deadline = deadline;
                 }
                 let part = map_instance_with(cfg, inst, dist, &mut member);
+                let done = built.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                progress.step(done, size as u64);
                 score(inst, dist, part)
             }));
             pace.add(t.elapsed());
@@ -173,6 +177,7 @@ pub(super) fn evolve(
             }
             pace.add(t.elapsed());
             done += m;
+            ctx.progress.step(done as u64, combines as u64);
         }
     });
     pop.into_iter()
@@ -299,7 +304,17 @@ pub(super) fn recombine(
     if levels.is_empty() {
         st.part
     } else {
-        uncoarsen(cfg, &levels, graph, fixed0, dist, bound, st.part, &mut rng)
+        uncoarsen(
+            cfg,
+            &levels,
+            graph,
+            fixed0,
+            dist,
+            bound,
+            st.part,
+            &mut rng,
+            &NoProgress,
+        )
     }
 }
 

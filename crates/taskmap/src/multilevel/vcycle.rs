@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::mapper::RunContext;
+use crate::mapper::{NoProgress, RunContext};
 use crate::multilevel::refine::kway::KwayState;
 use crate::multilevel::DistTable;
 
@@ -52,7 +52,17 @@ pub(crate) fn vcycles(
     let (graph, fixed0, bound) = (inst.graph, inst.fixed, &inst.bound);
     let k = inst.arch.pe_count() as usize;
     let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
-        uncoarsen(cfg, levels, graph, fixed0, dist, bound, part, rng)
+        uncoarsen(
+            cfg,
+            levels,
+            graph,
+            fixed0,
+            dist,
+            bound,
+            part,
+            rng,
+            &NoProgress,
+        )
     };
     ctx.timed("v-cycles", |ctx| {
         let target = cfg.vcycle_per_pe.saturating_mul(k).max(cfg.min_coarsest);
@@ -63,7 +73,7 @@ pub(crate) fn vcycles(
         part = p;
         let cycles = count.min(VCYCLE_WORK / graph.num_tasks().max(1)).max(1);
         let mut pace = Pace::default();
-        for _ in 0..cycles {
+        for cycle in 1..=cycles {
             if !pace.fits(ctx.deadline) {
                 break;
             }
@@ -84,6 +94,7 @@ pub(crate) fn vcycles(
             cfg.refiner.refine(&mut st, &mut ctx.rng);
             let (sc, cand) = score(unc(&levels, st.part, &mut ctx.rng));
             pace.add(t.elapsed());
+            ctx.progress.step(cycle as u64, cycles as u64);
             if sc <= best {
                 part = cand;
             }

@@ -53,6 +53,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use taskmap_arch::{Architecture, LinkId, PeId};
 
 use crate::error::Error;
+use crate::mapper::{NoProgress, Progress};
 use crate::mapping::Mapping;
 use crate::perego::program::{Op, Program, NONE};
 
@@ -234,16 +235,32 @@ pub fn simulate(
     mapping: &Mapping,
     params: &WormholeParams,
 ) -> Result<SimReport, Error> {
-    let pe_of =
-        super::routed_mapping(program.num_tasks(), arch, mapping, "the wormhole simulator")?;
-    Sim::new(program, Some(arch), pe_of, arch.pe_count() as usize, params).run()
+    simulate_observed(program, Some((arch, mapping)), params, &NoProgress)
 }
 
 /// Simulates `program` on the ideal machine: every task on its own PE, fully connected, no
 /// contention, every message `T_c · L` cycles.
 pub fn simulate_ideal(program: &Program, params: &WormholeParams) -> Result<SimReport, Error> {
+    simulate_observed(program, None, params, &NoProgress)
+}
+
+/// [`simulate`] with a target and a mapping, else [`simulate_ideal`]; `progress` is told
+/// of the messages delivered, every 4,096 of them.
+pub fn simulate_observed(
+    program: &Program,
+    target: Option<(&dyn Architecture, &Mapping)>,
+    params: &WormholeParams,
+    progress: &dyn Progress,
+) -> Result<SimReport, Error> {
     let n = program.num_tasks();
-    Sim::new(program, None, (0..n as u32).collect(), n, params).run()
+    let sim = match target {
+        Some((arch, mapping)) => {
+            let pe_of = super::routed_mapping(n, arch, mapping, "the wormhole simulator")?;
+            Sim::new(program, Some(arch), pe_of, arch.pe_count() as usize, params)
+        }
+        None => Sim::new(program, None, (0..n as u32).collect(), n, params),
+    };
+    sim.run(progress)
 }
 
 /// Latest representable time: sums saturate here, below the `u64::MAX` sentinels.
@@ -428,8 +445,9 @@ impl<'a> Sim<'a> {
         });
     }
 
-    fn run(mut self) -> Result<SimReport, Error> {
+    fn run(mut self, progress: &dyn Progress) -> Result<SimReport, Error> {
         let n = self.prog.num_tasks();
+        let (mut delivered, messages) = (0u64, self.prog.messages().len() as u64);
         for t in 0..n as u32 {
             let pe = self.pe_of[t as usize] as usize;
             self.queue[pe].push_back(t);
@@ -455,7 +473,13 @@ impl<'a> Sim<'a> {
                 }
                 EvKind::Inject(m) => self.inject_msg(m, now),
                 EvKind::Header(slot) => self.request(slot, now),
-                EvKind::Deliver(m) => self.on_deliver(m, now),
+                EvKind::Deliver(m) => {
+                    self.on_deliver(m, now);
+                    delivered += 1;
+                    if delivered % 4096 == 0 {
+                        progress.step(delivered, messages);
+                    }
+                }
             }
         }
         self.finish_report()

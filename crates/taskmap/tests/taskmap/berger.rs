@@ -245,7 +245,17 @@ fn annealing_never_returns_worse_than_its_start_and_deltas_are_exact() {
                 stages: 10,
                 ..PnpMapper::default()
             };
-            let best = anneal_qap(&w, k, &dist, &start, &cfg, &mut rng, &|_, _| true, None);
+            let best = anneal_qap(
+                &w,
+                k,
+                &dist,
+                &start,
+                &cfg,
+                &mut rng,
+                &|_, _| true,
+                None,
+                &taskmap::NoProgress,
+            );
             let mut sorted = best.clone();
             sorted.sort_unstable();
             assert_eq!(

@@ -1644,3 +1644,63 @@ fn annealing_the_final_mapping_is_never_worse() {
     }
     assert!(improved >= 3, "annealing improved {improved} of 6 runs");
 }
+
+/// A progress observer is told the multilevel mapper's phases and steps (the levels while
+/// uncoarsening, V-cycles, members, recombinations, annealing proposals), each step within
+/// its phase's total and in order, and changes nothing: the same seed gives the same
+/// mapping without it.
+#[test]
+fn progress_sees_the_steps_and_changes_nothing() {
+    #[derive(Default)]
+    struct Record(std::sync::Mutex<Vec<(String, u64, u64)>>);
+    impl taskmap::Progress for Record {
+        fn phase(&self, name: &str) {
+            self.0.lock().unwrap().push((name.to_string(), 0, 0));
+        }
+        fn step(&self, done: u64, total: u64) {
+            let mut events = self.0.lock().unwrap();
+            let phase = events.last().map(|e| e.0.clone()).unwrap_or_default();
+            events.push((phase, done, total));
+        }
+    }
+    for (g, alg, phases) in [
+        (
+            gen::grid(&[150, 150], false),
+            "multilevel",
+            &["refine", "v-cycles"][..],
+        ),
+        (
+            gen::random_geometric(3000, 7.0, 2),
+            "multilevel,population=2,combines=2,anneal=20",
+            &["population", "combine", "anneal"][..],
+        ),
+    ] {
+        let problem = Problem::new(g, arch("torus:4x4"));
+        let spec: AlgorithmSpec = alg.parse().unwrap();
+        let record = std::sync::Arc::new(Record::default());
+        let mut ctx = RunContext::new(7);
+        ctx.progress = record.clone();
+        let watched = spec.build().map(&problem, &mut ctx).unwrap();
+        let plain = spec.build().map(&problem, &mut RunContext::new(7)).unwrap();
+        assert_eq!(watched, plain, "{alg}: the observer changed the mapping");
+        let events = record.0.lock().unwrap();
+        for phase in phases {
+            let steps: Vec<(u64, u64)> = events
+                .iter()
+                .filter(|e| e.0 == *phase && e.2 > 0)
+                .map(|e| (e.1, e.2))
+                .collect();
+            assert!(!steps.is_empty(), "{alg}: no step in {phase}: {events:?}");
+            assert!(
+                steps.iter().all(|&(d, t)| d <= t),
+                "{alg} {phase}: {steps:?}"
+            );
+            assert!(
+                steps
+                    .windows(2)
+                    .all(|w| w[0].0 <= w[1].0 || w[0].1 != w[1].1),
+                "{alg} {phase}: out of order: {steps:?}"
+            );
+        }
+    }
+}

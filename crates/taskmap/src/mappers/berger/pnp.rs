@@ -28,7 +28,7 @@ use taskmap_arch::PeId;
 use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
-use crate::mapper::{Mapper, RunContext};
+use crate::mapper::{Mapper, Progress, RunContext};
 use crate::mappers::berger::common::{check_pes, BergerDist, Loads};
 use crate::mapping::Mapping;
 use crate::problem::Problem;
@@ -157,8 +157,9 @@ impl Mapper for PnpMapper {
         let k = problem.arch.pe_count() as usize;
         let mut best: Option<(u64, Vec<u32>, Loads)> = None;
         ctx.timed("grasp", |ctx| -> Result<(), Error> {
-            for _ in 0..self.runs {
+            for run in 1..=self.runs {
                 let (part, pl) = grasp_partition(g, &loads, self.rcl, &mut ctx.rng)?;
+                ctx.progress.step(run as u64, self.runs as u64);
                 let cut = edge_cut(g, &part);
                 if best.as_ref().is_none_or(|(c, _, _)| cut < *c) {
                     best = Some((cut, part, pl));
@@ -181,7 +182,8 @@ impl Mapper for PnpMapper {
         };
         let deadline = ctx.deadline;
         let perm = ctx.timed("anneal", |ctx| {
-            anneal_qap(&w, k, &dist, &start, self, &mut ctx.rng, &fits, deadline)
+            let (rng, progress) = (&mut ctx.rng, &*ctx.progress);
+            anneal_qap(&w, k, &dist, &start, self, rng, &fits, deadline, progress)
         });
         let pes = part.iter().map(|&p| PeId(perm[p as usize])).collect();
         Ok(Mapping::new(pes))
@@ -390,8 +392,9 @@ pub fn swap_delta(
 }
 
 /// Simulated annealing of the quadratic assignment from `start` (see the module
-/// documentation); `fits(part, pe)` tells whether a part may go on a PE. Returns the best
-/// permutation seen (never costlier than `start`).
+/// documentation); `fits(part, pe)` tells whether a part may go on a PE, and `progress` is
+/// told of the moves made after each stage. Returns the best permutation seen (never
+/// costlier than `start`).
 pub fn anneal_qap(
     w: &[u64],
     k: usize,
@@ -401,6 +404,7 @@ pub fn anneal_qap(
     rng: &mut impl Rng,
     fits: &dyn Fn(u32, u32) -> bool,
     deadline: Option<std::time::Instant>,
+    progress: &dyn Progress,
 ) -> Vec<u32> {
     let mut perm = start.to_vec();
     if k < 2 {
@@ -455,6 +459,7 @@ pub fn anneal_qap(
             }
         }
         done += per_stage;
+        progress.step(done.min(moves) as u64, moves as u64);
         temp *= cfg.cooling;
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             break;

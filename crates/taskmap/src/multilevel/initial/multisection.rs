@@ -7,7 +7,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use taskmap_graph::TaskGraph;
 
-use crate::mapper::RunContext;
+use crate::mapper::{NoProgress, RunContext};
 use crate::multilevel::refine::kway::KwayState;
 use crate::multilevel::refine::rebalance::rebalance;
 use crate::multilevel::DistTable;
@@ -163,7 +163,17 @@ pub(crate) fn refine_groups(
         Some(top) => {
             let mut st = KwayState::new(&top.graph, &qdist, &qbound, top.part.clone());
             cfg.refiner.refine(&mut st, rng);
-            uncoarsen(cfg, &levels, graph, &[], &qdist, &qbound, st.part, rng)
+            uncoarsen(
+                cfg,
+                &levels,
+                graph,
+                &[],
+                &qdist,
+                &qbound,
+                st.part,
+                rng,
+                &NoProgress,
+            )
         }
         None => {
             let mut st = KwayState::new(graph, &qdist, &qbound, nodes);

@@ -9,6 +9,7 @@ pub mod rebalance;
 use rand::Rng;
 use taskmap_graph::TaskGraph;
 
+use crate::mapper::Progress;
 use crate::multilevel::refine::kway::KwayState;
 use crate::multilevel::refine::rebalance::rebalance;
 use crate::multilevel::DistTable;
@@ -30,7 +31,7 @@ pub(crate) fn scored(
 
 /// Projects `part` (a mapping of the coarsest level) through `levels` to `graph`,
 /// repairing the balance where needed and refining on every level; returns the mapping of
-/// `graph`.
+/// `graph`. Tells `progress` of each level done.
 pub(crate) fn uncoarsen(
     cfg: &MultilevelMapper,
     levels: &[Level],
@@ -40,7 +41,9 @@ pub(crate) fn uncoarsen(
     bound: &[u64],
     mut part: Vec<u32>,
     rng: &mut impl Rng,
+    progress: &dyn Progress,
 ) -> Vec<u32> {
+    let n = levels.len() as u64;
     for i in (0..levels.len()).rev() {
         let fine = if i == 0 { graph } else { &levels[i - 1].graph };
         let fine_fixed = if i == 0 {
@@ -56,6 +59,7 @@ pub(crate) fn uncoarsen(
         }
         cfg.refiner.refine(&mut st, rng);
         part = st.part;
+        progress.step(n - i as u64, n);
     }
     let mut st = KwayState::new(graph, dist, bound, part).with_fixed(fixed0);
     if !st.is_balanced() {
