@@ -111,7 +111,7 @@ def main():
                     j, secs = run(["hetero", "--stg", path, "--platform", ppath, "--slowness",
                                    f"1,{args.slowness}", "--bytes", str(args.bytes), "-A", alg,
                                    "--priority", args.priority,
-                                   "-f", "json"])
+                                   "-f", "json"] + (["-s", "1"] if alg.endswith("-ls") else []))
                     r[alg].append(j["makespan"] / lb)
                     r["su"][alg].append(work / j["makespan"])
                     r["t"][alg].append(secs)

@@ -136,7 +136,12 @@ pub(crate) fn stage(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<Staged> {
-    let mut staged = {
+    // A device or FIFO is opened in place, outside the lock: opening a FIFO blocks until a
+    // reader comes, and the signal handler must not wait for it. Nothing is registered.
+    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    let mut staged = if special {
+        Staged::create(path)?
+    } else {
         let mut files = temporary_files();
         let staged = Staged::create(path)?;
         files.extend(staged.temporary_path().map(Path::to_path_buf));

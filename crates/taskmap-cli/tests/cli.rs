@@ -1023,6 +1023,42 @@ fn a_stopped_write_leaves_no_temporary_file() {
     panic!("every write ended before its temporary file was seen");
 }
 
+/// A signal ends a run that waits to open a FIFO for its output (no reader yet): opening it
+/// must not hold what the signal handler needs.
+#[test]
+fn a_signal_ends_a_write_waiting_on_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("out.graph");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_taskmap"))
+        .args(["gen", "ring", "10", "-o", fifo.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Give it time to block on the FIFO's open.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "it did not wait for a reader"
+    );
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let t0 = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("SIGTERM did not end a write waiting on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+}
+
 #[test]
 fn hetero_allocates_simulates_and_reads_back() {
     let dir = tempfile::tempdir().unwrap();

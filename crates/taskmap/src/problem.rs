@@ -352,15 +352,15 @@ pub fn ceil_shares(graph: &TaskGraph, arch: &dyn Architecture, c: usize) -> Vec<
 }
 
 /// The balance bound of KaHIP, METIS and Mt-KaHyPar on a share: `⌊(1+ε)·⌈share⌉⌋`, given
-/// `⌈share⌉`. A relative tolerance of 10^-12 keeps products such as 1.15·20 at 23.
+/// `⌈share⌉`, computed as `⌈share⌉ + ⌊ε·⌈share⌉⌋` with an absolute tolerance of 10^-9 on
+/// the second term, so that products such as 0.15·20 (2.9999999999999996 in binary) count
+/// as the 3 they are written as, and large shares get no more than the rule allows.
 pub fn balance_bound(ceil_share: u64, epsilon: f64) -> u64 {
-    let x = (1.0 + epsilon) * ceil_share as f64;
-    let b = (x * (1.0 + 1e-12)).floor();
-    // Never below the share itself (ε ≥ 0), and never past u64 (a huge ε).
-    if b >= u64::MAX as f64 {
-        u64::MAX
+    let extra = (epsilon * ceil_share as f64 + 1e-9).floor();
+    if extra >= u64::MAX as f64 {
+        u64::MAX // a huge ε
     } else {
-        (b as u64).max(ceil_share)
+        ceil_share.saturating_add(extra as u64)
     }
 }
 
@@ -572,6 +572,9 @@ mod tests {
         assert_eq!(balance_bound(5, 0.2), 6);
         assert_eq!(balance_bound(0, 0.5), 0);
         assert_eq!(balance_bound(7, 1e300), u64::MAX);
+        // Large shares get exactly the rule, no tolerance on top.
+        assert_eq!(balance_bound(10_000_000_000_001, 0.0), 10_000_000_000_001);
+        assert_eq!(balance_bound(1_000_000_000_000, 0.03), 1_030_000_000_000);
         // Shares by PE capacity, rounded up exactly: 10 tasks over capacities 1, 2 -> 4, 7.
         let g = taskmap_graph::gen::ring(10);
         let arch = taskmap_arch::parse_arch("wcomplete:1,2").unwrap();

@@ -143,7 +143,7 @@ fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, Deterministic, String)> 
 }
 
 /// Runs `taskmap amap`.
-pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
+pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
     let json = match a.format.as_str() {
         "human" => false,
         "json" => true,
@@ -210,7 +210,7 @@ pub fn cmd_amap(a: AmapArgs) -> Result<u8> {
         tolerance: a.tolerance,
         samples: a.samples,
     };
-    let progress = crate::output::Bar::start(&a.algorithm, true);
+    let progress = crate::output::Bar::start(&a.algorithm, !quiet);
     let r = match a.algorithm.as_str() {
         "alloc" => {
             algorithm_mapper_observed(&g, &det, parallel.as_ref(), &machine, &params, &*progress)

@@ -42,7 +42,7 @@ pub(crate) struct CompareRow {
     pub(crate) error: Option<String>,
 }
 
-pub(crate) fn cmd_compare(a: CompareArgs) -> Result<u8> {
+pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
     let spec = arch_spec(a.arch.as_ref(), &a.input)?;
     let (problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
     let names: Vec<String> = if a.algorithms.is_empty() {
@@ -60,7 +60,7 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> Result<u8> {
         .collect::<Result<_, _>>()?;
     let opts = eval_options(&problem, &a.constraints);
     let mut rows = Vec::with_capacity(specs.len());
-    let progress = Bar::start("compare", true);
+    let progress = Bar::start("compare", !quiet);
     for (i, (name, alg)) in names.iter().zip(&specs).enumerate() {
         progress.relabel(&format!("{name} ({}/{})", i + 1, specs.len()));
         let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;

@@ -107,7 +107,7 @@ pub struct HeteroArgs {
 }
 
 /// Runs `taskmap hetero`.
-pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
+pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
     let json = match a.format.as_str() {
         "human" => false,
         "json" => true,
@@ -243,7 +243,7 @@ pub fn cmd_hetero(a: HeteroArgs) -> Result<u8> {
             None => e.into(),
         })?;
     let optimum = if a.optimal {
-        let progress = crate::output::Bar::start("hetero", true);
+        let progress = crate::output::Bar::start("hetero", !quiet);
         taskmap::Progress::phase(&*progress, "exhaustive search");
         let optimum = exhaustive_observed(&model, a.limit, &*progress)?;
         progress.finish();

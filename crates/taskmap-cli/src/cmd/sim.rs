@@ -167,7 +167,7 @@ pub fn gen_program(spec: &str, out: &Path) -> Result<Program> {
 }
 
 /// Runs `taskmap sim`. Exit code 0.
-pub fn cmd_sim(a: SimArgs) -> Result<u8> {
+pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
     let json = match a.format.as_str() {
         "human" => false,
         "json" => true,
@@ -206,12 +206,12 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
     };
     // The program is staged now (a path that cannot be written fails before the run) and
     // renamed into place once the run has succeeded: a failed run leaves no file behind.
+    // The target's file (graph:, matrix:, a Scotch target file) is an input too.
+    let target = a.arch.as_deref().and_then(crate::input::target_file);
+    let inputs = [a.program.as_ref(), a.mapping.as_ref(), target.as_ref()];
     let staged = match &a.write_program {
         Some(out) => {
-            crate::output::refuse_overwriting_inputs(
-                out,
-                &[a.program.as_ref(), a.mapping.as_ref()],
-            )?;
+            crate::output::refuse_overwriting_inputs(out, &inputs)?;
             let text = program.to_text();
             let s = crate::output::stage(out, |w| w.write_all(text.as_bytes()))
                 .with_context(|| format!("writing {}", out.display()))?;
@@ -230,14 +230,14 @@ pub fn cmd_sim(a: SimArgs) -> Result<u8> {
         torus_virtual_channels: !a.no_virtual_channels,
     };
     if let Some(out) = &a.output {
-        crate::output::refuse_overwriting_inputs(out, &[a.program.as_ref(), a.mapping.as_ref()])?;
+        crate::output::refuse_overwriting_inputs(out, &inputs)?;
         crate::output::refuse_same_outputs(&[
             ("--output", Some(out)),
             ("--write-program", a.write_program.as_ref()),
         ])?;
     }
     let t0 = std::time::Instant::now();
-    let progress = crate::output::Bar::start("sim", true);
+    let progress = crate::output::Bar::start("sim", !quiet);
     let simulate = |target| {
         taskmap::Progress::phase(&*progress, "simulate");
         simulate_observed(&program, target, &params, &*progress)

@@ -4,7 +4,8 @@
 //! registered algorithm through refactors.
 //!
 //! After an intended change of behaviour, record the outputs anew with
-//! `TASKMAP_GOLDEN=bless cargo test -p taskmap-cli --test cli golden` and review the diff.
+//! `TASKMAP_GOLDEN=bless cargo test -p taskmap-cli --test cli golden` and review the diff
+//! (that run fails on purpose, so that a stray setting cannot pass for a check).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -52,10 +53,16 @@ fn cases() -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// Drops the timing keys of a JSON value, recursively.
+/// Drops the times of a JSON value, recursively: the timing keys go, except that the
+/// `[phase, ms]` pairs of `timings_ms` keep their phase names.
 fn strip_times(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::Object(m) => {
+            if let Some(serde_json::Value::Array(phases)) = m.get("timings_ms") {
+                let names: Vec<serde_json::Value> =
+                    phases.iter().filter_map(|p| p.get(0).cloned()).collect();
+                m.insert("phases".into(), serde_json::Value::Array(names));
+            }
             m.retain(|k, _| !TIMING_KEYS.contains(&k.as_str()));
             m.values_mut().for_each(strip_times);
         }
@@ -72,7 +79,12 @@ fn normalise_stdout(s: &str) -> String {
     if t.starts_with('{') || t.starts_with('[') {
         if let Ok(mut v) = serde_json::from_str::<serde_json::Value>(s) {
             strip_times(&mut v);
-            return serde_json::to_string_pretty(&v).unwrap() + "\n";
+            // The value is printed with sorted keys; the keys' order in the output is
+            // kept apart, so that a reordering shows too.
+            return serde_json::to_string_pretty(&v).unwrap()
+                + "\n--- key order\n"
+                + &key_order(s).join(" ")
+                + "\n";
         }
     }
     let mut out = String::new();
@@ -100,6 +112,47 @@ fn normalise_stdout(s: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The object keys of a JSON text in the order they appear (`"key":`), the timing keys left
+/// out.
+fn key_order(s: &str) -> Vec<String> {
+    let b = s.as_bytes();
+    let mut keys = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        // A string: find its end, skipping escapes.
+        let start = i + 1;
+        let mut j = start;
+        while j < b.len() && b[j] != b'"' {
+            j += if b[j] == b'\\' { 2 } else { 1 };
+        }
+        let key = &s[start..j.min(s.len())];
+        let mut k = j + 1;
+        while k < b.len() && b[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        if k < b.len() && b[k] == b':' && !TIMING_KEYS.contains(&key) {
+            keys.push(key.to_string());
+        }
+        i = j + 1;
+    }
+    keys
+}
+
+/// The exit code a case's name promises: 2 for `err-*`, 1 for `*-exit1`, else 0.
+fn promised_exit(name: &str) -> i32 {
+    if name.starts_with("err-") {
+        2
+    } else if name.ends_with("-exit1") {
+        1
+    } else {
+        0
+    }
 }
 
 /// Runs one case in a fresh output directory and renders everything it produced.
@@ -175,6 +228,12 @@ fn golden_outputs_are_unchanged() {
     let mut failed = Vec::new();
     for (name, args) in &cases {
         let got = run_case(args);
+        assert!(
+            got.starts_with(&format!("exit Some({})\n", promised_exit(name))),
+            "golden case {name}: its name promises exit {} but it gave {}",
+            promised_exit(name),
+            got.lines().next().unwrap_or("")
+        );
         let path = expected.join(format!("{}.txt", name));
         if bless {
             std::fs::create_dir_all(&expected).unwrap();
@@ -212,14 +271,20 @@ fn golden_outputs_are_unchanged() {
         }
     }
     assert!(failed.is_empty(), "golden cases differ: {:?}", failed);
+    // Recording is not checking: a stray TASKMAP_GOLDEN=bless must not pass for a check.
+    assert!(
+        !bless,
+        "recorded {} golden cases; review the diff, then run without TASKMAP_GOLDEN",
+        cases.len()
+    );
 }
 
 #[test]
 fn normalising_masks_times_only() {
-    let j = "{\"a\": 1, \"map_time_ms\": 2.5, \"rows\": [{\"time_ms\": 3, \"f\": 4}]}";
+    let j = "{\"z\": 1, \"map_time_ms\": 2.5, \"timings_ms\": [[\"coarsen\", 1.5]], \"rows\": [{\"time_ms\": 3, \"f\": \"a:\\\"b\"}]}";
     assert_eq!(
         normalise_stdout(j),
-        "{\n  \"a\": 1,\n  \"rows\": [\n    {\n      \"f\": 4\n    }\n  ]\n}\n"
+        "{\n  \"phases\": [\n    \"coarsen\"\n  ],\n  \"rows\": [\n    {\n      \"f\": \"a:\\\"b\"\n    }\n  ],\n  \"z\": 1\n}\n--- key order\nz rows f\n"
     );
     let h = "graph g\ntime 9.2 ms  coarsen 0.1 ms\nalgorithm  f_C  time_ms\ndrb  503    14.7\nx  1 failed\n\nsimulated    348 events in 0.000 s\n";
     assert_eq!(

@@ -64,7 +64,7 @@
 //!   times), for what F cannot see: a delay travelling from task to task, as up a reduce
 //!   tree. Per pass at most `sim_refine · T` simulations (8 · T by default: enough for
 //!   the passes to end by themselves on programs of up to 64 tasks) and 2^23 simulated
-//!   events; see `greedy_perego/sim_refine.rs`.
+//!   events; see `greedy/sim_refine.rs`.
 //! * **Multilevel start** (`multilevel_start`, [`greedy_map_program`] only): the simulated
 //!   pass also runs from the multilevel mapper's one-task-per-PE mapping of the task
 //!   graph, with its own budget, and the better result is kept (butterflies on meshes,
