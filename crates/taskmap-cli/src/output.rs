@@ -136,10 +136,10 @@ pub(crate) fn stage(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<Staged> {
-    // A device or FIFO is opened in place, outside the lock: opening a FIFO blocks until a
-    // reader comes, and the signal handler must not wait for it. Nothing is registered.
-    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
-    let mut staged = if special {
+    // A device, FIFO or descriptor is opened in place, outside the lock: opening a FIFO
+    // blocks until a reader comes, and the signal handler must not wait for it. Nothing is
+    // registered.
+    let mut staged = if taskmap_graph::writes_in_place(path) {
         Staged::create(path)?
     } else {
         let mut files = temporary_files();

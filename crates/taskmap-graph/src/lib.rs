@@ -38,7 +38,7 @@ pub use formats::{
     decompress, graph_file_writer, line_col, read_bench, read_bench_with_names, read_edge_list,
     read_graph, read_graph_from_bytes, read_matrix_market, read_metis, read_mpip, read_scotch,
     write_atomically_with, write_edge_list, write_graph, write_graph_file, write_matrix_market,
-    write_metis, write_scotch, GraphFormat, Staged,
+    write_metis, write_scotch, writes_in_place, GraphFormat, Staged,
 };
 pub use gen::{
     binary_tree, butterfly, grid, hypercube_pattern, random_geometric, random_graph, ring,

@@ -18,7 +18,7 @@ use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
 use crate::mapping::Mapping;
-use crate::problem::{ceil_shares, max_loads, Capacities};
+use crate::problem::{balance_bound, ceil_shares, Capacities};
 
 /// What to check besides computing the metrics.
 #[derive(Clone, Debug, Default)]
@@ -332,9 +332,11 @@ pub fn evaluate(
         } else {
             0
         };
+        // The ε bound of every PE (`max_loads` without capacities), from the shares above.
         let overloaded_pes = opts.epsilon.map(|eps| {
-            let bound = max_loads(graph, arch, eps, None, c);
-            (0..k as usize).filter(|&p| lc(p) > bound[p]).count() as u32
+            (0..k as usize)
+                .filter(|&p| lc(p) > balance_bound(ceil_share[p], eps))
+                .count() as u32
         });
         if overloaded_pes.unwrap_or(0) > 0 {
             balanced = false;

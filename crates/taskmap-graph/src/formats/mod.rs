@@ -21,7 +21,7 @@ pub use metis::{read_metis, write_metis};
 pub use mpip::read_mpip;
 pub use mtx::{read_matrix_market, write_matrix_market};
 pub use scotch::{read_scotch, write_scotch};
-pub use staged::{write_atomically_with, Staged};
+pub use staged::{write_atomically_with, writes_in_place, Staged};
 pub use text::{decompress, line_col};
 
 use crate::error::GraphError;

@@ -27,18 +27,13 @@ impl Staged {
     /// the destination's name cut to 96 bytes, so that the temporary name stays within the
     /// usual 255-byte limit wherever the destination's own name fits.
     pub fn create(path: &Path) -> io::Result<Staged> {
-        let dest = match fs::symlink_metadata(path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
-            }
-            _ => path.to_path_buf(),
-        };
+        let dest = destination(path);
         let existing = fs::metadata(&dest).ok();
         if let Some(m) = &existing {
             if m.is_dir() {
                 return Err(io::Error::other("the output path is a directory"));
             }
-            if !m.is_file() || names_a_descriptor(path) || names_a_descriptor(&dest) {
+            if in_place(path, &dest, m) {
                 let file = fs::OpenOptions::new().append(true).open(&dest)?;
                 return Ok(Staged {
                     dest,
@@ -103,6 +98,29 @@ impl Staged {
             None => Ok(()),
         }
     }
+}
+
+/// The file `path` writes: a symbolic link's target (a dangling link is replaced itself).
+fn destination(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Whether an existing destination `dest` (of `path`, with metadata `m`) is written in
+/// place: a device or a FIFO, or a path that names an open descriptor.
+fn in_place(path: &Path, dest: &Path, m: &fs::Metadata) -> bool {
+    !m.is_file() || names_a_descriptor(path) || names_a_descriptor(dest)
+}
+
+/// Whether [`Staged::create`] writes `path` in place (no temporary file): a device, a FIFO
+/// or a descriptor's path. Opening such a path may block (a FIFO waits for a reader).
+pub fn writes_in_place(path: &Path) -> bool {
+    let dest = destination(path);
+    fs::metadata(&dest).is_ok_and(|m| !m.is_dir() && in_place(path, &dest, &m))
 }
 
 /// Whether `p` names an open descriptor (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, or
