@@ -3,7 +3,6 @@
 
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
-use taskmap::AlgorithmSpec;
 
 use crate::cmd::*;
 
@@ -51,8 +50,8 @@ enum Command {
     Convert(ConvertArgs),
     /// Load a graph and print its size and weights (checks the file).
     Info(InfoArgs),
-    /// List the registered mapping algorithms.
-    Algorithms,
+    /// List the registered algorithms of every system, or one with its parameters.
+    Algorithms(AlgorithmsArgs),
     /// Print a shell completion script (bash, elvish, fish, powershell, zsh) to stdout.
     Completions {
         /// The shell.
@@ -77,12 +76,7 @@ pub fn run() -> Result<u8> {
         Command::Gen(a) => cmd_gen(a),
         Command::Convert(a) => cmd_convert(a),
         Command::Info(a) => cmd_info(a),
-        Command::Algorithms => {
-            for (name, help) in AlgorithmSpec::ALL {
-                outln!("{:<14} {}", name, help);
-            }
-            Ok(0)
-        }
+        Command::Algorithms(a) => cmd_algorithms(a),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "taskmap", &mut out);

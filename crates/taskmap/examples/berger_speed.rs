@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use taskmap::{parse_arch, AlgorithmSpec, Capacities, Problem, RunContext};
+use taskmap::{parse_arch, AlgorithmSpec, Capacities, Mapper, Problem, RunContext};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -38,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut problem = Problem::new(graph.clone(), arch);
             problem.capacities = Some(Capacities::uniform(side * side, &[cap]));
             let spec: AlgorithmSpec = alg.parse()?;
-            let mapper = spec.build();
+            let mapper = &spec;
             let mut times = Vec::new();
             for _ in 0..iters {
                 let mut ctx = RunContext::new(0);

@@ -7,13 +7,13 @@
 //! communication cost `f_C = Σ_{e={u,v}} w(e) · dist(τ(u), τ(v))` and Scotch's other metrics.
 //!
 //! ```
-//! use taskmap::{evaluate, EvalOptions, AlgorithmSpec, Problem, RunContext};
+//! use taskmap::{evaluate, AlgorithmSpec, EvalOptions, Mapper, Problem, RunContext};
 //! use taskmap_graph::gen;
 //!
 //! let graph = gen::grid(&[16, 16], false);
 //! let arch = taskmap_arch::parse_arch("torus:4x4").unwrap();
 //! let problem = Problem::new(graph, arch);
-//! let mapper = AlgorithmSpec::Block.build();
+//! let mapper: AlgorithmSpec = "block".parse().unwrap();
 //! let mut ctx = RunContext::new(42);
 //! let mapping = mapper.map(&problem, &mut ctx).unwrap();
 //! let eval = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &EvalOptions::default()).unwrap();
@@ -32,12 +32,14 @@ pub mod metrics;
 pub mod multilevel;
 pub mod perego;
 pub mod problem;
+pub mod registry;
 pub mod report;
 
 pub use error::Error;
-pub use mapper::{AlgorithmSpec, Mapper, NoProgress, Progress, RunContext};
+pub use mapper::{Mapper, NoProgress, Progress, RunContext};
 pub use mapping::{Mapping, MappingFormat};
 pub use metrics::{evaluate, EvalOptions, Evaluation};
 pub use problem::{Capacities, Problem};
+pub use registry::AlgorithmSpec;
 pub use taskmap_arch::{parse_arch, Architecture, PeId};
 pub use taskmap_graph::{TaskGraph, TaskId};

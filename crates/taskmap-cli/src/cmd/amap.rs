@@ -74,10 +74,12 @@ pub struct AmapArgs {
     /// Relative width of the final time-frame interval.
     #[arg(long, default_value_t = 1e-4)]
     pub tolerance: f64,
-    /// alloc (the paper's ALLOC with its time-frame search and parallelism reduction) or
-    /// alloc-ls (ours: the same for k, k/2, ... 1 processors, the best schedule of these,
-    /// then a local search of the simulated schedule's length).
-    #[arg(short = 'A', long, default_value = "alloc")]
+    /// Algorithm of the precedence family (`taskmap algorithms --family precedence`):
+    /// alloc, the paper's ALLOC with its time-frame search and parallelism reduction, or
+    /// alloc-ls, ours: the same for k, k/2, ... 1 processors, the best schedule of these,
+    /// then a local search of the simulated schedule's length.
+    #[arg(short = 'A', long, default_value = "alloc",
+          value_parser = taskmap::registry::names(&[taskmap::registry::Family::Precedence]))]
     pub algorithm: String,
     /// Score this assignment instead of mapping: a processor per module, one per line, in
     /// module order, or Scotch's "index processor" lines (as -o writes). Exit code 1 when
@@ -160,10 +162,8 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
             ],
         )?;
     }
-    match (a.algorithm.as_str(), a.budget) {
-        ("alloc-ls", _) | ("alloc", None) => {}
-        ("alloc", Some(_)) => bail!("--budget applies to -A alloc-ls only"),
-        (other, _) => bail!("unknown --algorithm \"{other}\" (alloc, alloc-ls)"),
+    if a.budget.is_some() && a.algorithm != "alloc-ls" {
+        bail!("--budget applies to -A alloc-ls only");
     }
     let interconnect: Interconnect = a.system.parse()?;
     if a.parallelism == Some(0) {
@@ -224,7 +224,7 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
             a.budget.unwrap_or(LS_BUDGET),
             &*progress,
         ),
-        _ => unreachable!("checked above"),
+        other => unreachable!("{other}: a precedence-family name without a run"),
     }
     .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
     progress.finish();

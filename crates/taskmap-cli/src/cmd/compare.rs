@@ -46,10 +46,9 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
     let spec = arch_spec(a.arch.as_ref(), &a.input)?;
     let (problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
     let names: Vec<String> = if a.algorithms.is_empty() {
-        AlgorithmSpec::ALL
-            .iter()
-            .map(|(n, _)| n.to_string())
-            .filter(|n| n != "greedy-perego")
+        taskmap::registry::names(&[taskmap::registry::Family::Static])
+            .into_iter()
+            .map(str::to_string)
             .collect()
     } else {
         a.algorithms.clone()
@@ -66,7 +65,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
         let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
         ctx.progress = progress.clone();
         let t0 = Instant::now();
-        let result = alg.build().map(&problem, &mut ctx);
+        let result = alg.mapper().map(&problem, &mut ctx);
         let time_ms = t0.elapsed().as_secs_f64() * 1e3;
         let row = match result {
             Ok(mapping) => {

@@ -8,14 +8,16 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
-use taskmap::hetero::heft::{heft, heft_ls, peft};
+use taskmap::hetero::allocate::allocate;
+use taskmap::hetero::heft::heft;
 use taskmap::hetero::io::order::read_order;
 use taskmap::hetero::io::stg::read_stg_program;
 use taskmap::hetero::io::ttig::{read_platform, read_ttigha};
 use taskmap::hetero::io::wfcommons::read_workflow_program;
-use taskmap::hetero::mateha::{exhaustive_observed, iterated_local_search, mateha, SearchParams};
+use taskmap::hetero::mateha::{exhaustive_observed, SearchParams};
 use taskmap::hetero::simulha::{schedule_svg, Schedule, Simulator};
 use taskmap::hetero::ttigha::{Ttigha, TOO_LONG_COMM};
+use taskmap::registry::{self, Family};
 use taskmap::{Mapping, MappingFormat, PeId};
 
 /// Arguments of `taskmap hetero`.
@@ -52,13 +54,9 @@ pub struct HeteroArgs {
     /// instead of computing one.
     #[arg(short, long, conflicts_with = "algorithm")]
     pub mapping: Option<PathBuf>,
-    /// mateha (the paper's heuristic), mateha-ls (ours: MATEHa, then a local search
-    /// guided by SIMULHa with --kicks random restarts), heft (Topcuoglu et al.'s list
-    /// scheduler, for comparison; the simulation follows its order unless --order is
-    /// given), heft-ls (ours: HEFT, then mateha-ls's search in HEFT's priority order from
-    /// the better of HEFT's and MATEHa's allocations; the better schedule) or peft
-    /// (Arabnejad & Barbosa's lookahead list scheduler, followed in its order like heft).
-    #[arg(short = 'A', long)]
+    /// Allocation algorithm, one of the hetero family (`taskmap algorithms --family
+    /// hetero`; default mateha).
+    #[arg(short = 'A', long, value_parser = registry::names(&[Family::Hetero]))]
     pub algorithm: Option<String>,
     /// Random kicks of the iterated local search of mateha-ls and heft-ls (0: plain local
     /// search; default 100).
@@ -198,39 +196,13 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
             let v: Vec<u32> = m.as_slice().iter().map(|p| p.0).collect();
             (v, "file", taskmap::hetero::mateha::levels(pr))
         }
-        None => match a.algorithm.as_deref().unwrap_or("mateha") {
-            "mateha" => {
-                let r = mateha(&model);
-                (r.alloc, "mateha", r.level)
+        None => {
+            let r = allocate(a.algorithm.as_deref().unwrap_or("mateha"), &model, &search)?;
+            if a.order.is_none() {
+                planned_order = r.order;
             }
-            "mateha-ls" => {
-                let r = mateha(&model);
-                let mut alloc = r.alloc;
-                iterated_local_search(&model, &mut alloc, &search);
-                (alloc, "mateha-ls", r.level)
-            }
-            "heft-ls" => {
-                let (alloc, order) = heft_ls(&model, &search);
-                if a.order.is_none() {
-                    planned_order = Some(order);
-                }
-                (alloc, "heft-ls", taskmap::hetero::mateha::levels(pr))
-            }
-            name @ ("heft" | "peft") => {
-                let h = if name == "heft" {
-                    heft(&model)
-                } else {
-                    peft(&model)
-                };
-                if a.order.is_none() {
-                    planned_order = Some(h.order);
-                }
-                (h.alloc, name, taskmap::hetero::mateha::levels(pr))
-            }
-            other => {
-                bail!("unknown --algorithm \"{other}\" (mateha, mateha-ls, heft, heft-ls, peft)")
-            }
-        },
+            (r.alloc, r.algorithm, r.levels)
+        }
     };
     let order = match &a.order {
         Some(path) => Some(read_order(path, pr, pl.processors(), &alloc)?),

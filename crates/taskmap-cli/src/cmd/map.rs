@@ -5,8 +5,10 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use taskmap::multilevel::MultilevelMapper;
+use taskmap::registry::Family;
 use taskmap::report::{render_map_report, InitialReport, MapReport};
-use taskmap::{evaluate, AlgorithmSpec, Mapping, MappingFormat, PeId, RunContext};
+use taskmap::{evaluate, AlgorithmSpec, Mapper, Mapping, MappingFormat, PeId, RunContext};
 
 use crate::input::*;
 use crate::output::*;
@@ -22,8 +24,9 @@ pub(crate) struct MapArgs {
     /// Mapping algorithm, `name[,key=value...]` (see `taskmap algorithms`).
     #[arg(short = 'A', long, default_value = "multilevel")]
     pub(crate) algorithm: String,
-    /// Preset of the multilevel mapper: fast, default or strong (adds `preset=P`).
-    #[arg(short = 'P', long, value_name = "PRESET")]
+    /// Preset of the algorithm (the multilevel mapper's: fast, default or strong), the
+    /// configuration its keys edit.
+    #[arg(short = 'P', long, value_name = "PRESET", value_parser = clap::builder::PossibleValuesParser::new(preset_names()))]
     pub(crate) preset: Option<String>,
     /// Fixed tasks: a Scotch fixed-vertex file (a count, then `task pe` lines, as `gmap -f`)
     /// or one line per task with its PE or -1; task ids 0-based (drb and multilevel).
@@ -68,12 +71,47 @@ pub(crate) struct MapArgs {
     pub(crate) format: OutputFormat,
 }
 
+/// Every preset name of the registry, for `--preset`.
+fn preset_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = taskmap::registry::ALGORITHMS
+        .iter()
+        .filter(|r| r.family.maps_task_graphs())
+        .filter_map(|r| r.params)
+        .filter(|p| p.preset_key == Some("preset"))
+        .flat_map(|p| (p.presets)())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// The algorithm of `-A`, with `--preset` applied.
+fn parse_algorithm(text: &str, preset: Option<&str>) -> Result<AlgorithmSpec> {
+    let name = text.split(',').next().unwrap_or("").trim();
+    let row = taskmap::registry::find(name, &[Family::Static, Family::Program])?;
+    if let Some(p) = preset {
+        let key = row.params.and_then(|ps| ps.preset_key);
+        if key != Some("preset") {
+            bail!("--preset applies to the multilevel mapper, not to {text}");
+        }
+        if text
+            .split(',')
+            .skip(1)
+            .any(|x| x.trim().starts_with("preset="))
+        {
+            bail!("--preset {p} conflicts with the preset given in --algorithm {text}");
+        }
+    }
+    Ok(AlgorithmSpec::parse_with_preset(text, preset)?)
+}
+
 /// The effective configuration of a `map` run, as `--dump-config` prints it.
 #[derive(serde::Serialize)]
 pub(crate) struct MapConfig<'a> {
     pub(crate) graph: &'a str,
     pub(crate) target: String,
-    pub(crate) algorithm: &'a AlgorithmSpec,
+    /// The algorithm as given (`-A`, with `--preset`).
+    pub(crate) algorithm: &'a str,
     /// Every parameter of the algorithm after its preset and overrides
     /// ([`AlgorithmSpec::parameters`]).
     pub(crate) parameters: serde_json::Value,
@@ -105,29 +143,12 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
             ],
         )?;
     }
-    let mut alg_text = a.algorithm.clone();
-    let mut algorithm: AlgorithmSpec = alg_text.parse()?;
-    if let Some(p) = &a.preset {
-        if algorithm.name() != "multilevel" {
-            bail!(
-                "--preset applies to the multilevel mapper, not to {}",
-                alg_text
-            );
-        }
-        if alg_text
-            .split(',')
-            .skip(1)
-            .any(|x| x.trim().starts_with("preset="))
-        {
-            bail!(
-                "--preset {} conflicts with the preset given in --algorithm {}",
-                p,
-                alg_text
-            );
-        }
-        alg_text.push_str(&format!(",preset={}", p));
-        algorithm = alg_text.parse()?;
-    }
+    let algorithm = parse_algorithm(&a.algorithm, a.preset.as_deref())?;
+    // The report names the algorithm as given, with the preset given apart.
+    let alg_text = match &a.preset {
+        Some(p) => format!("{},preset={}", a.algorithm, p),
+        None => a.algorithm.clone(),
+    };
     let spec = arch_spec(a.arch.as_ref(), &a.input)?;
     // Everything the run would refuse is refused before the configuration is printed too.
     let (mut problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
@@ -144,13 +165,12 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     let refine = match &a.initial {
         None => None,
         Some(path) => {
-            let AlgorithmSpec::Multilevel(spec) = &algorithm else {
+            let Some(ml) = algorithm.get::<MultilevelMapper>() else {
                 bail!(
                     "--initial applies to -A multilevel, not to {}",
                     algorithm.name()
                 );
             };
-            let ml = spec.to_mapper();
             if ml.population >= 2 {
                 bail!(taskmap::multilevel::remap::REFINE_ONE_RUN);
             }
@@ -180,7 +200,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         let cfg = MapConfig {
             graph: &graph,
             target: spec,
-            algorithm: &algorithm,
+            algorithm: &alg_text,
             parameters: algorithm.parameters(),
             seed: a.run.seed,
             threads: a.run.threads,
@@ -214,7 +234,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     }
     // --initial always runs a V-cycle, which the limit can end
     if a.time_limit.is_some() && !algorithm.honours_deadline() && refine.is_none() {
-        if let AlgorithmSpec::Multilevel(_) = &algorithm {
+        if algorithm.get::<MultilevelMapper>().is_some() {
             errln!("taskmap: warning: --time-limit ends the multilevel mapper's V-cycles, memetic mode and annealing, and this configuration has none; it is ignored");
         } else {
             errln!(
@@ -223,7 +243,6 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
             );
         }
     }
-    let mapper = algorithm.build();
     let t0 = Instant::now();
     ctx.deadline = a
         .time_limit
@@ -234,7 +253,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         Some((ml, given, _)) => {
             ml.refine_mapping_migrating(&problem, given, migration, &mut ctx)?
         }
-        None => mapper.map(&problem, &mut ctx)?,
+        None => algorithm.map(&problem, &mut ctx)?,
     };
     progress.finish();
     let map_time = t0.elapsed();

@@ -1,6 +1,7 @@
 //! One file per subcommand: each turns its arguments into a configuration, makes the
 //! library call, and prints the result.
 
+pub(crate) mod algorithms;
 pub(crate) mod amap;
 pub(crate) mod arch;
 pub(crate) mod compare;
@@ -12,6 +13,7 @@ pub(crate) mod info;
 pub(crate) mod map;
 pub(crate) mod sim;
 
+pub(crate) use algorithms::{cmd_algorithms, AlgorithmsArgs};
 pub(crate) use amap::{cmd_amap, cmd_delay, AmapArgs, DelayArgs};
 pub(crate) use arch::{cmd_arch, ArchArgs};
 pub(crate) use compare::{cmd_compare, CompareArgs};

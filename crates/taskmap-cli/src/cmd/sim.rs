@@ -257,7 +257,7 @@ pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
                 Mapping::read_for(path, program.num_tasks(), k)?
             } else if let Some(alg) = &a.algorithm {
                 let alg_spec = AlgorithmSpec::from_str(alg)?;
-                if let AlgorithmSpec::GreedyPerego(g) = &alg_spec {
+                if let Some(g) = alg_spec.get::<GreedyPerego>() {
                     // With the program at hand, use its full phase model rather than the graph's.
                     let g = GreedyPerego {
                         spm: SpmParams {
@@ -276,7 +276,7 @@ pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
                     let mut ctx = RunContext::new(a.seed);
                     ctx.progress = progress.clone();
                     alg_spec
-                        .build()
+                        .mapper()
                         .map(&problem, &mut ctx)
                         .with_context(|| format!("mapping with {alg}"))?
                 }

@@ -49,13 +49,19 @@ fn taskmap(args: &[&str]) -> Output {
         .expect("run taskmap")
 }
 
-/// The registered static mappers, from `taskmap algorithms`.
+/// The registered mappers of task graphs (the static and program families), from
+/// `taskmap algorithms`.
 fn algorithms() -> Vec<String> {
-    let o = taskmap(&["algorithms"]);
-    assert_eq!(o.status.code(), Some(0));
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+    ["static", "program"]
+        .iter()
+        .flat_map(|f| {
+            let o = taskmap(&["algorithms", "--family", f]);
+            assert_eq!(o.status.code(), Some(0));
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 

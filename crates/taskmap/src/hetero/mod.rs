@@ -9,6 +9,7 @@
 //!   exhaustive search.
 //! * [`heft`]: HEFT, PEFT and `heft-ls`, the list-scheduling peers.
 
+pub mod allocate;
 pub mod gen;
 pub mod heft;
 pub mod io;

@@ -7,13 +7,21 @@
 use taskmap_arch::PeId;
 
 use crate::error::Error;
+use serde::{Deserialize, Serialize};
+
 use crate::mapper::{Mapper, RunContext};
 use crate::mapping::Mapping;
 use crate::problem::Problem;
+use crate::registry::{ParamDoc, Params};
 
 /// The block (identity) mapper. No parameters.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BlockMapper;
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlockMapper {}
+
+impl Params for BlockMapper {
+    const DOCS: &'static [ParamDoc] = &[];
+}
 
 impl Mapper for BlockMapper {
     fn name(&self) -> &'static str {

@@ -36,19 +36,78 @@ use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
 use crate::mapping::Mapping;
 use crate::multilevel::bipart::{BipartScratch, Bipartitioner, SubProblem, FREE_SIDE};
-use crate::multilevel::config::{parse_count, parse_usize, MAX_TRIES};
+use crate::multilevel::config::{check_count, MAX_TRIES};
 use crate::multilevel::refine::kway::{KwayRefiner, KwayState};
 use crate::multilevel::refine::rebalance::rebalance;
 use crate::multilevel::{load_bounds, DistTable};
 use crate::problem::{Problem, FREE};
+use crate::registry::{ParamDoc, Params};
 
-/// The DRB mapper.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// The DRB mapper and its parameters (`drb,tries=8,fm=4,refine=1`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct DrbMapper {
-    /// How each task set is split (tries, FM passes).
-    pub bipartitioner: Bipartitioner,
+    /// Bipartitioning tries per split (1 to [`MAX_TRIES`]).
+    pub tries: usize,
+    /// FM passes per try.
+    pub fm: usize,
+    /// Multilevel bipartitioning: coarsen every task set larger than this (0: flat).
+    pub coarsen_to: usize,
     /// Run the k-way `f_C` refiner on the result (off: plain DRB).
     pub refine: bool,
+}
+
+impl Default for DrbMapper {
+    fn default() -> Self {
+        let b = Bipartitioner::default();
+        Self {
+            tries: b.tries,
+            fm: b.fm_passes,
+            coarsen_to: b.coarsen_to,
+            refine: false,
+        }
+    }
+}
+
+impl Params for DrbMapper {
+    const DOCS: &'static [ParamDoc] = &[
+        ParamDoc {
+            name: "tries",
+            aliases: &[],
+            doc: "bipartitioning tries per split, 1 to 1024",
+        },
+        ParamDoc {
+            name: "fm",
+            aliases: &[],
+            doc: "FM passes per try",
+        },
+        ParamDoc {
+            name: "coarsen_to",
+            aliases: &[],
+            doc: "bipartition task sets larger than this by a multilevel scheme (0: flat)",
+        },
+        ParamDoc {
+            name: "refine",
+            aliases: &[],
+            doc: "1: run the k-way f_C refiner on the result",
+        },
+    ];
+
+    fn validate(&self) -> Result<(), String> {
+        check_count("tries", self.tries, MAX_TRIES)
+    }
+}
+
+impl DrbMapper {
+    /// The bipartitioner of every split.
+    pub fn bipartitioner(&self) -> Bipartitioner {
+        Bipartitioner {
+            tries: self.tries,
+            fm_passes: self.fm,
+            coarsen_to: self.coarsen_to,
+            ..Bipartitioner::default()
+        }
+    }
 }
 
 impl Mapper for DrbMapper {
@@ -68,7 +127,7 @@ impl Mapper for DrbMapper {
                 arch,
                 &bound,
                 problem.epsilon,
-                &self.bipartitioner,
+                &self.bipartitioner(),
                 &mut ctx.rng,
                 ctx.pool.as_ref(),
                 problem.fixed.as_deref(),
@@ -83,74 +142,6 @@ impl Mapper for DrbMapper {
             });
         }
         Ok(Mapping::new(state.part.into_iter().map(PeId).collect()))
-    }
-}
-
-/// The registry form of the DRB mapper, parsed from `drb,tries=8,fm=4,refine=1`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct DrbSpec {
-    /// Bipartitioning tries per split.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tries: Option<usize>,
-    /// FM passes per try.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fm: Option<usize>,
-    /// Run the k-way refiner afterwards.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refine: Option<bool>,
-    /// Multilevel bipartitioning: coarsen every task set larger than this (0: flat).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub coarsen_to: Option<usize>,
-}
-
-impl DrbSpec {
-    /// Applies one `key=value` parameter.
-    pub fn set(&mut self, param: &str) -> Result<(), Error> {
-        let Some((key, value)) = crate::mapper::key_value("drb", param)? else {
-            return Ok(());
-        };
-        match key {
-            "tries" => self.tries = Some(parse_count("drb", key, value, MAX_TRIES)?),
-            "fm" => self.fm = Some(parse_usize("drb", key, value)?),
-            "coarsen_to" | "coarsen-to" => self.coarsen_to = Some(parse_usize("drb", key, value)?),
-            "refine" => {
-                self.refine = Some(match value {
-                    "1" | "true" | "yes" | "on" => true,
-                    "0" | "false" | "no" | "off" => false,
-                    _ => {
-                        return Err(Error::Config(format!(
-                            "drb: refine expects true or false, got \"{}\"",
-                            value
-                        )))
-                    }
-                })
-            }
-            _ => {
-                return Err(Error::Config(format!(
-                    "drb: unknown parameter \"{}\"; known: tries, fm, refine, coarsen_to",
-                    key
-                )))
-            }
-        }
-        Ok(())
-    }
-
-    /// The configured mapper.
-    pub fn to_mapper(&self) -> DrbMapper {
-        let mut m = DrbMapper::default();
-        if let Some(t) = self.tries {
-            m.bipartitioner.tries = t.max(1);
-        }
-        if let Some(f) = self.fm {
-            m.bipartitioner.fm_passes = f;
-        }
-        if let Some(r) = self.refine {
-            m.refine = r;
-        }
-        if let Some(c) = self.coarsen_to {
-            m.bipartitioner.coarsen_to = c;
-        }
-        m
     }
 }
 

@@ -5,14 +5,22 @@
 use rand::seq::SliceRandom;
 
 use crate::error::Error;
+use serde::{Deserialize, Serialize};
+
 use crate::mapper::{Mapper, RunContext};
 use crate::mappers::block::block_in_order;
 use crate::mapping::Mapping;
 use crate::problem::Problem;
+use crate::registry::{ParamDoc, Params};
 
 /// The random mapper. No parameters; the seed comes from the run.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RandomMapper;
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RandomMapper {}
+
+impl Params for RandomMapper {
+    const DOCS: &'static [ParamDoc] = &[];
+}
 
 impl Mapper for RandomMapper {
     fn name(&self) -> &'static str {

@@ -3,13 +3,21 @@
 use taskmap_arch::PeId;
 
 use crate::error::Error;
+use serde::{Deserialize, Serialize};
+
 use crate::mapper::{Mapper, RunContext};
 use crate::mapping::Mapping;
 use crate::problem::Problem;
+use crate::registry::{ParamDoc, Params};
 
 /// The round-robin mapper. No parameters.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RoundRobinMapper;
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoundRobinMapper {}
+
+impl Params for RoundRobinMapper {
+    const DOCS: &'static [ParamDoc] = &[];
+}
 
 impl Mapper for RoundRobinMapper {
     fn name(&self) -> &'static str {

@@ -1,11 +1,13 @@
-//! The multilevel mapper's configuration: its parameters ([`MultilevelMapper`]), the
-//! presets (`fast`, `default`, `strong`), the `name,key=value` spec ([`MultilevelSpec`]) and
-//! the tuning constants, each with the measurement that chose it.
+//! The multilevel mapper's configuration: its parameters ([`MultilevelMapper`], one flat
+//! struct whose serde names are the keys of `multilevel,key=value,...`), the presets
+//! (`fast`, `default`, `strong`: functions that edit the default) and the tuning
+//! constants, each with the measurement that chose it. The driver builds the phases'
+//! own configurations from it ([`MultilevelMapper::bipartitioner`],
+//! [`MultilevelMapper::refiner`]).
 
 use serde::{Deserialize, Serialize};
 use taskmap_arch::Architecture;
 
-use crate::error::Error;
 use crate::multilevel::bipart::Bipartitioner;
 use crate::multilevel::coarsen::Coarsening;
 use crate::multilevel::refine::kway::KwayRefiner;
@@ -14,6 +16,8 @@ use crate::multilevel::refine::pairs::PairPass;
 use crate::multilevel::coarsen::probe::*;
 use crate::multilevel::driver::*;
 use crate::multilevel::evolve;
+use crate::registry::params::Preset;
+use crate::registry::{ParamDoc, Params};
 
 /// The most initial runs that [`MultilevelMapper::initial_run_work`] gives.
 pub const MAX_ADAPTIVE_RUNS: usize = 4;
@@ -100,8 +104,8 @@ pub const UNWRAP_MIN_DIMS: usize = 3;
 /// domains, `torus:8x8x4` gained 0.4 %).
 pub const UNWRAP_MIN_RING: u32 = 8;
 
-/// Whether the even-numbered initial runs split the mesh's domains on `arch` when
-/// [`MultilevelMapper::unwrapped_runs_3d`] is set: a torus of at least
+/// Whether the even-numbered initial runs split the mesh's domains on `arch` under
+/// [`Unwrap::Auto`], the default: a torus of at least
 /// [`UNWRAP_MIN_DIMS`] dimensions longer than two whose longest ring has at least
 /// [`UNWRAP_MIN_RING`] PEs (see the module documentation, step 2).
 pub fn unwrap_by_default(arch: &dyn Architecture) -> bool {
@@ -112,8 +116,25 @@ pub fn unwrap_by_default(arch: &dyn Architecture) -> bool {
         })
 }
 
-/// The multilevel mapper's configuration (serialised for `taskmap map --dump-config`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// On a torus, which initial runs split the domains of the mesh without its wrap-around
+/// links (see `Architecture::unwrapped`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Unwrap {
+    /// The even-numbered runs (run 0 first), on the tori of [`unwrap_by_default`] only.
+    #[serde(rename = "auto")]
+    Auto,
+    /// No run.
+    #[serde(rename = "0")]
+    Never,
+    /// The even-numbered runs, on every torus.
+    #[serde(rename = "1")]
+    Always,
+}
+
+/// The multilevel mapper's configuration: its parameters, by the names of
+/// `multilevel,key=value,...` (serialised for `taskmap map --dump-config`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct MultilevelMapper {
     /// How tasks are grouped on each level of the first coarsening.
     pub coarsening: Coarsening,
@@ -121,15 +142,19 @@ pub struct MultilevelMapper {
     /// hierarchies get their initial mapping and are uncoarsened (or, without
     /// `uncoarsen_both`, only the one with the better initial mapping). `None`: only
     /// `coarsening`.
+    #[serde(rename = "coarsening2")]
     pub alt_coarsening: Option<Coarsening>,
     /// How tasks are grouped on each level of a V-cycle.
+    #[serde(rename = "vcoarsening")]
     pub vcycle_coarsening: Coarsening,
     /// Label-propagation rounds per coarsening level.
     pub cluster_rounds: usize,
     /// Stop coarsening at `coarsest_per_pe · k` tasks ...
+    #[serde(rename = "per_pe")]
     pub coarsest_per_pe: usize,
     /// ... or at `grid2d_per_pe · k` tasks when that is fewer and the target is a
     /// two-dimensional mesh or torus of at most [`GRID2D_MAX_PES`] PEs (0: off) ...
+    #[serde(rename = "per_pe2d")]
     pub grid2d_per_pe: usize,
     /// ... but not below this many tasks ...
     pub min_coarsest: usize,
@@ -140,20 +165,20 @@ pub struct MultilevelMapper {
     /// At most this many coarse levels.
     pub max_levels: usize,
     /// Largest cluster weight, relative to the mean weight of a coarsest-graph task.
+    #[serde(rename = "cluster_weight")]
     pub cluster_weight_factor: f64,
     /// Independent initial mappings of the coarsest graph (each DRB + refinement).
+    #[serde(rename = "runs")]
     pub initial_runs: usize,
     /// Small coarsest graphs get more runs: `initial_run_work / n` of them (at most
     /// [`MAX_ADAPTIVE_RUNS`]) when that is more than `initial_runs`, except when the
-    /// problem's target has all its PEs equally far apart. 0 turns this off.
+    /// problem's target has all its PEs equally far apart. 0 turns this off, as giving
+    /// `runs` does.
+    #[serde(rename = "run_work")]
     pub initial_run_work: usize,
-    /// On a target with wrap-around links (a torus), the even-numbered initial runs (run 0
-    /// first) split the domains of the same target without them (see
-    /// `Architecture::unwrapped`).
-    pub unwrapped_runs: bool,
-    /// The same on the tori of [`unwrap_by_default`] only (the default; spec `unwrap=0`
-    /// turns both off).
-    pub unwrapped_runs_3d: bool,
+    /// On a torus, which initial runs split the domains of the mesh without wrap-around
+    /// links.
+    pub unwrap: Unwrap,
     /// On a target with a mesh layout (a hypercube's Gray-code mesh, see
     /// `Architecture::mesh_layout`), one more initial run, which splits the layout's
     /// domains (not in `fast`). The suite's 28 graphs, seeds 1-2, onto `hypercube:8`: f_C
@@ -162,11 +187,50 @@ pub struct MultilevelMapper {
     /// and `hypercube:10`: 0.990 and 0.982 in 1.23 and 1.26 times). Splitting the
     /// layout's domains in every other run instead, in 1.02 times the time, gave 0.991
     /// with losses of up to 5 %.
+    #[serde(rename = "layout")]
     pub layout_runs: bool,
-    /// The bipartitioner of the initial DRB.
-    pub bipartitioner: Bipartitioner,
-    /// The refiner used on every level.
-    pub refiner: KwayRefiner,
+    /// Bipartitioning tries per split of the initial DRB (see [`Bipartitioner::tries`]).
+    pub tries: usize,
+    /// FM passes per bipartitioning try.
+    #[serde(rename = "bfm")]
+    pub bisection_fm_passes: usize,
+    /// Moves without a new best that end a bipartitioning FM pass.
+    #[serde(rename = "bfm_stall")]
+    pub bisection_fm_stall: usize,
+    /// Multilevel bipartitioning: coarsen task sets larger than this (0: flat).
+    pub coarsen_to: usize,
+    /// Tries on the coarsest graph of a multilevel bipartition.
+    pub coarse_tries: usize,
+    /// Corridor factor of the bisections' flow refinement (below 1: off).
+    #[serde(rename = "flow")]
+    pub flow_alpha: f64,
+    /// More bipartitioning tries where the tries' median cost exceeds the best by more
+    /// than this many percent (0: off; see `Bipartitioner::more_tries_spread`).
+    pub spread: u32,
+    /// Island removal on the coarsest sets of multilevel bipartitions (see
+    /// `Bipartitioner::coarse_islands`).
+    #[serde(rename = "islands")]
+    pub coarse_islands: bool,
+    /// FM passes of the k-way refiner on every level.
+    #[serde(rename = "fm")]
+    pub fm_passes: usize,
+    /// Moves without a new best that end a k-way FM pass.
+    pub fm_stall: usize,
+    /// k-way FM runs only on levels with at most this many tasks.
+    #[serde(rename = "fm_max")]
+    pub fm_max_tasks: usize,
+    /// Label-propagation rounds of the k-way refiner.
+    #[serde(rename = "lp")]
+    pub lp_rounds: usize,
+    /// Swap rounds of the k-way refiner.
+    #[serde(rename = "swaps")]
+    pub swap_rounds: usize,
+    /// Rounds of pairwise refinement per level (see `KwayRefiner::pair_rounds`; 0: off).
+    #[serde(rename = "pairs")]
+    pub pair_rounds: usize,
+    /// Corridor factor of the pairwise rounds' flow refinement (below 1: off).
+    #[serde(rename = "pair_flow")]
+    pub pair_flow_alpha: f64,
     /// V-cycles after the first uncoarsening: coarsen again with clusters inside one PE
     /// (so the mapping carries over to every level unchanged), refine on every level, keep
     /// the result when it is no worse.
@@ -178,14 +242,17 @@ pub struct MultilevelMapper {
     /// refine which group every task is in, as a partition with the groups' summed
     /// bounds, then place the tasks that changed group and refine on the PEs; kept when
     /// no worse. See `refine_groups`.
+    #[serde(rename = "groups")]
     pub group_levels: bool,
     /// With two first coarsenings, uncoarsen (and refine) both hierarchies and keep the
     /// better mapping, instead of only the one whose initial mapping is better.
+    #[serde(rename = "both")]
     pub uncoarsen_both: bool,
     /// With two first coarsenings, label propagation and a matching, a graph of at least
     /// this many tasks (0: never) builds only one hierarchy, the one a probe chooses (see
     /// `probe_coarsenings`); when the matching is chosen, no V-cycle follows. Default
     /// [`PROBE_TASKS`]; off in `strong`.
+    #[serde(rename = "probe")]
     pub probe_tasks: usize,
     /// On targets whose PEs fall into nested groups (the subtrees of a tree), and without
     /// fixed tasks: the initial mapping by multisection (see [`multisection`](crate::multilevel::initial::multisection)) instead of
@@ -210,15 +277,17 @@ pub struct MultilevelMapper {
     pub combines: Option<usize>,
     /// Recombinations drawn and run together, in parallel (`None`:
     /// [`evolve::COMBINE_BATCH`]); the mapping depends on it, not on the thread count.
+    #[serde(rename = "batch")]
     pub combine_batch: Option<usize>,
     /// Simulated annealing of the final mapping, this many proposals per task (0: off;
     /// see [`crate::multilevel::anneal`]).
-    #[serde(default)]
     pub anneal: u64,
 }
 
 impl Default for MultilevelMapper {
     fn default() -> Self {
+        let bip = Bipartitioner::default();
+        let kway = KwayRefiner::default();
         Self {
             coarsening: Coarsening::LabelPropagation,
             alt_coarsening: Some(Coarsening::OrderedMatching),
@@ -232,24 +301,23 @@ impl Default for MultilevelMapper {
             cluster_weight_factor: 1.5,
             initial_runs: 2,
             initial_run_work: 60_000,
-            unwrapped_runs: false,
-            unwrapped_runs_3d: true,
+            unwrap: Unwrap::Auto,
             layout_runs: true,
-            bipartitioner: Bipartitioner {
-                coarsen_to: 200,
-                coarse_tries: 16,
-                flow_alpha: BISECTION_FLOW_ALPHA,
-                coarse_islands: true,
-                ..Bipartitioner::default()
-            },
-            refiner: KwayRefiner {
-                pair_rounds: 1,
-                pair: PairPass {
-                    flow_alpha: PAIR_FLOW_ALPHA,
-                    ..PairPass::default()
-                },
-                ..KwayRefiner::default()
-            },
+            tries: bip.tries,
+            bisection_fm_passes: bip.fm_passes,
+            bisection_fm_stall: bip.fm_stall,
+            coarsen_to: 200,
+            coarse_tries: 16,
+            flow_alpha: BISECTION_FLOW_ALPHA,
+            spread: 0,
+            coarse_islands: true,
+            fm_passes: kway.fm_passes,
+            fm_stall: kway.fm_stall,
+            fm_max_tasks: kway.fm_max_tasks,
+            lp_rounds: kway.lp_rounds,
+            swap_rounds: kway.swap_rounds,
+            pair_rounds: 1,
+            pair_flow_alpha: PAIR_FLOW_ALPHA,
             vcycles: 4,
             vcycle_per_pe: 8,
             group_levels: true,
@@ -268,6 +336,51 @@ impl Default for MultilevelMapper {
 }
 
 impl MultilevelMapper {
+    /// The bipartitioner of the initial DRB.
+    pub fn bipartitioner(&self) -> Bipartitioner {
+        Bipartitioner {
+            tries: self.tries,
+            fm_passes: self.bisection_fm_passes,
+            fm_stall: self.bisection_fm_stall,
+            coarsen_to: self.coarsen_to,
+            coarse_tries: self.coarse_tries,
+            flow_alpha: self.flow_alpha,
+            more_tries_spread: if self.spread == 0 {
+                0.0
+            } else {
+                1.0 + f64::from(self.spread) / 100.0
+            },
+            coarse_islands: self.coarse_islands,
+        }
+    }
+
+    /// The k-way refiner of every level.
+    pub fn refiner(&self) -> KwayRefiner {
+        let kway = KwayRefiner::default();
+        KwayRefiner {
+            lp_rounds: self.lp_rounds,
+            fm_passes: self.fm_passes,
+            fm_stall: self.fm_stall,
+            fm_max_tasks: self.fm_max_tasks,
+            swap_rounds: self.swap_rounds,
+            pair_rounds: self.pair_rounds,
+            pair: PairPass {
+                flow_alpha: self.pair_flow_alpha,
+                ..kway.pair
+            },
+            ..kway
+        }
+    }
+
+    /// Whether the even-numbered initial runs split the mesh's domains on `arch`.
+    pub fn unwrapped_runs(&self, arch: &dyn Architecture) -> bool {
+        match self.unwrap {
+            Unwrap::Never => false,
+            Unwrap::Always => true,
+            Unwrap::Auto => unwrap_by_default(arch),
+        }
+    }
+
     /// Preset `fast`: the default with one initial run (none on a hypercube's mesh
     /// layout), one FM pass per level, no
     /// V-cycle, no group levels, and one coarsening, the ordered matching (the cheaper of
@@ -287,208 +400,56 @@ impl MultilevelMapper {
     /// same time). On trees it multisections as the default
     /// does (`crack`, `3elt` and `fe_sphere` onto `tree:4:8:6/1:10:100`: the same f_C
     /// within 2 % either way, in about the same time).
-    #[allow(clippy::field_reassign_with_default)] // presets edit the default, by design
     pub fn fast() -> Self {
         let mut c = Self::default();
-        c.initial_runs = 1;
-        c.initial_run_work = 0;
-        c.grid2d_per_pe = 0;
-        c.bipartitioner.flow_alpha = 1.0;
-        c.refiner.pair.flow_alpha = 1.0;
-        c.refiner.fm_passes = 1;
-        c.refiner.pair_rounds = 0;
-        c.vcycles = 0;
-        c.group_levels = false;
-        c.coarsening = Coarsening::OrderedMatching;
-        c.alt_coarsening = None;
-        c.top_per_pe = 0;
-        c.layout_runs = false;
+        c.make_fast();
         c
     }
 
+    /// Edits `self` into preset `fast` (see [`MultilevelMapper::fast`]).
+    fn make_fast(&mut self) {
+        self.initial_runs = 1;
+        self.initial_run_work = 0;
+        self.grid2d_per_pe = 0;
+        self.flow_alpha = 1.0;
+        self.pair_flow_alpha = 1.0;
+        self.fm_passes = 1;
+        self.pair_rounds = 0;
+        self.vcycles = 0;
+        self.group_levels = false;
+        self.coarsening = Coarsening::OrderedMatching;
+        self.alt_coarsening = None;
+        self.top_per_pe = 0;
+        self.layout_runs = false;
+    }
+
     /// Preset `strong`: more initial runs and tries, longer FM, swaps, up to 8 V-cycles.
-    #[allow(clippy::field_reassign_with_default)] // presets edit the default, by design
     pub fn strong() -> Self {
         let mut c = Self::default();
-        c.initial_runs = 8;
-        c.initial_run_work = 0;
-        c.bipartitioner.tries = 8;
-        c.bipartitioner.coarse_tries = 32;
-        c.bipartitioner.fm_passes = 10;
-        c.bipartitioner.fm_stall = 200;
-        c.refiner.fm_passes = 8;
-        c.refiner.fm_stall = 1000;
-        c.refiner.swap_rounds = 3;
-        c.vcycles = 8;
-        c.top_per_pe = 0;
-        c.probe_tasks = 0;
+        c.make_strong();
         c
+    }
+
+    /// Edits `self` into preset `strong` (see [`MultilevelMapper::strong`]).
+    fn make_strong(&mut self) {
+        self.initial_runs = 8;
+        self.initial_run_work = 0;
+        self.tries = 8;
+        self.coarse_tries = 32;
+        self.bisection_fm_passes = 10;
+        self.bisection_fm_stall = 200;
+        self.fm_passes = 8;
+        self.fm_stall = 1000;
+        self.swap_rounds = 3;
+        self.vcycles = 8;
+        self.top_per_pe = 0;
+        self.probe_tasks = 0;
     }
 
     /// The preset of that name (`fast`, `default`, `strong`).
     pub fn preset(name: &str) -> Option<Self> {
-        match name {
-            "fast" => Some(Self::fast()),
-            "default" => Some(Self::default()),
-            "strong" => Some(Self::strong()),
-            _ => None,
-        }
+        crate::registry::params::preset(name)
     }
-}
-
-/// The registry form of the multilevel mapper: a preset and optional overrides, parsed from
-/// `multilevel,preset=strong,runs=4,...`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct MultilevelSpec {
-    /// `fast`, `default` or `strong`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preset: Option<String>,
-    /// First coarsening: `lp` (label propagation), `hem` (heavy-edge matching, random
-    /// order) or `ordered` (heavy-edge matching in input order).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub coarsening: Option<String>,
-    /// The second first coarsening, the same choices or `none`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub coarsening2: Option<String>,
-    /// Coarsening of the V-cycles, the same choices.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vcoarsening: Option<String>,
-    /// Initial DRB runs on the coarsest graph.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub runs: Option<usize>,
-    /// Bipartitioning tries per split.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tries: Option<usize>,
-    /// FM passes of the k-way refiner.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fm: Option<usize>,
-    /// Label-propagation rounds of the k-way refiner.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lp: Option<usize>,
-    /// Swap rounds of the k-way refiner.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub swaps: Option<usize>,
-    /// Coarsest graph size per PE (on every target: it also turns `per_pe2d` off unless
-    /// that is given too).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub per_pe: Option<usize>,
-    /// Coarsest graph size per PE on small two-dimensional meshes and tori (see
-    /// [`MultilevelMapper::grid2d_per_pe`]; 0: off).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub per_pe2d: Option<usize>,
-    /// Bipartitioning tries on the coarsest graph of a multilevel bipartition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub coarse_tries: Option<usize>,
-    /// Flow refinement of the bipartitions: corridor size factor (0: off).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flow: Option<usize>,
-    /// Flow refinement of the pairwise rounds: corridor size factor (0: off).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pair_flow: Option<usize>,
-    /// Multilevel bipartitioning in the initial DRB: coarsen task sets larger than this
-    /// (0: flat).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub coarsen_to: Option<usize>,
-    /// FM runs only on levels with at most this many tasks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fm_max: Option<usize>,
-    /// Largest coarsest graph (the initial DRB's input), raised to 32·k (8·k on a torus
-    /// with a ring of more than two PEs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_coarsest: Option<usize>,
-    /// Graphs of at least this many tasks build one first hierarchy, chosen by a probe
-    /// (see [`MultilevelMapper::probe_tasks`]; 0: never).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub probe: Option<usize>,
-    /// 1: on a torus, the even-numbered initial runs use the mesh's domains; 0: never
-    /// (unset: the preset's choice, by default only on the tori of [`unwrap_by_default`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unwrap: Option<u8>,
-    /// 1: on a hypercube, one more initial run splits the domains of its Gray-code mesh
-    /// (see [`MultilevelMapper::layout_runs`]); 0: no such run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub layout: Option<u8>,
-    /// V-cycles after the first uncoarsening.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vcycles: Option<usize>,
-    /// 1: refine the tree levels' groups (see [`MultilevelMapper::group_levels`]); 0: not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub groups: Option<u8>,
-    /// 1: uncoarsen both first hierarchies and keep the better mapping (see
-    /// [`MultilevelMapper::uncoarsen_both`]); 0: only the one with the better initial
-    /// mapping.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub both: Option<u8>,
-    /// More bipartitioning tries where the tries' median cost exceeds the best by more than
-    /// this many percent (0: off; see `Bipartitioner::more_tries_spread`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spread: Option<usize>,
-    /// 1: the initial mapping onto a target of nested groups by multisection (see
-    /// [`MultilevelMapper::multisection`]); 0: by DRB onto the whole target.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub multisection: Option<u8>,
-    /// Rounds of pairwise refinement per level (see `KwayRefiner::pair_rounds`; 0: off).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pairs: Option<usize>,
-    /// 1: island removal on the coarsest sets of multilevel bipartitions (see
-    /// `Bipartitioner::coarse_islands`); 0: off.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub islands: Option<u8>,
-    /// Coarsest size per top-level group of multisection's top step (see
-    /// [`MultilevelMapper::top_per_pe`]; 0: off).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub top_per_pe: Option<usize>,
-    /// Initial runs of that top step.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub top_runs: Option<usize>,
-    /// Coarse tries per split in that top step.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub top_coarse_tries: Option<usize>,
-    /// Memetic mode: whole runs in the population (1: off; see [`evolve`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub population: Option<usize>,
-    /// Memetic mode: recombinations.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub combines: Option<usize>,
-    /// Memetic mode: recombinations run together.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub batch: Option<usize>,
-    /// Annealing of the final mapping: proposals per task (0: off).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub anneal: Option<u64>,
-}
-
-/// Parses `key=value` parameters, giving a [`Error::Config`] that names the algorithm.
-pub(crate) fn parse_usize(alg: &str, key: &str, value: &str) -> Result<usize, Error> {
-    value.trim().parse().map_err(|_| {
-        Error::Config(format!(
-            "{}: parameter \"{}\" expects a non-negative integer, got \"{}\"",
-            alg, key, value
-        ))
-    })
-}
-
-/// [`parse_usize`] for a count of at most `max` (a larger one is an error, not a run that
-/// does not end).
-pub(crate) fn parse_at_most(alg: &str, key: &str, value: &str, max: usize) -> Result<usize, Error> {
-    let v = parse_usize(alg, key, value)?;
-    if v > max {
-        return Err(Error::Config(format!(
-            "{alg}: {key}={v} is more than the {max} allowed"
-        )));
-    }
-    Ok(v)
-}
-
-/// A count of runs or tries, 1 to `max`.
-pub(crate) fn parse_count(alg: &str, key: &str, value: &str, max: usize) -> Result<usize, Error> {
-    let v = parse_at_most(alg, key, value, max)?;
-    if v == 0 {
-        return Err(Error::Config(format!(
-            "{alg}: {key} must be at least 1, got 0"
-        )));
-    }
-    Ok(v)
 }
 
 /// The most bipartitioning tries (`tries`, `coarse_tries`) a spec may ask for.
@@ -500,247 +461,129 @@ pub const MAX_RUNS: usize = 1024;
 /// The most V-cycles (`vcycles`) or pairwise rounds per level (`pairs`) a spec may ask for.
 pub const MAX_ROUNDS: usize = 64;
 
-impl MultilevelSpec {
-    /// Applies one `key=value` parameter.
-    pub fn set(&mut self, param: &str) -> Result<(), Error> {
-        let Some((key, value)) = crate::mapper::key_value("multilevel", param)? else {
-            return Ok(());
-        };
-        match key {
-            "preset" => {
-                if MultilevelMapper::preset(value).is_none() {
-                    return Err(Error::Config(format!(
-                        "multilevel: unknown preset \"{}\"; known: fast, default, strong",
-                        value
-                    )));
-                }
-                self.preset = Some(value.to_string());
-            }
-            "coarsening" | "coarsening2" | "vcoarsening" => {
-                if Coarsening::from_name(value).is_none() && !(key == "coarsening2" && value == "none")
-                {
-                    return Err(Error::Config(format!(
-                        "multilevel: {} must be lp, hem or ordered{}, got \"{}\"",
-                        key,
-                        if key == "coarsening2" { " or none" } else { "" },
-                        value
-                    )));
-                }
-                let slot = match key {
-                    "coarsening" => &mut self.coarsening,
-                    "coarsening2" => &mut self.coarsening2,
-                    _ => &mut self.vcoarsening,
-                };
-                *slot = Some(value.to_string());
-            }
-            "runs" => self.runs = Some(parse_count("multilevel", key, value, MAX_RUNS)?),
-            "top_per_pe" | "top-per-pe" => {
-                self.top_per_pe = Some(parse_usize("multilevel", key, value)?)
-            }
-            "top_runs" | "top-runs" => {
-                self.top_runs = Some(parse_count("multilevel", key, value, MAX_RUNS)?)
-            }
-            "top_coarse_tries" | "top-coarse-tries" => {
-                self.top_coarse_tries = Some(parse_at_most("multilevel", key, value, MAX_TRIES)?)
-            }
-            "tries" => self.tries = Some(parse_count("multilevel", key, value, MAX_TRIES)?),
-            "population" => {
-                self.population =
-                    Some(parse_count("multilevel", key, value, evolve::MAX_POPULATION)?)
-            }
-            "combines" => {
-                self.combines =
-                    Some(parse_at_most("multilevel", key, value, evolve::MAX_COMBINES)?)
-            }
-            "batch" => {
-                self.batch = Some(parse_count("multilevel", key, value, evolve::MAX_BATCH)?)
-            }
-            "anneal" => {
-                self.anneal = Some(parse_at_most("multilevel", key, value, MAX_ANNEAL)? as u64)
-            }
-            "flow" => self.flow = Some(parse_usize("multilevel", key, value)?),
-            "pair_flow" | "pair-flow" => {
-                self.pair_flow = Some(parse_usize("multilevel", key, value)?)
-            }
-            "coarse_tries" | "coarse-tries" => {
-                self.coarse_tries = Some(parse_at_most("multilevel", key, value, MAX_TRIES)?)
-            }
-            "fm" => self.fm = Some(parse_usize("multilevel", key, value)?),
-            "lp" => self.lp = Some(parse_usize("multilevel", key, value)?),
-            "swaps" => self.swaps = Some(parse_usize("multilevel", key, value)?),
-            "per_pe" | "per-pe" => self.per_pe = Some(parse_usize("multilevel", key, value)?),
-            "per_pe2d" | "per-pe2d" => {
-                self.per_pe2d = Some(parse_usize("multilevel", key, value)?)
-            }
-            "fm_max" | "fm-max" => self.fm_max = Some(parse_usize("multilevel", key, value)?),
-            "max_coarsest" | "max-coarsest" => {
-                self.max_coarsest = Some(parse_usize("multilevel", key, value)?)
-            }
-            "probe" => self.probe = Some(parse_usize("multilevel", key, value)?),
-            "coarsen_to" | "coarsen-to" => {
-                self.coarsen_to = Some(parse_usize("multilevel", key, value)?)
-            }
-            "spread" => {
-                let v = parse_usize("multilevel", key, value)?;
-                if v > 1000 {
-                    return Err(Error::Config(format!(
-                        "multilevel: spread is a percentage (0 = off), at most 1000, got {v}"
-                    )));
-                }
-                self.spread = Some(v);
-            }
-            "unwrap" | "layout" | "groups" | "both" | "multisection" | "islands" => {
-                let v = parse_usize("multilevel", key, value)?;
-                if v > 1 {
-                    return Err(Error::Config(format!(
-                        "multilevel: {} must be 0 or 1, got \"{}\"",
-                        key, value
-                    )));
-                }
-                let slot = match key {
-                    "unwrap" => &mut self.unwrap,
-                    "layout" => &mut self.layout,
-                    "groups" => &mut self.groups,
-                    "both" => &mut self.both,
-                    "islands" => &mut self.islands,
-                    _ => &mut self.multisection,
-                };
-                *slot = Some(v as u8);
-            }
-            "vcycles" | "pairs" => {
-                let v = parse_at_most("multilevel", key, value, MAX_ROUNDS)?;
-                let slot = if key == "pairs" {
-                    &mut self.pairs
-                } else {
-                    &mut self.vcycles
-                };
-                *slot = Some(v);
-            }
-            _ => {
-                return Err(Error::Config(format!(
-                    "multilevel: unknown parameter \"{}\"; known: preset, coarsening, coarsening2, vcoarsening, runs, tries, coarse_tries, flow, pair_flow, fm, lp, swaps, per_pe, per_pe2d, coarsen_to, fm_max, max_coarsest, probe, unwrap, vcycles, groups, both, spread, multisection, pairs, islands, top_per_pe, top_runs, top_coarse_tries, population, combines, batch, anneal",
-                    key
-                )))
+/// The largest corridor factor (`flow`, `pair_flow`).
+pub const MAX_FLOW_ALPHA: f64 = (1u32 << 20) as f64;
+
+/// Checks a count of runs or tries: 1 to `max`.
+pub(crate) fn check_count(key: &str, v: usize, max: usize) -> Result<(), String> {
+    if v == 0 {
+        return Err(format!("{key} must be at least 1, got 0"));
+    }
+    check_at_most(key, v, max)
+}
+
+/// Checks a count of at most `max` (a larger one is an error, not a run that does not
+/// end).
+pub(crate) fn check_at_most(key: &str, v: usize, max: usize) -> Result<(), String> {
+    if v > max {
+        return Err(format!("{key}={v} is more than the {max} allowed"));
+    }
+    Ok(())
+}
+
+/// A documented key of the multilevel mapper.
+const fn key(name: &'static str, doc: &'static str) -> ParamDoc {
+    ParamDoc {
+        name,
+        aliases: &[],
+        doc,
+    }
+}
+
+impl Params for MultilevelMapper {
+    const PRESET_KEY: Option<&'static str> = Some("preset");
+    const PRESETS: &'static [Preset<Self>] = &[
+        ("default", |_| {}),
+        ("fast", Self::make_fast),
+        ("strong", Self::make_strong),
+    ];
+    const DOCS: &'static [ParamDoc] = &[
+        key("preset", "the configuration the other keys edit: fast, default or strong"),
+        key("coarsening", "first coarsening: lp (label propagation), hem (heavy-edge matching) or ordered (heavy-edge matching in input order)"),
+        key("coarsening2", "a second first coarsening, the same choices or none; both hierarchies get an initial mapping"),
+        key("vcoarsening", "coarsening of the V-cycles"),
+        key("cluster_rounds", "label-propagation rounds per coarsening level"),
+        key("per_pe", "coarsest graph size per PE (giving it sets per_pe2d to 0 unless that is given too)"),
+        key("per_pe2d", "coarsest size per PE on 2-D meshes and tori of at most 128 PEs (0: off)"),
+        key("min_coarsest", "coarsest graph: at least this many tasks"),
+        key("max_coarsest", "coarsest graph: at most this many tasks, raised to 32-64 per PE"),
+        key("max_levels", "at most this many coarse levels"),
+        key("cluster_weight", "largest cluster weight, relative to a coarsest-graph task's mean weight"),
+        key("runs", "initial runs on the coarsest graph, 1 to 1024 (giving it sets run_work to 0 unless that is given too)"),
+        key("run_work", "small coarsest graphs get run_work / n runs, at most 4 (0: off)"),
+        key("unwrap", "on a torus, even-numbered initial runs split the mesh's domains: auto (tori of 3+ dimensions longer than 2 with a ring of 8+ PEs), 0 never, 1 always"),
+        key("layout", "on a hypercube, one more initial run splits its Gray-code mesh's domains"),
+        key("tries", "bipartitioning tries per split, 1 to 1024"),
+        key("bfm", "FM passes per bipartitioning try"),
+        key("bfm_stall", "moves without a new best that end a bipartitioning FM pass"),
+        key("coarsen_to", "multilevel bipartitioning of task sets larger than this (0: flat)"),
+        key("coarse_tries", "tries on the coarsest set of a multilevel bipartition, at most 1024"),
+        key("flow", "corridor factor of the bisections' flow refinement (below 1: off), at most 2^20"),
+        key("spread", "percent: more tries where the tries' median exceeds the best by more (0: off), at most 1000"),
+        key("islands", "island removal in the bisections (graphs above 100,000 tasks: off)"),
+        key("fm", "k-way FM passes per level"),
+        key("fm_stall", "moves without a new best that end a k-way FM pass"),
+        key("fm_max", "k-way FM only on levels of at most this many tasks"),
+        key("lp", "k-way label-propagation rounds per level"),
+        key("swaps", "k-way swap rounds per level"),
+        key("pairs", "pairwise FM+flow rounds per level, at most 64 (graphs above 100,000 tasks: off)"),
+        key("pair_flow", "corridor factor of the pairwise rounds' flow refinement (below 1: off), at most 2^20"),
+        key("vcycles", "V-cycles after the first uncoarsening, at most 64"),
+        key("vcycle_per_pe", "a V-cycle coarsens to about this many tasks per PE"),
+        key("groups", "with multisection=0: refine the tree levels' groups"),
+        key("both", "uncoarsen both first hierarchies and keep the better mapping (0: only the better initial mapping's)"),
+        key("probe", "graphs of at least this many tasks build one first hierarchy, chosen by a probe (0: never)"),
+        key("multisection", "the initial mapping onto a tree by multisection along its levels"),
+        key("top_per_pe", "multisection's top step on graphs of at most 100,000 tasks: coarsest size per top-level group (0: off)"),
+        key("top_runs", "initial runs of that top step, 1 to 1024"),
+        key("top_coarse_tries", "coarse tries of that top step, at most 1024"),
+        key("population", "memetic mode when at least 2: this many whole runs, at most 256"),
+        key("combines", "memetic mode: recombinations (none: 8 per member), at most 100,000"),
+        key("batch", "memetic mode: recombinations run together (none: 2), 1 to 1024"),
+        key("anneal", "simulated annealing of the final mapping, proposals per task (0: off), at most 10^6"),
+    ];
+
+    fn imply(&mut self, given: &[&'static str]) {
+        if given.contains(&"runs") && !given.contains(&"run_work") {
+            self.initial_run_work = 0;
+        }
+        if given.contains(&"per_pe") && !given.contains(&"per_pe2d") {
+            self.grid2d_per_pe = 0;
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        check_count("runs", self.initial_runs, MAX_RUNS)?;
+        check_count("tries", self.tries, MAX_TRIES)?;
+        check_count("top_runs", self.top_runs, MAX_RUNS)?;
+        check_at_most("coarse_tries", self.coarse_tries, MAX_TRIES)?;
+        check_at_most("top_coarse_tries", self.top_coarse_tries, MAX_TRIES)?;
+        check_at_most("vcycles", self.vcycles, MAX_ROUNDS)?;
+        check_at_most("pairs", self.pair_rounds, MAX_ROUNDS)?;
+        check_count("population", self.population, evolve::MAX_POPULATION)?;
+        check_at_most("anneal", self.anneal as usize, MAX_ANNEAL)?;
+        check_at_most("spread", self.spread as usize, 1000)?;
+        if self.coarsest_per_pe == 0 {
+            return Err("per_pe must be at least 1, got 0".into());
+        }
+        if let Some(c) = self.combines {
+            check_at_most("combines", c, evolve::MAX_COMBINES)?;
+        }
+        if let Some(b) = self.combine_batch {
+            check_count("batch", b, evolve::MAX_BATCH)?;
+        }
+        if (self.combines.is_some() || self.combine_batch.is_some()) && self.population < 2 {
+            return Err("combines and batch need the memetic mode, population=2 or more".into());
+        }
+        for (k, v) in [
+            ("flow", self.flow_alpha),
+            ("pair_flow", self.pair_flow_alpha),
+            ("cluster_weight", self.cluster_weight_factor),
+        ] {
+            if !(0.0..=MAX_FLOW_ALPHA).contains(&v) {
+                return Err(format!("{k} must be a number from 0 to 2^20, got {v}"));
             }
         }
         Ok(())
-    }
-
-    /// The configuration: the preset, then the overrides.
-    pub fn to_mapper(&self) -> MultilevelMapper {
-        let mut m = self
-            .preset
-            .as_deref()
-            .and_then(MultilevelMapper::preset)
-            .unwrap_or_default();
-        if let Some(c) = self.coarsening.as_deref().and_then(Coarsening::from_name) {
-            m.coarsening = c;
-        }
-        match self.coarsening2.as_deref() {
-            Some("none") => m.alt_coarsening = None,
-            Some(c) => {
-                if let Some(c) = Coarsening::from_name(c) {
-                    m.alt_coarsening = Some(c);
-                }
-            }
-            None => {}
-        }
-        if let Some(c) = self.vcoarsening.as_deref().and_then(Coarsening::from_name) {
-            m.vcycle_coarsening = c;
-        }
-        if let Some(v) = self.runs {
-            m.initial_runs = v.max(1);
-            m.initial_run_work = 0;
-        }
-        if let Some(v) = self.tries {
-            m.bipartitioner.tries = v.max(1);
-        }
-        if let Some(v) = self.coarse_tries {
-            m.bipartitioner.coarse_tries = v;
-        }
-        if let Some(v) = self.flow {
-            m.bipartitioner.flow_alpha = v.min(1 << 20) as f64;
-        }
-        if let Some(v) = self.pair_flow {
-            m.refiner.pair.flow_alpha = v.min(1 << 20) as f64;
-        }
-        if let Some(v) = self.fm {
-            m.refiner.fm_passes = v;
-        }
-        if let Some(v) = self.lp {
-            m.refiner.lp_rounds = v;
-        }
-        if let Some(v) = self.swaps {
-            m.refiner.swap_rounds = v;
-        }
-        if let Some(v) = self.per_pe {
-            m.coarsest_per_pe = v.max(1);
-            m.grid2d_per_pe = 0;
-        }
-        if let Some(v) = self.per_pe2d {
-            m.grid2d_per_pe = v;
-        }
-        if let Some(v) = self.coarsen_to {
-            m.bipartitioner.coarsen_to = v;
-        }
-        if let Some(v) = self.fm_max {
-            m.refiner.fm_max_tasks = v;
-        }
-        if let Some(v) = self.max_coarsest {
-            m.max_coarsest = v;
-        }
-        if let Some(v) = self.probe {
-            m.probe_tasks = v;
-        }
-        if let Some(v) = self.unwrap {
-            m.unwrapped_runs = v != 0;
-            m.unwrapped_runs_3d = v != 0;
-        }
-        if let Some(v) = self.layout {
-            m.layout_runs = v != 0;
-        }
-        if let Some(v) = self.vcycles {
-            m.vcycles = v;
-        }
-        if let Some(v) = self.groups {
-            m.group_levels = v != 0;
-        }
-        if let Some(v) = self.both {
-            m.uncoarsen_both = v != 0;
-        }
-        if let Some(v) = self.multisection {
-            m.multisection = v != 0;
-        }
-        if let Some(v) = self.pairs {
-            m.refiner.pair_rounds = v;
-        }
-        if let Some(v) = self.islands {
-            m.bipartitioner.coarse_islands = v != 0;
-        }
-        if let Some(v) = self.top_per_pe {
-            m.top_per_pe = v;
-        }
-        if let Some(v) = self.top_runs {
-            m.top_runs = v.max(1);
-        }
-        if let Some(v) = self.top_coarse_tries {
-            m.top_coarse_tries = v;
-        }
-        if let Some(v) = self.population {
-            m.population = v.max(1);
-        }
-        if let Some(v) = self.combines {
-            m.combines = Some(v);
-        }
-        if let Some(v) = self.batch {
-            m.combine_batch = Some(v);
-        }
-        if let Some(v) = self.anneal {
-            m.anneal = v;
-        }
-        if let Some(v) = self.spread {
-            m.bipartitioner.more_tries_spread = if v == 0 { 0.0 } else { 1.0 + v as f64 / 100.0 };
-        }
-        m
     }
 }

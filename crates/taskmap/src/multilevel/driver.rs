@@ -26,6 +26,12 @@ impl Mapper for MultilevelMapper {
         "multilevel"
     }
 
+    /// V-cycles, the memetic mode (`population` of at least 2) and `anneal` stop at the
+    /// deadline.
+    fn honours_deadline(&self) -> bool {
+        self.vcycles > 0 || self.population >= 2 || self.anneal > 0
+    }
+
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
         problem.check_with_fixed()?;
         if (self.combines.is_some() || self.combine_batch.is_some()) && self.population < 2 {
@@ -114,12 +120,11 @@ pub(crate) fn instance(problem: &Problem) -> Instance<'_> {
 /// Above [`PAIR_MAX_TASKS`] tasks: the configuration without pairwise rounds and coarse
 /// island removal, when it has them.
 pub(crate) fn large_config(cfg: &MultilevelMapper, problem: &Problem) -> Option<MultilevelMapper> {
-    (problem.graph.num_tasks() > PAIR_MAX_TASKS
-        && (cfg.refiner.pair_rounds > 0 || cfg.bipartitioner.coarse_islands))
+    (problem.graph.num_tasks() > PAIR_MAX_TASKS && (cfg.pair_rounds > 0 || cfg.coarse_islands))
         .then(|| {
             let mut large = cfg.clone();
-            large.refiner.pair_rounds = 0;
-            large.bipartitioner.coarse_islands = false;
+            large.pair_rounds = 0;
+            large.coarse_islands = false;
             large
         })
 }
@@ -515,7 +520,7 @@ mod tests {
                 a.as_ref(),
                 &bound,
                 problem.epsilon,
-                &cfg.bipartitioner,
+                &cfg.bipartitioner(),
                 &mut Xoshiro256PlusPlus::seed_from_u64(seed),
                 None,
                 None,

@@ -300,7 +300,7 @@ pub(super) fn recombine(
     if !st.is_balanced() {
         rebalance(&mut st);
     }
-    cfg.refiner.refine(&mut st, &mut rng);
+    cfg.refiner().refine(&mut st, &mut rng);
     if levels.is_empty() {
         st.part
     } else {

@@ -107,7 +107,7 @@ impl MultilevelMapper {
             if !st.is_balanced() {
                 rebalance(&mut st);
             }
-            cfg.refiner.refine(&mut st, &mut ctx.rng);
+            cfg.refiner().refine(&mut st, &mut ctx.rng);
             st.part
         });
         let part = vcycles(cfg, inst, &dist, part, cfg.vcycles.max(1), ctx);

@@ -91,7 +91,7 @@ pub(crate) fn vcycles(
             let Some(top) = levels.last() else { break };
             let mut st =
                 KwayState::new(&top.graph, dist, bound, top.part.clone()).with_fixed(&top.fixed);
-            cfg.refiner.refine(&mut st, &mut ctx.rng);
+            cfg.refiner().refine(&mut st, &mut ctx.rng);
             let (sc, cand) = score(unc(&levels, st.part, &mut ctx.rng));
             pace.add(t.elapsed());
             ctx.progress.step(cycle as u64, cycles as u64);

@@ -114,6 +114,9 @@ use crate::mapping::Mapping;
 use crate::perego::f::{FValue, IncrementalF};
 use crate::perego::spm::{SpmChannel, SpmModel, SpmParams};
 use crate::problem::{Capacities, Problem};
+use crate::registry::params::Preset;
+use crate::registry::{ParamDoc, Params};
+use serde::Deserialize;
 
 use crate::perego::greedy::endgame::*;
 use crate::perego::greedy::exchange::*;
@@ -139,14 +142,16 @@ pub(crate) fn mapped_channels<'m>(
     })
 }
 
-/// The greedy mapper. Parameters public with defaults.
+/// The greedy mapper and its parameters (`greedy-perego,variant=paper,refine=0`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct GreedyPerego {
-    /// Phase and machine parameters of F.
+    /// Phase and machine parameters of F (from the simulator's options, not a key).
+    #[serde(skip)]
     pub spm: SpmParams,
     /// Fewest candidates re-ranked by F (the paper's `s = (2n+1)·|C(t)|` is raised to
     /// this). Default 4.
+    #[serde(alias = "candidates")]
     pub min_candidates: usize,
     /// Relative difference under which two values of F (and of F_sum) count as "similar"
     /// and the tie-breakers decide. Default 1e-9 (equal up to rounding).
@@ -156,6 +161,7 @@ pub struct GreedyPerego {
     /// `g` of the degree tie-breaker: compare the sums of the degrees of the tasks and
     /// PEs at distance below `g` (`Some(0)` turns it off). Default `None`: the radius of
     /// the connectivity rule, `min(D_a/4, D_p/4)`.
+    #[serde(alias = "g", deserialize_with = "auto_or_count")]
     pub degree_radius: Option<u32>,
     /// Ours (the end-game search): once at most this many tasks are left, with one task
     /// per PE and every mapped task next to its mapped partners so far, search
@@ -164,6 +170,7 @@ pub struct GreedyPerego {
     /// contention, so F cannot do better). After a failed search the next one waits until
     /// half as many tasks are left. 0 turns it off ([`GreedyPerego::paper`]). Default
     /// `usize::MAX` (from the second task on).
+    #[serde(deserialize_with = "all_off_or_count")]
     pub endgame: usize,
     /// Node budget of the end-game search per remaining task (at most 2^22 nodes in all;
     /// the option evaluations of the most-constrained choice are bounded by 64 per node of
@@ -176,6 +183,7 @@ pub struct GreedyPerego {
     /// scored by a full evaluation of F). The evaluations form one pool of this many per
     /// task, `refine_evals · T`, shared by all tasks, at most 2^16 and at most 2^31 steps
     /// in all (0: off). Default 64.
+    #[serde(alias = "refine")]
     pub refine_evals: u32,
     /// Ours (the simulated exchange pass, [`greedy_map_program`] only, which has the
     /// program): the moves of the exchange pass scored by the wormhole simulator, kept when
@@ -197,8 +205,10 @@ pub struct GreedyPerego {
     /// `mesh:16x16` from the greedy alone). Default on; needs `sim_refine` > 0.
     pub multilevel_start: bool,
     /// The bounding-rectangle tie-breaker. Default on.
+    #[serde(alias = "bbox")]
     pub bounding_box: bool,
     /// The memory bound `M` of the paper as a number of tasks per PE (0: none). Default 0.
+    #[serde(alias = "memory")]
     pub max_tasks_per_pe: u32,
     /// With no more tasks than PEs, only free PEs are candidates (one task per PE).
     /// Default on.
@@ -236,74 +246,80 @@ impl GreedyPerego {
             ..Self::default()
         }
     }
+}
 
-    /// Sets one parameter from `key=value`: `variant=paper|default` (resets the others),
-    /// `candidates`, `tie_tolerance`, `lookahead`, `endgame` (a number, `all` or `off`),
-    /// `endgame_budget`, `refine` (evaluations per task, pooled), `sim_refine` (simulations
-    /// per task), `multilevel_start`, `degree_radius` (`auto` or a number), `bounding_box`, `max_tasks_per_pe`, `one_to_one`.
-    pub fn set(&mut self, param: &str) -> Result<(), Error> {
-        let name = "greedy-perego";
-        let Some((key, value)) = crate::mapper::key_value(name, param)? else {
-            return Ok(());
-        };
-        let bad = |what: &str| {
-            Error::Config(format!(
-                "{}: {} expects {}, got \"{}\"",
-                name, key, what, value
-            ))
-        };
-        let flag = || match value {
-            "1" | "true" | "on" | "yes" => Ok(true),
-            "0" | "false" | "off" | "no" => Ok(false),
-            _ => Err(bad("on or off")),
-        };
-        let int = || {
-            value
-                .parse::<u32>()
-                .map_err(|_| bad("a non-negative integer"))
-        };
-        match key {
-            "variant" => {
-                let spm = self.spm.clone();
-                *self = match value {
-                    "paper" => Self::paper(),
-                    "default" | "plus" => Self::default(),
-                    _ => return Err(bad("paper or default")),
-                };
-                self.spm = spm;
-            }
-            "candidates" | "min_candidates" => self.min_candidates = int()? as usize,
-            "tie_tolerance" => {
-                let v: f64 = value.parse().map_err(|_| bad("a number"))?;
-                if !(v >= 0.0 && v.is_finite()) {
-                    return Err(bad("a non-negative number"));
-                }
-                self.tie_tolerance = v;
-            }
-            "lookahead" => self.lookahead = flag()?,
-            "endgame" => {
-                self.endgame = match value {
-                    "all" => usize::MAX,
-                    "off" => 0,
-                    _ => int()? as usize,
-                }
-            }
-            "endgame_budget" => self.endgame_budget = u64::from(int()?),
-            "refine" | "refine_evals" => self.refine_evals = int()?,
-            "sim_refine" => self.sim_refine = int()?,
-            "multilevel_start" => self.multilevel_start = flag()?,
-            "degree_radius" | "g" => {
-                self.degree_radius = if value == "auto" { None } else { Some(int()?) }
-            }
-            "bounding_box" | "bbox" => self.bounding_box = flag()?,
-            "max_tasks_per_pe" | "memory" => self.max_tasks_per_pe = int()?,
-            "one_to_one" => self.one_to_one = flag()?,
-            other => {
-                return Err(Error::Config(format!(
-                    "{}: unknown parameter \"{}\"; known: variant, candidates, tie_tolerance, lookahead, endgame, endgame_budget, refine, sim_refine, multilevel_start, degree_radius, bounding_box, max_tasks_per_pe, one_to_one",
-                    name, other
-                )))
-            }
+/// `degree_radius`: `auto` (or `none`) or a radius.
+fn auto_or_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    use serde::de::Error as _;
+    match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Null => Ok(None),
+        serde_json::Value::String(s) if s == "auto" || s == "none" => Ok(None),
+        v => u32::try_from(count(&v).ok_or_else(|| D::Error::custom(expects("auto or", &v)))?)
+            .map(Some)
+            .map_err(|_| D::Error::custom(expects("auto or", &v))),
+    }
+}
+
+/// `endgame`: `all`, `off` or a count of tasks.
+fn all_off_or_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    use serde::de::Error as _;
+    match serde_json::Value::deserialize(d)? {
+        serde_json::Value::String(s) if s == "all" => Ok(usize::MAX),
+        serde_json::Value::String(s) if s == "off" => Ok(0),
+        v => count(&v)
+            .and_then(|c| usize::try_from(c).ok())
+            .ok_or_else(|| D::Error::custom(expects("all, off or", &v))),
+    }
+}
+
+/// A non-negative integer, given as a number or as text.
+fn count(v: &serde_json::Value) -> Option<u64> {
+    match v {
+        serde_json::Value::Number(n) => n.as_u64(),
+        serde_json::Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+fn expects(what: &str, v: &serde_json::Value) -> String {
+    let got = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    format!("expects {what} a non-negative integer, got \"{got}\"")
+}
+
+/// A documented key of the greedy mapper.
+const fn key(name: &'static str, aliases: &'static [&'static str], doc: &'static str) -> ParamDoc {
+    ParamDoc { name, aliases, doc }
+}
+
+impl Params for GreedyPerego {
+    const PRESET_KEY: Option<&'static str> = Some("variant");
+    const PRESETS: &'static [Preset<Self>] = &[
+        ("default", |_| {}),
+        ("paper", |g| *g = GreedyPerego::paper()),
+        ("plus", |_| {}),
+    ];
+    const DOCS: &'static [ParamDoc] = &[
+        key("variant", &[], "default (the paper's rules with our end-game search and exchange passes) or paper (the paper's rules only)"),
+        key("min_candidates", &["candidates"], "fewest candidates re-ranked by F"),
+        key("tie_tolerance", &[], "relative difference under which two values of F tie, at least 0"),
+        key("lookahead", &[], "the look-ahead tie-breaker"),
+        key("degree_radius", &["g"], "radius of the degree tie-breaker: auto (the connectivity rule's) or a number (0: off)"),
+        key("endgame", &[], "end-game search once at most this many tasks are left: all, off or a number"),
+        key("endgame_budget", &[], "node budget of the end-game search per remaining task"),
+        key("refine_evals", &["refine"], "exchange-pass evaluations per task (0: off), pooled"),
+        key("sim_refine", &[], "simulations per task of the simulated exchange pass, programs only (0: off)"),
+        key("multilevel_start", &[], "the simulated pass also starts from the multilevel mapper's mapping"),
+        key("bounding_box", &["bbox"], "the bounding-rectangle tie-breaker"),
+        key("max_tasks_per_pe", &["memory"], "the paper's memory bound M, tasks per PE (0: none)"),
+        key("one_to_one", &[], "with no more tasks than PEs, only free PEs are candidates"),
+    ];
+
+    fn validate(&self) -> Result<(), String> {
+        if !(self.tie_tolerance >= 0.0 && self.tie_tolerance.is_finite()) {
+            return Err(format!(
+                "tie_tolerance must be a non-negative number, got {}",
+                self.tie_tolerance
+            ));
         }
         Ok(())
     }

@@ -8,7 +8,7 @@ use taskmap::mappers::berger::common::BergerDist;
 use taskmap::mappers::berger::gtwp::{affinity_key, naive_affinities, DistanceAffinities};
 use taskmap::mappers::berger::netlist::circuit_netlist;
 use taskmap::mappers::berger::pnp::{anneal_qap, qap_cost, swap_delta, PnpMapper};
-use taskmap::{evaluate, AlgorithmSpec, Capacities, EvalOptions, Problem, RunContext};
+use taskmap::{evaluate, AlgorithmSpec, Capacities, EvalOptions, Mapper, Problem, RunContext};
 use taskmap_graph::{gen, TaskGraph};
 
 const BERGER: &[&str] = &[
@@ -65,7 +65,7 @@ fn capacitated(g: TaskGraph, spec: &str, slack: f64) -> Problem {
 
 fn run(alg: &str, p: &Problem, seed: u64) -> Result<taskmap::Mapping, taskmap::Error> {
     let spec: AlgorithmSpec = alg.parse().expect("registered");
-    spec.build().map(p, &mut RunContext::new(seed))
+    spec.map(p, &mut RunContext::new(seed))
 }
 
 fn respects(p: &Problem, m: &taskmap::Mapping) -> bool {

@@ -11,6 +11,7 @@ mod mapping_engine;
 mod metrics;
 mod mutated_inputs;
 mod program;
+mod registry;
 mod sim_greedy;
 mod sim_perego_accuracy;
 mod sim_properties;

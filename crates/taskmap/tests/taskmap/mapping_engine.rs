@@ -3,10 +3,10 @@
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use taskmap::mappers::drb::{DrbMapper, DrbSpec};
+use taskmap::mappers::drb::DrbMapper;
 use taskmap::metrics::comm_cost;
 use taskmap::multilevel::coarsen::Coarsening;
-use taskmap::multilevel::config::MultilevelMapper;
+use taskmap::multilevel::config::{MultilevelMapper, Unwrap};
 use taskmap::multilevel::refine::kway::{fm_pass, lp_pass, swap_pass};
 use taskmap::multilevel::refine::pairs::{pair_pass, PairPass, PairScratch};
 use taskmap::multilevel::refine::rebalance::rebalance;
@@ -213,7 +213,6 @@ fn fm_ends_with_gains_beyond_the_key_range() {
     let m = "multilevel"
         .parse::<taskmap::AlgorithmSpec>()
         .unwrap()
-        .build()
         .map(&problem, &mut taskmap::RunContext::new(0))
         .unwrap();
     let eval = eval_eps(&problem, &m);
@@ -395,7 +394,7 @@ fn memetic_mode_never_worse_than_one_run() {
         let problem = with_capacity(Problem::new(g, arch(spec)), cap);
         let cost = |alg: &str, seed: u64| {
             let spec: AlgorithmSpec = alg.parse().unwrap();
-            check_balanced(&problem, spec.build().as_ref(), seed)
+            check_balanced(&problem, &spec, seed)
         };
         for seed in 0..2 {
             let one = cost("multilevel", seed);
@@ -417,7 +416,7 @@ fn memetic_mode_never_worse_than_one_run() {
         if deadline {
             ctx.deadline = Some(std::time::Instant::now());
         }
-        spec.build().map(&problem, &mut ctx).unwrap()
+        spec.map(&problem, &mut ctx).unwrap()
     };
     // A deadline already passed: no V-cycle starts (the plain run is the one without
     // them), and on one thread the first member alone (one plain run with the run's
@@ -470,7 +469,7 @@ fn same_seed_same_mapping() {
             "multilevel,population=3,combines=6,batch=3",
         ] {
             let mapper: AlgorithmSpec = alg.parse().unwrap();
-            let mapper = mapper.build();
+
             let run = |threads: usize| {
                 let mut ctx = RunContext::new(5).with_threads(threads).unwrap();
                 mapper.map(&problem, &mut ctx).unwrap()
@@ -509,16 +508,13 @@ fn unwrapped_runs_by_default_on_long_3d_tori() {
     ] {
         assert_eq!(unwrap_by_default(arch(spec).as_ref()), want, "{spec}");
     }
-    assert!(MultilevelMapper::default().unwrapped_runs_3d);
+    assert_eq!(MultilevelMapper::default().unwrap, Unwrap::Auto);
     let g = gen::random_geometric(3000, 8.0, 11);
     for (spec, unwrapped) in [("torus:8x4x4", true), ("torus:4x4x4", false)] {
         let problem = Problem::new(g.clone(), arch(spec));
         let map = |alg: &str| {
             let mapper: AlgorithmSpec = alg.parse().unwrap();
-            mapper
-                .build()
-                .map(&problem, &mut RunContext::new(3))
-                .unwrap()
+            mapper.map(&problem, &mut RunContext::new(3)).unwrap()
         };
         let (off, on) = (map("multilevel,unwrap=0"), map("multilevel,unwrap=1"));
         // (`assert!`, not `assert_eq!`: a failure would print thousands of PEs.)
@@ -547,7 +543,7 @@ fn hypercubes_get_a_run_on_their_gray_mesh() {
     for seed in 1..=2 {
         let cost = |alg: &str| {
             let mapper: AlgorithmSpec = alg.parse().unwrap();
-            check_balanced(&problem, mapper.build().as_ref(), seed)
+            check_balanced(&problem, &mapper, seed)
         };
         let (off, on) = (cost("multilevel,layout=0"), cost("multilevel"));
         assert!(
@@ -561,7 +557,7 @@ fn hypercubes_get_a_run_on_their_gray_mesh() {
 fn multilevel_beats_random_on_a_grid() {
     let problem = Problem::new(gen::grid(&[64, 64], false), arch("torus:8x8"));
     let ml = check_balanced(&problem, &MultilevelMapper::default(), 3);
-    let rnd = check_balanced(&problem, AlgorithmSpec::Random.build().as_ref(), 3);
+    let rnd = check_balanced(&problem, &"random".parse::<AlgorithmSpec>().unwrap(), 3);
     // The ideal is about 2·64·7 = 896 (8×8 blocks of 8×8 tasks).
     assert!(ml * 10 < rnd, "multilevel {ml} vs random {rnd}");
     assert!(ml < 1300, "multilevel {ml}");
@@ -572,15 +568,19 @@ fn one_task_per_pe() {
     let problem = Problem::new(gen::grid(&[8, 8], false), arch("torus:8x8"));
     let c = check_balanced(
         &problem,
-        "multilevel,preset=strong"
-            .parse::<AlgorithmSpec>()
-            .unwrap()
-            .build()
-            .as_ref(),
+        &"multilevel,preset=strong".parse::<AlgorithmSpec>().unwrap(),
         1,
     );
     // The identity-like embedding has cost 112; a good mapping gets close.
     assert!(c <= 160, "cost {c}");
+}
+
+/// The multilevel mapper a spec configures.
+fn ml(spec: &str) -> MultilevelMapper {
+    let s: AlgorithmSpec = spec.parse().unwrap();
+    s.get::<MultilevelMapper>()
+        .unwrap_or_else(|| panic!("{spec}: not multilevel"))
+        .clone()
 }
 
 #[test]
@@ -589,32 +589,25 @@ fn spec_parsing() {
         .parse()
         .unwrap();
     assert_eq!(s.name(), "multilevel");
-    let json = serde_json::to_value(&s).unwrap();
-    assert_eq!(json["preset"], "fast");
+    let json = s.parameters();
     assert_eq!(json["runs"], 3);
+    assert_eq!(json["run_work"], 0);
     assert_eq!(json["coarsening"], "hem");
+    assert_eq!(json["vcycles"], 0, "the fast preset's");
+    // The parameters read back as the same configuration.
+    assert_eq!(
+        serde_json::from_value::<MultilevelMapper>(json).unwrap(),
+        *s.get::<MultilevelMapper>().unwrap()
+    );
     assert!("multilevel,runs=2000".parse::<AlgorithmSpec>().is_err());
     assert!("multilevel,preset=bogus".parse::<AlgorithmSpec>().is_err());
     assert!("multilevel,foo=1".parse::<AlgorithmSpec>().is_err());
-    let v: AlgorithmSpec = "multilevel,vcycles=7".parse().unwrap();
-    let json = serde_json::to_value(&v).unwrap();
-    assert_eq!(json["vcycles"], 7);
-    assert_eq!(serde_json::from_value::<AlgorithmSpec>(json).unwrap(), v);
+    assert_eq!(ml("multilevel,vcycles=7").vcycles, 7);
     assert!("multilevel,vcycles=65".parse::<AlgorithmSpec>().is_err());
-    let e: AlgorithmSpec = "multilevel,population=16,combines=128".parse().unwrap();
-    let AlgorithmSpec::Multilevel(es) = &e else {
-        panic!("not multilevel")
-    };
-    assert_eq!(
-        (es.to_mapper().population, es.to_mapper().combines),
-        (16, Some(128))
-    );
-    assert_eq!(es.to_mapper().combine_batch, None);
-    let b: AlgorithmSpec = "multilevel,population=4,batch=8".parse().unwrap();
-    let AlgorithmSpec::Multilevel(bs) = &b else {
-        panic!("not multilevel")
-    };
-    assert_eq!(bs.to_mapper().combine_batch, Some(8));
+    let es = ml("multilevel,population=16,combines=128");
+    assert_eq!((es.population, es.combines), (16, Some(128)));
+    assert_eq!(es.combine_batch, None);
+    assert_eq!(ml("multilevel,population=4,batch=8").combine_batch, Some(8));
     assert!("multilevel,batch=8".parse::<AlgorithmSpec>().is_err());
     assert_eq!(MultilevelMapper::default().population, 1);
     // The same refusal for a configuration built otherwise (a library user, JSON).
@@ -649,76 +642,42 @@ fn spec_parsing() {
         let key = bad.rsplit(',').next().unwrap().split('=').next().unwrap();
         assert!(e.to_string().contains(key), "{e}");
     }
-    let c: AlgorithmSpec = "multilevel,coarsening=ordered,coarsening2=none,vcoarsening=hem"
-        .parse()
-        .unwrap();
-    let json = serde_json::to_value(&c).unwrap();
-    assert_eq!(json["coarsening2"], "none");
-    assert_eq!(serde_json::from_value::<AlgorithmSpec>(json).unwrap(), c);
-    let AlgorithmSpec::Multilevel(ms) = &c else {
-        panic!("not multilevel")
-    };
-    let m = ms.to_mapper();
+    let m = ml("multilevel,coarsening=ordered,coarsening2=none,vcoarsening=hem");
     assert_eq!(m.coarsening, Coarsening::OrderedMatching);
     assert_eq!(m.alt_coarsening, None);
     assert_eq!(m.vcycle_coarsening, Coarsening::HeavyEdgeMatching);
-    let an: AlgorithmSpec = "multilevel,anneal=50".parse().unwrap();
-    let AlgorithmSpec::Multilevel(ans) = &an else {
-        panic!("not multilevel")
-    };
-    assert_eq!(ans.to_mapper().anneal, 50);
+    assert_eq!(ml("multilevel,anneal=50").anneal, 50);
     assert_eq!(MultilevelMapper::default().anneal, 0);
-    let g: AlgorithmSpec = "multilevel,groups=0".parse().unwrap();
-    let AlgorithmSpec::Multilevel(gs) = &g else {
-        panic!("not multilevel")
-    };
-    assert!(!gs.to_mapper().group_levels);
+    assert!(!ml("multilevel,groups=0").group_levels);
     assert!("multilevel,groups=2".parse::<AlgorithmSpec>().is_err());
-    let ms: AlgorithmSpec = "multilevel,multisection=0".parse().unwrap();
-    let AlgorithmSpec::Multilevel(mss) = &ms else {
-        panic!("not multilevel")
-    };
-    assert!(!mss.to_mapper().multisection);
+    assert!(!ml("multilevel,multisection=0").multisection);
     assert!(MultilevelMapper::default().multisection);
     assert!("multilevel,multisection=2"
         .parse::<AlgorithmSpec>()
         .is_err());
-    assert!(!MultilevelMapper::default().unwrapped_runs);
     // `fast` follows the default's rule (the mesh's domains on long 3-D tori only).
-    assert!(!MultilevelMapper::fast().unwrapped_runs && MultilevelMapper::fast().unwrapped_runs_3d);
-    let u0: AlgorithmSpec = "multilevel,unwrap=0".parse().unwrap();
-    let AlgorithmSpec::Multilevel(u0s) = &u0 else {
-        panic!("not multilevel")
-    };
-    assert!(!u0s.to_mapper().unwrapped_runs && !u0s.to_mapper().unwrapped_runs_3d);
-    let pi: AlgorithmSpec = "multilevel,pairs=2,islands=0".parse().unwrap();
-    let AlgorithmSpec::Multilevel(pis) = &pi else {
-        panic!("not multilevel")
-    };
-    assert_eq!(pis.to_mapper().refiner.pair_rounds, 2);
-    assert!(!pis.to_mapper().bipartitioner.coarse_islands);
-    let json = serde_json::to_value(&pi).unwrap();
-    assert_eq!(serde_json::from_value::<AlgorithmSpec>(json).unwrap(), pi);
+    assert_eq!(MultilevelMapper::default().unwrap, Unwrap::Auto);
+    assert_eq!(MultilevelMapper::fast().unwrap, Unwrap::Auto);
+    assert_eq!(ml("multilevel,unwrap=0").unwrap, Unwrap::Never);
+    assert_eq!(ml("multilevel,unwrap=1").unwrap, Unwrap::Always);
+    let pis = ml("multilevel,pairs=2,islands=0");
+    assert_eq!(pis.refiner().pair_rounds, 2);
+    assert!(!pis.bipartitioner().coarse_islands);
     assert!("multilevel,pairs=65".parse::<AlgorithmSpec>().is_err());
     assert!("multilevel,islands=2".parse::<AlgorithmSpec>().is_err());
-    assert_eq!(MultilevelMapper::default().refiner.pair_rounds, 1);
-    assert!(MultilevelMapper::default().bipartitioner.coarse_islands);
-    assert_eq!(MultilevelMapper::fast().refiner.pair_rounds, 0);
+    assert_eq!(MultilevelMapper::default().refiner().pair_rounds, 1);
+    assert!(MultilevelMapper::default().bipartitioner().coarse_islands);
+    assert_eq!(MultilevelMapper::fast().refiner().pair_rounds, 0);
     // per_pe turns the two-dimensional grids' own size off unless per_pe2d is given too.
     assert_eq!(MultilevelMapper::default().grid2d_per_pe, 160);
     assert_eq!(MultilevelMapper::fast().grid2d_per_pe, 0);
-    // The multilevel mapper a spec configures.
-    let mapper_of = |spec: &str| match spec.parse::<AlgorithmSpec>().unwrap() {
-        AlgorithmSpec::Multilevel(m) => m.to_mapper(),
-        _ => panic!("{spec}: not multilevel"),
-    };
     for (spec, per_pe, per_pe2d) in [
         ("multilevel,per_pe=500", 500, 0),
         ("multilevel,per_pe2d=40", 1000, 40),
         ("multilevel,per_pe2d=40,per_pe=500", 500, 40),
         ("multilevel,preset=fast,per_pe2d=60", 1000, 60),
     ] {
-        let m = mapper_of(spec);
+        let m = ml(spec);
         assert_eq!(
             (m.coarsest_per_pe, m.grid2d_per_pe),
             (per_pe, per_pe2d),
@@ -735,9 +694,9 @@ fn spec_parsing() {
         ("multilevel,pair-flow=0", 3.0, 0.0),
         ("multilevel,preset=fast,flow=2,pair_flow=4", 2.0, 4.0),
     ] {
-        let m = mapper_of(spec);
+        let m = ml(spec);
         assert_eq!(
-            (m.bipartitioner.flow_alpha, m.refiner.pair.flow_alpha),
+            (m.bipartitioner().flow_alpha, m.refiner().pair.flow_alpha),
             (bisection, pairs),
             "{spec}"
         );
@@ -747,24 +706,19 @@ fn spec_parsing() {
         .unwrap_err();
     assert!(
         bad.to_string()
-            .contains("\"pair_flow\" expects a non-negative integer"),
+            .contains("pair_flow must be a number from 0"),
         "{bad}"
     );
-    let sp: AlgorithmSpec = "multilevel,spread=5".parse().unwrap();
-    let AlgorithmSpec::Multilevel(sps) = &sp else {
-        panic!("not multilevel")
-    };
-    assert_eq!(sps.to_mapper().bipartitioner.more_tries_spread, 1.05);
+    assert_eq!(
+        ml("multilevel,spread=5").bipartitioner().more_tries_spread,
+        1.05
+    );
     assert!("multilevel,spread=5000".parse::<AlgorithmSpec>().is_err());
-    let one: AlgorithmSpec = "multilevel,both=0".parse().unwrap();
-    let AlgorithmSpec::Multilevel(ones) = &one else {
-        panic!("not multilevel")
-    };
-    assert!(!ones.to_mapper().uncoarsen_both);
+    assert!(!ml("multilevel,both=0").uncoarsen_both);
     assert!("multilevel,both=3".parse::<AlgorithmSpec>().is_err());
     let dflt = MultilevelMapper::default();
     assert!(dflt.uncoarsen_both);
-    assert_eq!(dflt.bipartitioner.more_tries_spread, 0.0);
+    assert_eq!(dflt.bipartitioner().more_tries_spread, 0.0);
     assert!(dflt.group_levels);
     assert_eq!(dflt.alt_coarsening, Some(Coarsening::OrderedMatching));
     assert_eq!(dflt.vcycle_coarsening, Coarsening::LabelPropagation);
@@ -788,15 +742,15 @@ fn spec_parsing() {
     }
     let d: AlgorithmSpec = "drb,tries=2,refine=true".parse().unwrap();
     assert_eq!(
-        d,
-        AlgorithmSpec::Drb(DrbSpec {
-            tries: Some(2),
-            fm: None,
-            refine: Some(true),
-            coarsen_to: None
+        d.get::<DrbMapper>(),
+        Some(&DrbMapper {
+            tries: 2,
+            refine: true,
+            ..DrbMapper::default()
         })
     );
     assert!("drb,tries=x".parse::<AlgorithmSpec>().is_err());
+    assert!("drb,tries=0".parse::<AlgorithmSpec>().is_err());
 }
 
 /// Time of the default multilevel mapper on a 100×100×100 grid onto torus:8x8x8, one
@@ -806,7 +760,7 @@ fn spec_parsing() {
 fn measure_large_grid() {
     let problem = Problem::new(gen::grid(&[100, 100, 100], false), arch("torus:8x8x8"));
     for alg in ["multilevel,preset=fast", "multilevel"] {
-        let mapper = alg.parse::<AlgorithmSpec>().unwrap().build();
+        let mapper = alg.parse::<AlgorithmSpec>().unwrap();
         let mut ctx = RunContext::new(1);
         let t0 = std::time::Instant::now();
         let m = mapper.map(&problem, &mut ctx).unwrap();
@@ -856,7 +810,7 @@ fn measure() {
         for spec in ["torus:16x16", "tree:4:8:6/1:10:100"] {
             for alg in &algs {
                 let problem = Problem::new(g.clone(), arch(spec));
-                let mapper = alg.parse::<AlgorithmSpec>().unwrap().build();
+                let mapper = alg.parse::<AlgorithmSpec>().unwrap();
                 let mut ctx = RunContext::new(1);
                 let t0 = std::time::Instant::now();
                 let m = mapper.map(&problem, &mut ctx).unwrap();
@@ -1027,10 +981,7 @@ fn ordered_coarsening_straightens_grid_frontiers() {
         let spec: AlgorithmSpec = format!("multilevel,per_pe=64,vcycles=0,{spec}")
             .parse()
             .unwrap();
-        let m = spec
-            .build()
-            .map(&problem, &mut RunContext::new(seed))
-            .unwrap();
+        let m = spec.map(&problem, &mut RunContext::new(seed)).unwrap();
         let r = eval_eps(&problem, &m);
         assert_eq!(r.balanced, Some(true), "{spec:?}");
         r.comm_cost
@@ -1087,7 +1038,7 @@ fn vcycles_coarsen_inside_pes_and_never_worsen() {
     // tasks may leave them.
     let n = problem.graph.num_tasks();
     let spec: AlgorithmSpec = "multilevel,vcycles=0".parse().unwrap();
-    let m = spec.build().map(&problem, &mut RunContext::new(1)).unwrap();
+    let m = spec.map(&problem, &mut RunContext::new(1)).unwrap();
     let part: Vec<u32> = (0..n as u32).map(|v| m.pe(v).0).collect();
     let total = problem.graph.total_vertex_weight(0);
     for hem in [false, true] {
@@ -1126,7 +1077,7 @@ fn vcycles_coarsen_inside_pes_and_never_worsen() {
             let problem = Problem::new(g.clone(), arch(target));
             let cost = |vcycles: &str| {
                 let spec: AlgorithmSpec = format!("multilevel,vcycles={vcycles}").parse().unwrap();
-                check_balanced(&problem, spec.build().as_ref(), 7)
+                check_balanced(&problem, &spec, 7)
             };
             let (none, some) = (cost("0"), cost("4"));
             assert!(some <= none, "graph {gi} {target}: {some} > {none}");
@@ -1295,7 +1246,7 @@ fn fixed_tasks_are_honoured() {
             "multilevel,per_pe=4",
             "multilevel,coarsening=hem,per_pe=4",
         ] {
-            let mapper = alg.parse::<AlgorithmSpec>().unwrap().build();
+            let mapper = alg.parse::<AlgorithmSpec>().unwrap();
             let run = || mapper.map(&problem, &mut RunContext::new(4)).unwrap();
             let m = run();
             for (t, &p) in fixed.iter().enumerate() {
@@ -1308,7 +1259,7 @@ fn fixed_tasks_are_honoured() {
             assert_eq!(m, run(), "{alg} on {spec}");
         }
         // A mapper that cannot honour pins refuses them.
-        let gtwp = "gtwp".parse::<AlgorithmSpec>().unwrap().build();
+        let gtwp = "gtwp".parse::<AlgorithmSpec>().unwrap();
         assert!(gtwp.map(&problem, &mut RunContext::new(1)).is_err());
         // The two file forms agree.
         let mut scotch = format!("{}\n", fixed.iter().filter(|&&p| p != FREE).count());
@@ -1407,8 +1358,9 @@ fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
         assert!(st.is_balanced());
         let random = st.part.clone();
         // contiguous blocks of task ids, the pins then set and the balance repaired
-        let blocks = AlgorithmSpec::Block
-            .build()
+        let blocks = "block"
+            .parse::<AlgorithmSpec>()
+            .unwrap()
             .map(
                 &Problem::new(problem.graph.clone(), arch(spec)),
                 &mut RunContext::new(1),
@@ -1493,12 +1445,9 @@ fn refining_a_mapping_is_never_worse_and_keeps_constraints() {
         .refine_mapping(&problem, &out_of_range, &mut RunContext::new(0))
         .is_err());
     let evo: AlgorithmSpec = "multilevel,population=2".parse().unwrap();
-    let AlgorithmSpec::Multilevel(s) = evo else {
-        unreachable!()
-    };
+    let s = evo.get::<MultilevelMapper>().unwrap();
     let fine = taskmap::Mapping::new(vec![PeId(0); 100]);
     assert!(s
-        .to_mapper()
         .refine_mapping(&problem, &fine, &mut RunContext::new(0))
         .is_err());
 }
@@ -1632,7 +1581,7 @@ fn annealing_the_final_mapping_is_never_worse() {
         for seed in 0..2 {
             let cost = |alg: &str| {
                 let spec: AlgorithmSpec = alg.parse().unwrap();
-                check_balanced(&problem, spec.build().as_ref(), seed)
+                check_balanced(&problem, &spec, seed)
             };
             let (plain, annealed) = (cost("multilevel"), cost("multilevel,anneal=3000"));
             assert!(
@@ -1680,8 +1629,8 @@ fn progress_sees_the_steps_and_changes_nothing() {
         let record = std::sync::Arc::new(Record::default());
         let mut ctx = RunContext::new(7);
         ctx.progress = record.clone();
-        let watched = spec.build().map(&problem, &mut ctx).unwrap();
-        let plain = spec.build().map(&problem, &mut RunContext::new(7)).unwrap();
+        let watched = spec.map(&problem, &mut ctx).unwrap();
+        let plain = spec.map(&problem, &mut RunContext::new(7)).unwrap();
         assert_eq!(watched, plain, "{alg}: the observer changed the mapping");
         let events = record.0.lock().unwrap();
         for phase in phases {

@@ -1,7 +1,7 @@
 //! Property tests of the evaluation: every metric against a naive recomputation.
 
 use proptest::prelude::*;
-use taskmap::{evaluate, AlgorithmSpec, EvalOptions, Mapping, PeId, Problem, RunContext};
+use taskmap::{evaluate, AlgorithmSpec, EvalOptions, Mapper, Mapping, PeId, Problem, RunContext};
 use taskmap_arch::parse_arch;
 use taskmap_graph::gen;
 
@@ -90,9 +90,9 @@ proptest! {
     #[test]
     fn block_and_random_are_balanced(n in 1u32..500, seed in 0u64..100, spec in 0usize..SPECS.len()) {
         let graph = gen::random_graph(n.max(2), 3.0, seed);
-        for alg in [AlgorithmSpec::Block, AlgorithmSpec::Random] {
+        for alg in ["block", "random"].map(|a| a.parse::<AlgorithmSpec>().unwrap()) {
             let problem = Problem::new(graph.clone(), parse_arch(SPECS[spec]).unwrap());
-            let m = alg.build().map(&problem, &mut RunContext::new(seed)).unwrap();
+            let m = alg.map(&problem, &mut RunContext::new(seed)).unwrap();
             let opts = EvalOptions { epsilon: Some(0.0), capacities: None };
             let e = evaluate(&problem.graph, problem.arch.as_ref(), &m, &opts).unwrap();
             // Unit weights: loads differ by at most one, so every PE is within ceil(share).
@@ -107,8 +107,9 @@ fn random_mapper_is_deterministic_per_seed() {
     let graph = gen::grid(&[20, 20], false);
     let run = |seed| {
         let problem = Problem::new(graph.clone(), parse_arch("torus:4x4").unwrap());
-        AlgorithmSpec::Random
-            .build()
+        "random"
+            .parse::<AlgorithmSpec>()
+            .unwrap()
             .map(&problem, &mut RunContext::new(seed))
             .unwrap()
     };
@@ -123,8 +124,9 @@ fn torus_never_costs_more_than_mesh() {
     let torus = parse_arch("torus:4x4").unwrap();
     let mesh = parse_arch("mesh:4x4").unwrap();
     let problem = Problem::new(graph.clone(), parse_arch("torus:4x4").unwrap());
-    let m = AlgorithmSpec::Random
-        .build()
+    let m = "random"
+        .parse::<AlgorithmSpec>()
+        .unwrap()
         .map(&problem, &mut RunContext::new(1))
         .unwrap();
     let et = evaluate(&graph, torus.as_ref(), &m, &EvalOptions::default()).unwrap();
@@ -142,8 +144,9 @@ fn block_mapping_of_grid_on_matching_mesh_is_perfect() {
     // 16 tasks in a 4x4 grid on a 4x4 mesh with the same numbering: identity, dilation 1.
     let graph = gen::grid(&[4, 4], false);
     let problem = Problem::new(graph, parse_arch("mesh:4x4").unwrap());
-    let m = AlgorithmSpec::Block
-        .build()
+    let m = "block"
+        .parse::<AlgorithmSpec>()
+        .unwrap()
         .map(&problem, &mut RunContext::new(0))
         .unwrap();
     assert_eq!(m.as_slice(), &(0..16).map(PeId).collect::<Vec<_>>()[..]);
@@ -244,7 +247,7 @@ fn as_many_tasks_as_pes_use_every_pe() {
     ] {
         let problem = Problem::new(graph.clone(), parse_arch("torus:8x8").unwrap());
         let spec: AlgorithmSpec = alg.parse().unwrap();
-        let m = spec.build().map(&problem, &mut RunContext::new(0)).unwrap();
+        let m = spec.map(&problem, &mut RunContext::new(0)).unwrap();
         let e = evaluate(
             &graph,
             problem.arch.as_ref(),

@@ -13,7 +13,7 @@ use taskmap::perego::greedy::{greedy_map, greedy_map_program, GreedyPerego};
 use taskmap::perego::spm::{SpmModel, SpmParams};
 use taskmap::perego::wormhole::{simulate, simulate_ideal, WormholeParams};
 use taskmap::perego::Program;
-use taskmap::{parse_arch, AlgorithmSpec, Capacities, Mapping, PeId, Problem, RunContext};
+use taskmap::{parse_arch, AlgorithmSpec, Capacities, Mapper, Mapping, PeId, Problem, RunContext};
 
 /// Simulated completion, ideal completion, largest dilation, and whether every PE holds
 /// at most one task.
@@ -332,14 +332,14 @@ fn memory_bound_and_capacities_are_feasibility() {
     let mut problem = Problem::new(g, parse_arch("torus:4x4").unwrap());
     problem.capacities = Some(Capacities::uniform(16, &[2]));
     let spec = AlgorithmSpec::from_str("greedy-perego").unwrap();
-    let m = spec.build().map(&problem, &mut RunContext::new(1)).unwrap();
+    let m = spec.map(&problem, &mut RunContext::new(1)).unwrap();
     let mut count = [0u32; 16];
     for p in m.as_slice() {
         count[p.idx()] += 1;
     }
     assert!(count.iter().all(|&c| c <= 2), "{count:?}");
     problem.capacities = Some(Capacities::uniform(16, &[1]));
-    assert!(spec.build().map(&problem, &mut RunContext::new(1)).is_err());
+    assert!(spec.map(&problem, &mut RunContext::new(1)).is_err());
 }
 
 /// A target with more than 2^24 directed links is refused with an error naming it (its
@@ -367,7 +367,6 @@ fn huge_targets_are_errors() {
     let problem = Problem::new(prog.to_task_graph(), huge);
     let spec = AlgorithmSpec::from_str("greedy-perego").unwrap();
     let msg = spec
-        .build()
         .map(&problem, &mut RunContext::new(1))
         .unwrap_err()
         .to_string();
@@ -386,7 +385,7 @@ fn registered_on_a_task_graph() {
     let dilation = |spec: &str| {
         let spec = AlgorithmSpec::from_str(spec).unwrap();
         assert_eq!(spec.name(), "greedy-perego");
-        let m = spec.build().map(&problem, &mut RunContext::new(1)).unwrap();
+        let m = spec.map(&problem, &mut RunContext::new(1)).unwrap();
         assert_eq!(m.len(), 12);
         (0..12u32)
             .map(|i| arch.distance(m.pe(i), m.pe((i + 1) % 12)))
@@ -405,7 +404,7 @@ fn registered_on_a_task_graph() {
     let spec = AlgorithmSpec::from_str("greedy-perego").unwrap();
     let c = parse_arch("complete:4").unwrap();
     let p2 = Problem::new(prog.to_task_graph(), c);
-    assert!(spec.build().map(&p2, &mut RunContext::new(1)).is_err());
+    assert!(spec.map(&p2, &mut RunContext::new(1)).is_err());
 }
 
 #[test]
@@ -620,7 +619,6 @@ fn butterfly_best_known_measure() {
         let ml = pes_of(
             &AlgorithmSpec::from_str("multilevel")
                 .unwrap()
-                .build()
                 .map(&problem, &mut RunContext::new(1))
                 .unwrap(),
         );
@@ -711,10 +709,7 @@ fn table2_measure() {
         butterfly:6 mesh:8x8;butterfly:8 mesh:16x16;tree:7 mesh:2x4;tree:31 mesh:4x8;\
         tree:127 mesh:8x16;tree:511 mesh:16x32";
     let cases = std::env::var("TABLE2").unwrap_or_else(|_| default_cases.to_string());
-    let mut params = GreedyPerego::default();
-    for p in std::env::var("PARAMS").unwrap_or_default().split(',') {
-        params.set(p).unwrap();
-    }
+    let params = greedy_params();
     for case in cases.split(';') {
         let Some((g, a)) = case.trim().split_once(' ') else {
             continue;
@@ -747,10 +742,7 @@ fn scaling_measure() {
         .split(',')
         .map(|s| s.trim().parse().unwrap())
         .collect();
-    let mut params = GreedyPerego::default();
-    for p in std::env::var("PARAMS").unwrap_or_default().split(',') {
-        params.set(p).unwrap();
-    }
+    let params = greedy_params();
     for &n in &sizes {
         let side = (n as f64).sqrt().ceil() as u32;
         let arch = parse_arch(&format!("mesh:{side}x{side}")).unwrap();
@@ -776,4 +768,14 @@ fn scaling_measure() {
             );
         }
     }
+}
+
+/// The greedy mapper configured by `PARAMS` (`key=value,...`, as after `greedy-perego,`).
+fn greedy_params() -> GreedyPerego {
+    let spec = format!(
+        "greedy-perego,{}",
+        std::env::var("PARAMS").unwrap_or_default()
+    );
+    let s: taskmap::AlgorithmSpec = spec.parse().unwrap();
+    s.get::<GreedyPerego>().unwrap().clone()
 }

@@ -66,6 +66,7 @@ use crate::mapper::{Mapper, RunContext};
 use crate::mappers::berger::common::{bft_order, check_pes, weighted_degree, BergerDist, Loads};
 use crate::mapping::Mapping;
 use crate::problem::Problem;
+use crate::registry::{ParamDoc, Params};
 
 const UNPLACED: u32 = u32::MAX;
 const NO_LINK: u32 = u32::MAX;
@@ -114,71 +115,64 @@ fn offer(best: &mut Best, pe: u32, v: f64) {
     }
 }
 
-/// The GTWP mapper.
+/// The GTWP mapper, the paper's Algorithm 1 (`gtwp`), and its parameters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct GtwpMapper {
-    /// `false`: the paper's Algorithm 1 (`gtwp`); `true`: best PE among those the task fits
-    /// on, no BFT jumps (`gtwp-fit`).
-    #[serde(default)]
-    pub fit_only: bool,
-    /// `gtwp` only, the reading of the saturated nodes: `false` (`saturated=drop`, the
-    /// default) leaves a PE out of every task's best PE once it is found saturated; `true`
-    /// (`saturated=keep`) keeps it a candidate for good (the T2NA matrix over all nodes).
-    #[serde(default)]
-    pub keep_saturated: bool,
+    /// The reading of the saturated nodes.
+    pub saturated: Saturated,
 }
 
-impl GtwpMapper {
-    /// Applies one `key=value` parameter: `saturated=drop|keep` (`gtwp` only).
-    pub fn set(&mut self, param: &str) -> Result<(), Error> {
-        let name = self.registry_name();
-        let Some((key, value)) = crate::mapper::key_value(name, param)? else {
-            return Ok(());
-        };
-        match (key, value) {
-            ("saturated", "drop") if !self.fit_only => self.keep_saturated = false,
-            ("saturated", "keep") if !self.fit_only => self.keep_saturated = true,
-            ("saturated", other) if !self.fit_only => {
-                return Err(Error::Config(format!(
-                    "{}: saturated expects drop or keep, got \"{}\"",
-                    name, other
-                )))
-            }
-            _ => {
-                return Err(Error::Config(format!(
-                    "{}: unknown parameter \"{}\"{}",
-                    name,
-                    key,
-                    if self.fit_only {
-                        "; gtwp-fit takes no parameter"
-                    } else {
-                        "; known: saturated=drop|keep"
-                    }
-                )))
-            }
-        }
-        Ok(())
-    }
+/// What GTWP does with a PE found saturated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Saturated {
+    /// It leaves every task's best-PE choice for good (the default).
+    #[default]
+    Drop,
+    /// It stays a candidate (the T2NA matrix over all nodes).
+    Keep,
+}
 
-    fn registry_name(&self) -> &'static str {
-        if self.fit_only {
-            "gtwp-fit"
-        } else {
-            "gtwp"
-        }
-    }
+impl Params for GtwpMapper {
+    const DOCS: &'static [ParamDoc] = &[ParamDoc {
+        name: "saturated",
+        aliases: &[],
+        doc: "drop: a PE found saturated leaves the best-PE choice; keep: it stays a candidate",
+    }];
 }
 
 impl Mapper for GtwpMapper {
     fn name(&self) -> &'static str {
-        self.registry_name()
+        "gtwp"
     }
 
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
         problem.check()?;
-        let pes = ctx.timed("gtwp", |_| {
-            gtwp(problem, self.fit_only, self.keep_saturated)
-        })?;
+        let keep = self.saturated == Saturated::Keep;
+        let pes = ctx.timed("gtwp", |_| gtwp(problem, false, keep))?;
+        Ok(Mapping::new(pes.into_iter().map(PeId).collect()))
+    }
+}
+
+/// GTWP choosing the best PE among those the task fits on, no BFT jumps (`gtwp-fit`,
+/// ours). No parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GtwpFitMapper {}
+
+impl Params for GtwpFitMapper {
+    const DOCS: &'static [ParamDoc] = &[];
+}
+
+impl Mapper for GtwpFitMapper {
+    fn name(&self) -> &'static str {
+        "gtwp-fit"
+    }
+
+    fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
+        problem.check()?;
+        let pes = ctx.timed("gtwp", |_| gtwp(problem, true, false))?;
         Ok(Mapping::new(pes.into_iter().map(PeId).collect()))
     }
 }

@@ -32,24 +32,27 @@ use crate::mapper::{Mapper, Progress, RunContext};
 use crate::mappers::berger::common::{check_pes, BergerDist, Loads};
 use crate::mapping::Mapping;
 use crate::problem::Problem;
+use crate::registry::{ParamDoc, Params};
 
 const UNPLACED: u32 = u32::MAX;
 
 /// The P&P mapper's parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct PnpMapper {
     /// GRASP starts; the partition with the smallest edge cut is kept.
     pub runs: usize,
     /// Size of the restricted candidate list (1: greedy).
     pub rcl: usize,
     /// Swap proposals of the annealing; 0: `2000 · k`.
+    #[serde(alias = "moves")]
     pub sa_moves: usize,
     /// Temperature stages.
     pub stages: usize,
     /// Geometric cooling factor per stage.
     pub cooling: f64,
     /// Probability of accepting the mean uphill move at the initial temperature.
+    #[serde(alias = "accept")]
     pub initial_acceptance: f64,
 }
 
@@ -66,46 +69,41 @@ impl Default for PnpMapper {
     }
 }
 
-impl PnpMapper {
-    /// Applies one `key=value` parameter.
-    pub fn set(&mut self, param: &str) -> Result<(), Error> {
-        let Some((key, value)) = crate::mapper::key_value("pnp", param)? else {
-            return Ok(());
-        };
-        let int = || {
-            value.parse::<usize>().map_err(|_| {
-                Error::Config(format!(
-                    "pnp: parameter \"{}\" expects a non-negative integer, got \"{}\"",
-                    key, value
-                ))
-            })
-        };
-        let real = || {
-            value.parse::<f64>().map_err(|_| {
-                Error::Config(format!(
-                    "pnp: parameter \"{}\" expects a number, got \"{}\"",
-                    key, value
-                ))
-            })
-        };
-        match key {
-            "runs" => self.runs = int()?,
-            "rcl" => self.rcl = int()?,
-            "moves" | "sa_moves" => self.sa_moves = int()?,
-            "stages" => self.stages = int()?,
-            "cooling" => self.cooling = real()?,
-            "accept" | "initial_acceptance" => self.initial_acceptance = real()?,
-            _ => {
-                return Err(Error::Config(format!(
-                "pnp: unknown parameter \"{}\"; known: runs, rcl, moves, stages, cooling, accept",
-                key
-            )))
-            }
-        }
-        self.validate()
-    }
+impl Params for PnpMapper {
+    const DOCS: &'static [ParamDoc] = &[
+        ParamDoc {
+            name: "runs",
+            aliases: &[],
+            doc: "GRASP starts; the partition of the smallest edge cut is kept (1 to 2^20)",
+        },
+        ParamDoc {
+            name: "rcl",
+            aliases: &[],
+            doc: "size of the restricted candidate list (1: greedy), at most 2^16",
+        },
+        ParamDoc {
+            name: "sa_moves",
+            aliases: &["moves"],
+            doc: "swap proposals of the annealing (0: 2000 per PE), at most 2^30",
+        },
+        ParamDoc {
+            name: "stages",
+            aliases: &[],
+            doc: "temperature stages, 1 to 2^20",
+        },
+        ParamDoc {
+            name: "cooling",
+            aliases: &[],
+            doc: "geometric cooling factor per stage, in (0, 1)",
+        },
+        ParamDoc {
+            name: "initial_acceptance",
+            aliases: &["accept"],
+            doc: "probability of accepting the mean uphill move at the initial temperature, in (0, 1)",
+        },
+    ];
 
-    fn validate(&self) -> Result<(), Error> {
+    fn validate(&self) -> Result<(), String> {
         for (key, v, max) in [
             ("rcl", self.rcl, 1usize << 16),
             ("runs", self.runs, 1 << 20),
@@ -113,27 +111,20 @@ impl PnpMapper {
             ("moves", self.sa_moves, 1 << 30),
         ] {
             if v > max {
-                return Err(Error::Config(format!(
-                    "pnp: {key}={v} is more than the {max} allowed"
-                )));
+                return Err(format!("{key}={v} is more than the {max} allowed"));
             }
         }
         if self.runs == 0 || self.rcl == 0 || self.stages == 0 {
-            return Err(Error::Config(
-                "pnp: runs, rcl and stages must be at least 1".into(),
-            ));
+            return Err("runs, rcl and stages must be at least 1".into());
         }
         if !(self.cooling > 0.0 && self.cooling < 1.0) {
-            return Err(Error::Config(format!(
-                "pnp: cooling must be in (0, 1), got {}",
-                self.cooling
-            )));
+            return Err(format!("cooling must be in (0, 1), got {}", self.cooling));
         }
         if !(self.initial_acceptance > 0.0 && self.initial_acceptance < 1.0) {
-            return Err(Error::Config(format!(
-                "pnp: accept must be in (0, 1), got {}",
+            return Err(format!(
+                "accept must be in (0, 1), got {}",
                 self.initial_acceptance
-            )));
+            ));
         }
         Ok(())
     }
@@ -144,9 +135,15 @@ impl Mapper for PnpMapper {
         "pnp"
     }
 
+    /// The GRASP starts and the annealing stop at the deadline.
+    fn honours_deadline(&self) -> bool {
+        true
+    }
+
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
         problem.check()?;
-        self.validate()?;
+        self.validate()
+            .map_err(|e| Error::Config(format!("pnp: {e}")))?;
         check_pes(problem, "pnp")?;
         let g = &problem.graph;
         let n = g.num_tasks();

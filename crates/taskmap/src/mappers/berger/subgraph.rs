@@ -34,95 +34,105 @@ use crate::mappers::berger::common::{check_pes, tasks_by_degree, BergerDist, Loa
 use crate::mappers::berger::gtwp::affinity_key;
 use crate::mapping::Mapping;
 use crate::problem::Problem;
+use crate::registry::{ParamDoc, Params};
 
 const UNPLACED: u32 = u32::MAX;
 
-/// The Subgraph placement mapper.
+/// The Subgraph placement mapper with the paper's affinity α (`subgraph`), and its
+/// parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SubgraphMapper {
     /// Subgraph size as a fraction of the largest remaining capacity (paper: 0.5).
-    #[serde(default = "default_factor")]
+    #[serde(alias = "factor")]
     pub size_factor: f64,
-    /// `false`: the paper's affinity α (`subgraph`); `true`: distance affinity β
-    /// (`subgraph-dist`).
-    #[serde(default)]
-    pub distance_affinity: bool,
-}
-
-fn default_factor() -> f64 {
-    0.5
 }
 
 impl Default for SubgraphMapper {
     fn default() -> Self {
-        Self {
-            size_factor: 0.5,
-            distance_affinity: false,
-        }
+        Self { size_factor: 0.5 }
     }
 }
 
-impl SubgraphMapper {
-    /// Applies one `key=value` parameter: `factor=F` (0 < F ≤ 1).
-    pub fn set(&mut self, param: &str) -> Result<(), Error> {
-        let name = self.registry_name();
-        let Some((key, value)) = crate::mapper::key_value(name, param)? else {
-            return Ok(());
-        };
-        match key {
-            "factor" | "size_factor" => {
-                let f: f64 = value.trim().parse().map_err(|_| {
-                    Error::Config(format!(
-                        "{}: factor expects a number, got \"{}\"",
-                        name, value
-                    ))
-                })?;
-                if !(f > 0.0 && f <= 1.0) {
-                    return Err(Error::Config(format!(
-                        "{}: factor must be in (0, 1], got {}",
-                        name, f
-                    )));
-                }
-                self.size_factor = f;
-                Ok(())
-            }
-            other => Err(Error::Config(format!(
-                "{}: unknown parameter \"{}\"; known: factor",
-                name, other
-            ))),
-        }
-    }
+impl Params for SubgraphMapper {
+    const DOCS: &'static [ParamDoc] = &[ParamDoc {
+        name: "size_factor",
+        aliases: &["factor"],
+        doc: "subgraph size as a fraction of the largest remaining capacity, in (0, 1]",
+    }];
 
-    fn registry_name(&self) -> &'static str {
-        if self.distance_affinity {
-            "subgraph-dist"
-        } else {
-            "subgraph"
+    fn validate(&self) -> Result<(), String> {
+        if !(self.size_factor > 0.0 && self.size_factor <= 1.0) {
+            return Err(format!(
+                "size_factor must be in (0, 1], got {}",
+                self.size_factor
+            ));
         }
+        Ok(())
     }
 }
 
 impl Mapper for SubgraphMapper {
     fn name(&self) -> &'static str {
-        self.registry_name()
+        "subgraph"
     }
 
     fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
-        problem.check()?;
-        if !(self.size_factor > 0.0 && self.size_factor <= 1.0) {
-            return Err(Error::Config(format!(
-                "{}: size_factor must be in (0, 1], got {}",
-                self.registry_name(),
-                self.size_factor
-            )));
-        }
-        let pes = ctx.timed("subgraph", |_| subgraph(problem, self))?;
-        Ok(Mapping::new(pes.into_iter().map(PeId).collect()))
+        map_subgraphs(problem, ctx, self, false)
     }
 }
 
-fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> {
-    let alg = cfg.registry_name();
+/// Subgraph placement choosing the PE by distance affinity β (`subgraph-dist`, ours);
+/// the same parameters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SubgraphDistMapper(pub SubgraphMapper);
+
+impl Params for SubgraphDistMapper {
+    const DOCS: &'static [ParamDoc] = SubgraphMapper::DOCS;
+
+    fn validate(&self) -> Result<(), String> {
+        self.0.validate()
+    }
+}
+
+impl Mapper for SubgraphDistMapper {
+    fn name(&self) -> &'static str {
+        "subgraph-dist"
+    }
+
+    fn map(&self, problem: &Problem, ctx: &mut RunContext) -> Result<Mapping, Error> {
+        map_subgraphs(problem, ctx, &self.0, true)
+    }
+}
+
+/// Runs either variant.
+fn map_subgraphs(
+    problem: &Problem,
+    ctx: &mut RunContext,
+    cfg: &SubgraphMapper,
+    distance_affinity: bool,
+) -> Result<Mapping, Error> {
+    problem.check()?;
+    let alg = if distance_affinity {
+        "subgraph-dist"
+    } else {
+        "subgraph"
+    };
+    cfg.validate()
+        .map_err(|e| Error::Config(format!("{alg}: {e}")))?;
+    let pes = ctx.timed("subgraph", |_| {
+        subgraph(problem, cfg, alg, distance_affinity)
+    })?;
+    Ok(Mapping::new(pes.into_iter().map(PeId).collect()))
+}
+
+fn subgraph(
+    problem: &Problem,
+    cfg: &SubgraphMapper,
+    alg: &str,
+    distance_affinity: bool,
+) -> Result<Vec<u32>, Error> {
     let g = &problem.graph;
     let n = g.num_tasks();
     let ncon = g.ncon();
@@ -131,7 +141,7 @@ fn subgraph(problem: &Problem, cfg: &SubgraphMapper) -> Result<Vec<u32>, Error> 
         return Ok(Vec::new());
     }
     let k = problem.arch.pe_count();
-    let dist = if cfg.distance_affinity {
+    let dist = if distance_affinity {
         check_pes(problem, alg)?;
         Some(BergerDist::new(problem.arch.as_ref()))
     } else {

@@ -20,14 +20,17 @@ use taskmap_graph::TaskGraph;
 use crate::problem::FREE;
 
 /// How to group tasks (serialised by its name in specs: `lp`, `hem`, `ordered`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Coarsening {
     /// Size-constrained label propagation clustering.
+    #[serde(rename = "lp")]
     LabelPropagation,
     /// Heavy-edge matching (at most two tasks per cluster per level), tasks in random order.
+    #[serde(rename = "hem")]
     HeavyEdgeMatching,
     /// Heavy-edge matching with tasks visited in input order and ties going to the first
     /// neighbour in CSR order (see [`heavy_edge_matching`]).
+    #[serde(rename = "ordered")]
     OrderedMatching,
 }
 
@@ -37,12 +40,6 @@ const COARSENING_NAMES: [(&str, Coarsening); 3] = [
     ("hem", Coarsening::HeavyEdgeMatching),
     ("ordered", Coarsening::OrderedMatching),
 ];
-
-impl serde::Serialize for Coarsening {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
 
 impl Coarsening {
     /// The scheme named `lp`, `hem` or `ordered`.

@@ -103,7 +103,7 @@ pub(crate) fn probe_coarsenings(
             let more = coarsen_levels(cfg, scheme, g, &[], &[], probe_target, &pmcw, rng);
             let pg = more.last().map_or(g, |l| &l.graph);
             let mut run_rng = Xoshiro256PlusPlus::seed_from_u64(rng.gen());
-            let bip = &cfg.bipartitioner;
+            let bip = &cfg.bipartitioner();
             let p = drb(
                 pg,
                 inst.arch,

@@ -48,7 +48,7 @@ pub(crate) fn initial_mapping(
         let p = multisection(cfg, &coarse, dist, sections, graph.num_tasks(), ctx);
         let mut st = KwayState::new(coarsest, dist, bound, p);
         let ok = rebalance(&mut st);
-        cfg.refiner.refine(&mut st, &mut ctx.rng);
+        cfg.refiner().refine(&mut st, &mut ctx.rng);
         return (ok, st.comm_cost(), st.part);
     }
     // Targets whose PEs are all equally far apart (complete, weighted complete; up to
@@ -74,7 +74,7 @@ pub(crate) fn initial_mapping(
     let epsilon = inst.epsilon;
     // With a run budget of at least SMALL_GRAPH_BUDGET (at most 1,875 tasks by
     // default), every split also gets the strong preset's tries.
-    let mut bip = cfg.bipartitioner.clone();
+    let mut bip = cfg.bipartitioner();
     if budget >= SMALL_GRAPH_BUDGET {
         bip.tries = bip.tries.max(SMALL_GRAPH_TRIES);
     }
@@ -88,15 +88,13 @@ pub(crate) fn initial_mapping(
     // `unwrap_by_default`, the even-numbered runs (so the only one when there is one)
     // bipartition the domains of its mesh (same PEs, no wrap-around): see
     // `Architecture::unwrapped`.
-    let unwrapped = arch
-        .unwrapped()
-        .filter(|_| cfg.unwrapped_runs || (cfg.unwrapped_runs_3d && unwrap_by_default(arch)));
+    let unwrapped = arch.unwrapped().filter(|_| cfg.unwrapped_runs(arch));
     // The runs refine without pairwise rounds: only the best run goes on, and the
     // uncoarsening, the V-cycles and multisection's steps refine with them (on the best
     // run alone they gained nothing on the small graphs, which the V-cycles refine).
     let run_refiner = KwayRefiner {
         pair_rounds: 0,
-        ..cfg.refiner.clone()
+        ..cfg.refiner()
     };
     let run_refiner = &run_refiner;
     let run = |(i, &seed): (usize, &u64)| -> (bool, u64, Vec<u32>) {

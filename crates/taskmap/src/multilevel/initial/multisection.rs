@@ -162,7 +162,7 @@ pub(crate) fn refine_groups(
     let nodes = match levels.last() {
         Some(top) => {
             let mut st = KwayState::new(&top.graph, &qdist, &qbound, top.part.clone());
-            cfg.refiner.refine(&mut st, rng);
+            cfg.refiner().refine(&mut st, rng);
             uncoarsen(
                 cfg,
                 &levels,
@@ -177,7 +177,7 @@ pub(crate) fn refine_groups(
         }
         None => {
             let mut st = KwayState::new(graph, &qdist, &qbound, nodes);
-            cfg.refiner.refine(&mut st, rng);
+            cfg.refiner().refine(&mut st, rng);
             st.part
         }
     };
@@ -239,7 +239,7 @@ pub(crate) fn refine_groups(
     if !st.is_balanced() {
         rebalance(&mut st);
     }
-    cfg.refiner.refine(&mut st, rng);
+    cfg.refiner().refine(&mut st, rng);
     if score(&st) <= before {
         st.part
     } else {
@@ -325,13 +325,13 @@ pub(crate) fn multisection(
                 let mut c = sub.clone();
                 if depth > 0 {
                     c.initial_run_work = 0;
-                    c.bipartitioner.coarse_tries = 0;
+                    c.coarse_tries = 0;
                 } else if deep_top_step(&c, tasks.len(), g, input_tasks) {
                     c.coarsest_per_pe = c.top_per_pe;
                     c.grid2d_per_pe = 0;
                     c.initial_runs = c.top_runs;
                     c.initial_run_work = 0;
-                    c.bipartitioner.coarse_tries = c.top_coarse_tries;
+                    c.coarse_tries = c.top_coarse_tries;
                 }
                 c.vcycles = cfg.vcycles.min((VCYCLE_WORK / n.max(1)).max(1));
                 let owned;

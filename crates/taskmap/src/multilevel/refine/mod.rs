@@ -57,7 +57,7 @@ pub(crate) fn uncoarsen(
         if !st.is_balanced() {
             rebalance(&mut st);
         }
-        cfg.refiner.refine(&mut st, rng);
+        cfg.refiner().refine(&mut st, rng);
         part = st.part;
         progress.step(n - i as u64, n);
     }
