@@ -4,9 +4,9 @@
 
 use rand::seq::SliceRandom;
 
-use crate::error::Error;
 use serde::{Deserialize, Serialize};
 
+use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
 use crate::mappers::block::block_in_order;
 use crate::mapping::Mapping;

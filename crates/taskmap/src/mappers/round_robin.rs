@@ -2,9 +2,9 @@
 
 use taskmap_arch::PeId;
 
-use crate::error::Error;
 use serde::{Deserialize, Serialize};
 
+use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
 use crate::mapping::Mapping;
 use crate::problem::Problem;
