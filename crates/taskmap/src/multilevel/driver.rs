@@ -17,7 +17,7 @@ use crate::multilevel::coarsen::probe::*;
 use crate::multilevel::config::*;
 use crate::multilevel::evolve;
 use crate::multilevel::initial::multisection::*;
-use crate::multilevel::initial::*;
+use crate::multilevel::phases::{Clustering, Coarsener, InitialMapper, InitialRuns};
 use crate::multilevel::refine::*;
 use crate::multilevel::vcycle::*;
 
@@ -256,9 +256,18 @@ pub(crate) fn coarsen_and_map_from(
     // first, then f_C, which projection keeps).
     let target = first_target(cfg, inst, k, !sections.is_empty());
     let mcw = max_cluster_weights(cfg, graph, bound, k, target);
+    let initial = InitialRuns {
+        cfg,
+        inst,
+        dist,
+        sections,
+    };
+    let refiner = cfg.refiner();
     let unc = |levels: &[Level], part: Vec<u32>, ctx: &mut RunContext| {
         let (rng, progress) = (&mut ctx.rng, &*ctx.progress);
-        uncoarsen(cfg, levels, graph, fixed0, dist, bound, part, rng, progress)
+        uncoarsen(
+            &refiner, levels, graph, fixed0, dist, bound, part, rng, progress,
+        )
     };
     // Either the hierarchy with the better initial mapping, uncoarsened after the loop, or
     // (`uncoarsen_both`) every hierarchy uncoarsened at once and the better result kept.
@@ -274,10 +283,16 @@ pub(crate) fn coarsen_and_map_from(
         } else {
             ("coarsen-2", "initial-2", "refine-2")
         };
+        let coarsener = Clustering {
+            cfg,
+            scheme,
+            target,
+            max_cluster_weights: &mcw,
+        };
         let levels = match prebuilt.take() {
             Some(levels) => levels,
             None => ctx.timed(phases.0, |ctx| {
-                coarsen_levels(cfg, scheme, graph, fixed0, &[], target, &mcw, &mut ctx.rng)
+                coarsener.coarsen(graph, fixed0, &mut ctx.rng)
             }),
         };
         // A second scheme that stalls far above the target (matching on a graph with
@@ -288,9 +303,7 @@ pub(crate) fn coarsen_and_map_from(
         if i > 0 && coarsest_n > 2 * target {
             continue;
         }
-        let (ok, cost, part) = ctx.timed(phases.1, |ctx| {
-            initial_mapping(cfg, inst, &levels, dist, sections, ctx)
-        });
+        let (ok, cost, part) = ctx.timed(phases.1, |ctx| initial.initial(&levels, ctx));
         if cfg.uncoarsen_both {
             let fine = ctx.timed(phases.2, |ctx| unc(&levels, part, ctx));
             drop(levels);
@@ -362,6 +375,7 @@ mod tests {
     use super::*;
     use crate::mappers::drb::drb;
     use crate::multilevel::coarsen::Coarsening;
+    use crate::multilevel::initial::deep_top_step;
     use crate::problem::FREE;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;

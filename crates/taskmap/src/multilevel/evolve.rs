@@ -305,7 +305,7 @@ pub(super) fn recombine(
         st.part
     } else {
         uncoarsen(
-            cfg,
+            &cfg.refiner(),
             &levels,
             graph,
             fixed0,

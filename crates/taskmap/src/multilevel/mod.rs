@@ -50,14 +50,16 @@
 //!
 //! ## Layout
 //!
-//! * [`config`]: the parameters, presets and the `name,key=value` spec; [`driver`]: the run
-//!   (runs, tries, the two hierarchies, the large-graph probe) and the [`crate::Mapper`].
+//! * [`config`]: the parameters (the keys of `multilevel,key=value`) and presets;
+//!   [`driver`]: the run (runs, tries, the two hierarchies, the large-graph probe) and the
+//!   [`crate::Mapper`]; [`phases`]: the phase traits the driver runs (`Coarsener`,
+//!   `InitialMapper`, [`phases::Refiner`]).
 //! * [`coarsen`]: clustering and contraction; [`coarsen::hierarchy`]: the levels;
 //!   [`coarsen::probe`]: the probe between two first coarsenings.
 //! * [`initial`]: the coarsest graph's mapping, by DRB ([`crate::mappers::drb`]) or
 //!   [`initial::multisection`]; both split with [`bipart`] (FM, [`flow`], island removal).
-//! * [`refine`]: uncoarsening with the k-way refiner ([`refine::kway`]) and its pairwise
-//!   rounds ([`refine::pairs`]); [`vcycle`]: V-cycles; [`anneal`]: simulated annealing of the
+//! * [`refine`]: uncoarsening with the k-way refiner ([`refine::kway`]), its pairwise
+//!   rounds ([`refine::pairs`]) and its steps as data ([`refine::pipeline`]); [`vcycle`]: V-cycles; [`anneal`]: simulated annealing of the
 //!   final mapping; [`evolve`]: the memetic mode; [`remap`]: refining a given mapping.
 //! * [`dist`]: distance tables; [`pq`]: the addressable priority queue.
 
@@ -70,6 +72,7 @@ pub mod driver;
 pub mod evolve;
 pub mod flow;
 pub mod initial;
+pub mod phases;
 pub mod pq;
 pub mod refine;
 pub mod remap;

@@ -53,7 +53,7 @@ pub(crate) fn vcycles(
     let k = inst.arch.pe_count() as usize;
     let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
         uncoarsen(
-            cfg,
+            &cfg.refiner(),
             levels,
             graph,
             fixed0,

@@ -9,6 +9,7 @@ use taskmap::multilevel::coarsen::Coarsening;
 use taskmap::multilevel::config::{MultilevelMapper, Unwrap};
 use taskmap::multilevel::refine::kway::{fm_pass, lp_pass, swap_pass};
 use taskmap::multilevel::refine::pairs::{pair_pass, PairPass, PairScratch};
+use taskmap::multilevel::refine::pipeline::{RefineScratch, Refiner};
 use taskmap::multilevel::refine::rebalance::rebalance;
 use taskmap::multilevel::{load_bounds, pq::IndexedHeap, DistTable, KwayRefiner, KwayState};
 use taskmap::{evaluate, AlgorithmSpec, EvalOptions, Mapper, PeId, Problem, RunContext};
@@ -171,6 +172,18 @@ fn refiner_never_increases_cost_and_keeps_balance() {
             let c4 = st.comm_cost() as i64;
             assert_eq!(c3 - c4, g4);
             assert!(g4 >= 0 && st.is_balanced());
+            // Every step of the pipeline alone, through the phase trait.
+            let all = KwayRefiner {
+                swap_rounds: 2,
+                pair_rounds: 2,
+                ..KwayRefiner::default()
+            };
+            for step in all.pipeline(problem.graph.num_tasks()) {
+                let before = st.comm_cost() as i64;
+                let g = Refiner::refine(&step, &mut st, &mut RefineScratch::default(), &mut rng);
+                assert_eq!(before - st.comm_cost() as i64, g, "{spec}: {step:?}");
+                assert!(g >= 0 && st.is_balanced(), "{spec}: {step:?}");
+            }
             // From the random balanced start, the passes together lower f_C.
             assert!(c4 < c0, "{spec}: no pass gained ({c0} -> {c4})");
             let eval = eval_eps(&problem, &taskmap::Mapping::new(pes(&st.part)));

@@ -164,7 +164,7 @@ pub(crate) fn refine_groups(
             let mut st = KwayState::new(&top.graph, &qdist, &qbound, top.part.clone());
             cfg.refiner().refine(&mut st, rng);
             uncoarsen(
-                cfg,
+                &cfg.refiner(),
                 &levels,
                 graph,
                 &[],

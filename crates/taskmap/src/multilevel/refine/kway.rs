@@ -36,7 +36,8 @@
 use rand::Rng;
 use taskmap_graph::TaskGraph;
 
-use super::pairs::{pair_pass, PairPass, PairScratch};
+use super::pairs::PairPass;
+use super::pipeline::{RefineScratch, Refiner};
 use crate::multilevel::coarsen::{local_random_order, local_shuffle};
 use crate::multilevel::dist::DistTable;
 use crate::multilevel::pq::{clamp_gain, key_gain, lifo_key, IndexedHeap};
@@ -379,50 +380,11 @@ impl Default for KwayRefiner {
 }
 
 impl KwayRefiner {
-    /// Refines `state` in place; returns the `f_C` decrease (never negative: every pass
-    /// keeps only improvements, and no move exceeds a load bound).
+    /// Refines `state` in place by the steps of [`KwayRefiner::pipeline`]; returns the
+    /// `f_C` decrease (never negative: every pass keeps only improvements, and no move
+    /// exceeds a load bound).
     pub fn refine(&self, state: &mut KwayState<'_>, rng: &mut impl Rng) -> i64 {
-        let mut total = 0i64;
-        let mut cost = state.comm_cost() as i64;
-        total += lp_pass(state, self.lp_rounds, rng);
-        let mut heap = IndexedHeap::new(state.graph.num_tasks());
-        let fm_passes = if state.graph.num_tasks() <= self.fm_max_tasks {
-            self.fm_passes
-        } else {
-            0
-        };
-        let mut cache = ((fm_passes > 0 || self.swap_rounds > 0) && GainCache::pays(state))
-            .then(|| GainCache::new(state));
-        for _ in 0..fm_passes {
-            let g = fm_pass(state, self.fm_stall, &mut heap, cache.as_mut(), rng);
-            total += g;
-            let before = cost;
-            cost -= g;
-            if (g as f64) <= self.min_improvement * before.max(1) as f64 {
-                break;
-            }
-        }
-        if self.pair_rounds > 0 {
-            let mut sc = PairScratch::default();
-            for _ in 0..self.pair_rounds {
-                let before = cost;
-                let g = pair_pass(state, &self.pair, &mut sc);
-                total += g;
-                cost -= g;
-                if (g as f64) <= self.min_improvement * before.max(1) as f64 {
-                    break;
-                }
-            }
-        }
-        for _ in 0..self.swap_rounds {
-            let g = swap_pass(state, cache.as_mut(), rng);
-            total += g;
-            if g == 0 {
-                break;
-            }
-            total += lp_pass(state, 2, rng);
-        }
-        total
+        Refiner::refine(self, state, &mut RefineScratch::default(), rng)
     }
 }
 

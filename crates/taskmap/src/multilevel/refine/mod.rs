@@ -4,6 +4,7 @@
 pub mod gain_cache;
 pub mod kway;
 pub mod pairs;
+pub mod pipeline;
 pub mod rebalance;
 
 use rand::Rng;
@@ -15,7 +16,7 @@ use crate::multilevel::refine::rebalance::rebalance;
 use crate::multilevel::DistTable;
 
 use crate::multilevel::coarsen::hierarchy::*;
-use crate::multilevel::config::*;
+use crate::multilevel::refine::pipeline::{RefineScratch, Refiner};
 
 /// (unbalanced, f_C) of mapping `part` of `graph` (smaller is better), and `part` handed
 /// back.
@@ -30,10 +31,10 @@ pub(crate) fn scored(
 }
 
 /// Projects `part` (a mapping of the coarsest level) through `levels` to `graph`,
-/// repairing the balance where needed and refining on every level; returns the mapping of
-/// `graph`. Tells `progress` of each level done.
+/// repairing the balance where needed and refining on every level with `refiner`; returns
+/// the mapping of `graph`. Tells `progress` of each level done.
 pub(crate) fn uncoarsen(
-    cfg: &MultilevelMapper,
+    refiner: &impl Refiner,
     levels: &[Level],
     graph: &TaskGraph,
     fixed0: &[u32],
@@ -57,7 +58,7 @@ pub(crate) fn uncoarsen(
         if !st.is_balanced() {
             rebalance(&mut st);
         }
-        cfg.refiner().refine(&mut st, rng);
+        refiner.refine(&mut st, &mut RefineScratch::default(), rng);
         part = st.part;
         progress.step(n - i as u64, n);
     }
