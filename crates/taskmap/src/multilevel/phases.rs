@@ -1,10 +1,10 @@
 //! The multilevel scheme's three phases as traits, so the driver reads as the algorithm:
 //! `uncoarsen(initial(coarsen(graph)))`.
 //!
-//! - A [`Coarsener`] builds the levels of coarser graphs ([`Clustering`]: one scheme,
-//!   label propagation or a matching, down to a target size).
-//! - An [`InitialMapper`] maps the coarsest graph ([`InitialRuns`]: independent DRB runs,
-//!   or multisection on a target of nested groups).
+//! - A `Coarsener` builds the levels of coarser graphs (`Clustering`: one scheme, label
+//!   propagation or a matching, down to a target size).
+//! - An `InitialMapper` maps the coarsest graph (`InitialRuns`: independent DRB runs, or
+//!   multisection on a target of nested groups).
 //! - A [`Refiner`] improves a mapping on every level while uncoarsening, never making it
 //!   worse ([`KwayRefiner`](super::refine::kway::KwayRefiner), whose steps are data:
 //!   [`pipeline`](super::refine::pipeline)).
