@@ -18,7 +18,7 @@ pub(crate) const EXAMPLE_ARCH: &str = "torus:4x4";
 pub(crate) struct GraphInput {
     /// Task graph file (METIS/Chaco .graph, Scotch .grf, Matrix Market .mtx, edge list
     /// .edges/.el/.txt, ISCAS .bench, mpiP communication volumes *graphStats.txt; optionally
-    /// .gz).
+    /// .gz); `-` reads standard input (METIS unless --graph-format says otherwise).
     #[arg(short, long)]
     pub(crate) graph: Option<PathBuf>,
     /// Graph file format, when the extension does not tell.
@@ -65,8 +65,20 @@ pub(crate) fn parse_format(s: &str) -> Result<GraphFormat> {
         .map_err(|e| anyhow!("bad graph format \"{}\": {}", s, e))
 }
 
+/// Reads a graph file; `-` reads standard input (METIS unless `format` says otherwise).
 pub(crate) fn read_graph(path: &Path, format: Option<&str>) -> Result<TaskGraph> {
     let format = format.map(parse_format).transpose()?;
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+            .map_err(|e| anyhow!("reading the graph from standard input: {e}"))?;
+        let format = format.unwrap_or(GraphFormat::Metis);
+        return Ok(taskmap_graph::read_graph_from_bytes(
+            &bytes,
+            "<stdin>",
+            Some(format),
+        )?);
+    }
     Ok(taskmap_graph::read_graph(path, format)?)
 }
 

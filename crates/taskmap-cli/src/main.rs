@@ -26,10 +26,20 @@ mod cmd;
 mod input;
 mod output;
 
-/// Writes to stdout; on a closed pipe exits with code 0, on another error with code 2.
+/// Set when standard output carries an output file (`-o -`): reports then go to stderr.
+pub(crate) static REPORTS_TO_STDERR: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Writes to stdout (to stderr when [`REPORTS_TO_STDERR`]); on a closed pipe exits with
+/// code 0, on another error with code 2.
 pub(crate) fn emit(args: std::fmt::Arguments) {
     use std::io::Write;
-    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+    let written = if REPORTS_TO_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+        std::io::stderr().lock().write_fmt(args)
+    } else {
+        std::io::stdout().lock().write_fmt(args)
+    };
+    if let Err(e) = written {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }

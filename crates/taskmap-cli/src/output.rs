@@ -16,15 +16,114 @@ use taskmap_graph::{GraphFormat, Staged};
 
 use crate::input::*;
 
+/// The report format of every subcommand (`-f`).
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub(crate) enum OutputFormat {
+    /// For people.
     Human,
+    /// The whole report as JSON.
     Json,
+    /// The report's values as CSV: a header line, then a line per record (a list of
+    /// records, as `compare` gives, or the one report); nested fields as `a.b`, lists of
+    /// numbers joined by spaces, lists of records left out.
+    Csv,
+}
+
+/// Prints `v` in `format`, which is JSON or CSV (the human form is each command's own).
+pub(crate) fn print_data<T: serde::Serialize>(v: &T, format: OutputFormat) -> Result<()> {
+    match format {
+        OutputFormat::Csv => print_csv(&serde_json::to_value(v)?),
+        _ => print_json(v),
+    }
 }
 
 pub(crate) fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
     outln!("{}", serde_json::to_string_pretty(v)?);
     Ok(())
+}
+
+/// Prints `v` as CSV (see [`OutputFormat::Csv`]).
+pub(crate) fn print_csv(v: &serde_json::Value) -> Result<()> {
+    let records: Vec<&serde_json::Value> = match v {
+        serde_json::Value::Array(items) => items.iter().collect(),
+        v => vec![v],
+    };
+    let rows: Vec<Vec<(String, String)>> = records
+        .iter()
+        .map(|r| {
+            let mut row = Vec::new();
+            flatten("", r, &mut row);
+            row
+        })
+        .collect();
+    let mut header: Vec<&str> = Vec::new();
+    for (k, _) in rows.iter().flatten() {
+        if !header.contains(&k.as_str()) {
+            header.push(k);
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        cells
+            .into_iter()
+            .map(csv_field)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    outln!("{}", line(header.clone()));
+    for row in &rows {
+        let cells = header
+            .iter()
+            .map(|h| {
+                row.iter()
+                    .find(|(k, _)| k == h)
+                    .map_or("", |(_, v)| v.as_str())
+            })
+            .collect();
+        outln!("{}", line(cells));
+    }
+    Ok(())
+}
+
+/// The scalar fields of `v` under `prefix`, nested objects as `a.b`.
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    use serde_json::Value;
+    let key = |k: &str| {
+        if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}.{k}")
+        }
+    };
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                flatten(&key(k), x, out);
+            }
+        }
+        Value::Array(items) if items.iter().all(|x| !x.is_object() && !x.is_array()) => {
+            let joined: Vec<String> = items.iter().map(scalar).collect();
+            out.push((prefix.to_string(), joined.join(" ")));
+        }
+        Value::Array(_) => {}
+        x => out.push((prefix.to_string(), scalar(x))),
+    }
+}
+
+fn scalar(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
 }
 
 /// The progress of a run on stderr (crate `indicatif`): what runs, its phase, and the
@@ -136,6 +235,12 @@ pub(crate) fn stage(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<Staged> {
+    // `-` is standard output, written in place as its descriptor's path is.
+    let path = if is_stdout(path) {
+        Path::new("/dev/stdout")
+    } else {
+        path
+    };
     // A device, FIFO or descriptor is opened in place, outside the lock: opening a FIFO
     // blocks until a reader comes, and the signal handler must not wait for it. Nothing is
     // registered.
@@ -176,6 +281,19 @@ pub(crate) fn write_files(files: &[(&Path, &[u8])]) -> Result<(), taskmap::Error
         commit(s).map_err(error(path))?;
     }
     Ok(())
+}
+
+/// Whether `path` is `-`, standard output.
+pub(crate) fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// When one of `outputs` is `-` (standard output carries the data), the reports go to
+/// standard error from now on.
+pub(crate) fn claim_stdout(outputs: &[Option<&PathBuf>]) {
+    if outputs.iter().flatten().any(|p| is_stdout(p)) {
+        crate::REPORTS_TO_STDERR.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Writes `bytes` to `path` as [`write_files`] does.

@@ -2031,3 +2031,44 @@ fn completions_and_man_page() {
     let o = taskmap(&["arch", "-q", "torus:2x2"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// `-` is standard input for a graph and standard output for a written file (the report
+/// then goes to standard error), and `-f csv` gives a header and a line per record.
+#[test]
+fn dash_is_stdin_and_stdout_and_csv_reports() {
+    use std::io::Write as _;
+    let gen = taskmap(&["gen", "grid", "8x8", "-o", "-", "--to", "metis"]);
+    assert_eq!(gen.status.code(), Some(0), "{}", stderr(&gen));
+    assert!(stdout(&gen).starts_with("64 112"), "{}", stdout(&gen));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_taskmap"))
+        .args(["map", "-g", "-", "-a", "torus:2x2", "-o", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&gen.stdout).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let pes: Vec<u32> = stdout(&o).lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(pes.len(), 64);
+    assert!(pes.iter().all(|&p| p < 4));
+    assert!(stderr(&o).contains("comm cost f_C"), "{}", stderr(&o));
+    let o = taskmap(&["compare", "-A", "block", "-A", "drb", "-f", "csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(lines[0].starts_with("algorithm,comm_cost,"), "{}", lines[0]);
+    assert!(lines[1].starts_with("block,") && lines[2].starts_with("drb,"));
+    let o = taskmap(&["map", "-f", "csv"]);
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let values: Vec<&str> = lines[1].split(',').collect();
+    assert_eq!(header.len(), values.len());
+    let col = header
+        .iter()
+        .position(|h| *h == "evaluation.comm_cost")
+        .unwrap();
+    assert!(values[col].parse::<u64>().unwrap() > 0);
+}

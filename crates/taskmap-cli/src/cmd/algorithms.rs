@@ -4,7 +4,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use taskmap::registry::{self, doc, Family, ALGORITHMS};
 
-use crate::output::{print_json, OutputFormat};
+use crate::output::{print_data, OutputFormat};
 
 #[derive(Args)]
 pub(crate) struct AlgorithmsArgs {
@@ -78,7 +78,7 @@ pub(crate) fn cmd_algorithms(a: AlgorithmsArgs) -> Result<u8> {
         })
         .collect();
     match a.format {
-        OutputFormat::Json => print_json(&rows)?,
+        OutputFormat::Json | OutputFormat::Csv => print_data(&rows, a.format)?,
         OutputFormat::Human if a.name.is_some() => {
             let r = &rows[0];
             outln!("{} ({} family): {}", r.name, r.family.name(), r.summary);

@@ -98,9 +98,9 @@ pub struct AmapArgs {
     /// "index processor" lines for a name ending in .map).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Report format: human or json.
-    #[arg(short, long, default_value = "human")]
-    pub format: String,
+    /// Report format: human, json or csv.
+    #[arg(short, long, value_enum, default_value = "human")]
+    pub format: crate::output::OutputFormat,
 }
 
 /// Reads the graph the arguments name, with its `G'`.
@@ -146,11 +146,8 @@ fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, Deterministic, String)> 
 
 /// Runs `taskmap amap`.
 pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
-    let json = match a.format.as_str() {
-        "human" => false,
-        "json" => true,
-        other => bail!("unknown --format \"{other}\" (human, json)"),
-    };
+    crate::output::claim_stdout(&[a.output.as_ref()]);
+    let json = a.format != crate::output::OutputFormat::Human;
     if let Some(out) = &a.output {
         crate::output::refuse_overwriting_inputs(
             out,
@@ -248,10 +245,7 @@ fn report(
         crate::output::write_file(out, text.as_bytes())?;
     }
     if json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&report_json(g, r, machine, path, label))?
-        );
+        crate::output::print_data(&report_json(g, r, machine, path, label), a.format)?;
     } else {
         print_report(g, r, machine, path, label, a.mapping.is_some());
     }
@@ -609,6 +603,10 @@ pub fn cmd_delay(a: DelayArgs) -> Result<u8> {
             }
         })
         .collect();
+    if a.format == crate::output::OutputFormat::Csv {
+        crate::output::print_csv(&serde_json::to_value(&rows)?)?;
+        return Ok(0);
+    }
     if a.format == crate::output::OutputFormat::Json {
         crate::output::print_json(&json!({
             "system": ic.to_string(),

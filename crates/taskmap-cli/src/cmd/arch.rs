@@ -78,7 +78,7 @@ pub(crate) fn cmd_arch(a: ArchArgs) -> Result<u8> {
         distance,
     };
     match a.format {
-        OutputFormat::Json => print_json(&r)?,
+        OutputFormat::Json | OutputFormat::Csv => print_data(&r, a.format)?,
         OutputFormat::Human => {
             outln!("target          {}", r.spec);
             outln!("PEs             {}", r.pes);

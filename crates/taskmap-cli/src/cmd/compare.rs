@@ -94,7 +94,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
     }
     progress.finish();
     match a.format {
-        OutputFormat::Json => print_json(&rows)?,
+        OutputFormat::Json | OutputFormat::Csv => print_data(&rows, a.format)?,
         OutputFormat::Human => {
             outln!(
                 "graph {}  target {}  seed {}",

@@ -10,9 +10,10 @@ use crate::output::*;
 
 #[derive(Args)]
 pub(crate) struct ConvertArgs {
-    /// Input graph file.
+    /// Input graph file (`-`: standard input, METIS unless --from says otherwise).
     pub(crate) input: PathBuf,
-    /// Output graph file (.graph METIS, .grf Scotch, .mtx Matrix Market, .edges edge list; .gz compresses).
+    /// Output graph file (.graph METIS, .grf Scotch, .mtx Matrix Market, .edges edge list;
+    /// .gz compresses; `-`: standard output, give --to).
     pub(crate) output: PathBuf,
     /// Input format, when the extension does not tell.
     #[arg(long, value_name = "FORMAT")]
@@ -23,6 +24,7 @@ pub(crate) struct ConvertArgs {
 }
 
 pub(crate) fn cmd_convert(a: ConvertArgs) -> Result<u8> {
+    claim_stdout(&[Some(&a.output)]);
     refuse_overwriting_inputs(&a.output, &[Some(&a.input)])?;
     let g = read_graph(&a.input, a.from.as_deref())?;
     let format = output_format(&a.output, a.to.as_deref())?;

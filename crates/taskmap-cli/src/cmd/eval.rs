@@ -103,11 +103,14 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
                 );
             }
         }
-        OutputFormat::Json => print_json(&EvalReport {
-            evaluation: e,
-            perego_f,
-            perego_f_prop,
-        })?,
+        OutputFormat::Json | OutputFormat::Csv => print_data(
+            &EvalReport {
+                evaluation: e,
+                perego_f,
+                perego_f_prop,
+            },
+            a.format,
+        )?,
     }
     Ok(if feasible { 0 } else { 1 })
 }

@@ -23,7 +23,8 @@ pub(crate) struct GenArgs {
     /// Seed for rgg and random.
     #[arg(short, long, default_value_t = 0)]
     pub(crate) seed: u64,
-    /// Output file; the extension chooses the format (.graph, .grf, .edges, ...; .gz compresses).
+    /// Output file; the extension chooses the format (.graph, .grf, .edges, ...; .gz
+    /// compresses); `-` writes to standard output (give --to).
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: PathBuf,
     /// Output format, when the extension does not tell.
@@ -54,6 +55,7 @@ pub(crate) fn parse_count(s: &str) -> Result<u32> {
 }
 
 pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
+    claim_stdout(&[Some(&a.output)]);
     if a.kind == "program" {
         let p = crate::cmd::sim::gen_program(&a.size, &a.output)?;
         errln!(

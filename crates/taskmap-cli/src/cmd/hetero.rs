@@ -99,18 +99,15 @@ pub struct HeteroArgs {
     /// this file.
     #[arg(long)]
     pub svg: Option<PathBuf>,
-    /// Report format: human or json.
-    #[arg(short, long, default_value = "human")]
-    pub format: String,
+    /// Report format: human, json or csv.
+    #[arg(short, long, value_enum, default_value = "human")]
+    pub format: crate::output::OutputFormat,
 }
 
 /// Runs `taskmap hetero`.
 pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
-    let json = match a.format.as_str() {
-        "human" => false,
-        "json" => true,
-        other => bail!("unknown --format \"{other}\" (human, json)"),
-    };
+    crate::output::claim_stdout(&[a.output.as_ref(), a.svg.as_ref(), a.write_order.as_ref()]);
+    let json = a.format != crate::output::OutputFormat::Human;
     let inputs = [
         a.model.as_ref(),
         a.stg.as_ref(),
@@ -279,7 +276,7 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
                 "gap_percent": gap(schedule.makespan, o.makespan),
             });
         }
-        outln!("{}", serde_json::to_string_pretty(&v)?);
+        crate::output::print_data(&v, a.format)?;
     } else {
         print_human(&model, &model_path, source, &levels, &alloc, &schedule);
         if let Some(o) = &optimum {

@@ -45,7 +45,7 @@ pub(crate) fn cmd_info(a: InfoArgs) -> Result<u8> {
             .unwrap_or(0),
     };
     match a.format {
-        OutputFormat::Json => print_json(&info)?,
+        OutputFormat::Json | OutputFormat::Csv => print_data(&info, a.format)?,
         OutputFormat::Human => {
             outln!("tasks               {}", info.tasks);
             outln!("edges               {}", info.edges);

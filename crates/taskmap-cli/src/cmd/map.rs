@@ -1,5 +1,6 @@
 //! `taskmap map`: map a task graph onto a target.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -63,7 +64,8 @@ pub(crate) struct MapArgs {
     pub(crate) run: RunArgs,
     #[command(flatten)]
     pub(crate) constraints: Constraints,
-    /// Write the mapping here (.map: Scotch format; otherwise one PE per line).
+    /// Write the mapping here (.map: Scotch format; otherwise one PE per line); `-` writes
+    /// it to standard output, and the report then goes to standard error.
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
     /// Report format.
@@ -130,6 +132,7 @@ pub(crate) struct MapConfig<'a> {
 }
 
 pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
+    claim_stdout(&[a.output.as_ref()]);
     if let Some(out) = &a.output {
         let target = a.arch.as_deref().and_then(target_file);
         refuse_overwriting_inputs(
@@ -290,9 +293,18 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         }
         None => None,
     };
-    if let Some(out) = &a.output {
-        let text = mapping.to_text(MappingFormat::from_path(out));
-        write_file(out, text.as_bytes()).context("writing the mapping")?;
+    match &a.output {
+        Some(out) => {
+            let text = mapping.to_text(MappingFormat::from_path(out));
+            write_file(out, text.as_bytes()).context("writing the mapping")?;
+        }
+        // Said to a person at a terminal only: scripts read the report.
+        None if !quiet && std::io::stderr().is_terminal() => {
+            errln!(
+                "taskmap: the mapping is not written: -o FILE writes it, -o - to standard output"
+            );
+        }
+        None => {}
     }
     let feasible = evaluation.feasible();
     if !feasible {
@@ -327,7 +339,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     };
     match a.format {
         OutputFormat::Human => out!("{}", render_map_report(&report)),
-        OutputFormat::Json => print_json(&report)?,
+        OutputFormat::Json | OutputFormat::Csv => print_data(&report, a.format)?,
     }
     Ok(if feasible { 0 } else { 1 })
 }

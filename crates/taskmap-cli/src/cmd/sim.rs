@@ -82,9 +82,9 @@ pub struct SimArgs {
     /// Ready-queue policy: fifo, round-robin, lowest-id.
     #[arg(long, default_value = "fifo")]
     pub ready_policy: String,
-    /// Output: human or json.
-    #[arg(short, long, default_value = "human")]
-    pub format: String,
+    /// Report format: human, json or csv.
+    #[arg(short, long, value_enum, default_value = "human")]
+    pub format: crate::output::OutputFormat,
 }
 
 #[derive(serde::Serialize)]
@@ -168,11 +168,8 @@ pub fn gen_program(spec: &str, out: &Path) -> Result<Program> {
 
 /// Runs `taskmap sim`. Exit code 0.
 pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
-    let json = match a.format.as_str() {
-        "human" => false,
-        "json" => true,
-        other => bail!("unknown --format \"{other}\" (human, json)"),
-    };
+    crate::output::claim_stdout(&[a.output.as_ref(), a.write_program.as_ref()]);
+    let json = a.format != crate::output::OutputFormat::Human;
     // Bounded so that simulated times (sums and products of these with 32-bit instruction
     // arguments) stay far from overflow; the simulator also saturates.
     const MAX_CYCLES: u64 = 1 << 32;
@@ -349,7 +346,7 @@ pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
         f,
     };
     if json {
-        outln!("{}", serde_json::to_string_pretty(&out)?);
+        crate::output::print_data(&out, a.format)?;
     } else {
         print_human(&out);
     }
