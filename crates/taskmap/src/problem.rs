@@ -138,7 +138,36 @@ pub struct Problem {
 /// A task that is not fixed, in [`Problem::fixed`].
 pub const FREE: u32 = u32::MAX;
 
+/// A vertex weight the PEs' hard capacities cannot carry: see
+/// [`Problem::capacity_shortfalls`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shortfall {
+    /// The vertex weight (constraint).
+    pub constraint: usize,
+    /// What the PEs can carry in all.
+    pub capacity: u128,
+    /// What the tasks weigh in all.
+    pub weight: u128,
+}
+
 impl Problem {
+    /// The vertex weights whose total exceeds the sum of the hard capacities (no mapping
+    /// can respect them; empty without hard capacities).
+    pub fn capacity_shortfalls(&self) -> Vec<Shortfall> {
+        let Some(c) = &self.capacities else {
+            return Vec::new();
+        };
+        let k = self.arch.pe_count();
+        (0..self.graph.ncon())
+            .map(|con| Shortfall {
+                constraint: con,
+                capacity: (0..k).map(|p| u128::from(c.get(PeId(p), con))).sum(),
+                weight: self.graph.vertex_weight_sum(con),
+            })
+            .filter(|s| s.capacity < s.weight)
+            .collect()
+    }
+
     /// A problem with the default imbalance 0.03 and no hard capacities.
     pub fn new(graph: TaskGraph, arch: Box<dyn Architecture>) -> Self {
         Self {

@@ -4,7 +4,10 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::metrics::Evaluation;
+use crate::error::Error;
+use crate::mapping::Mapping;
+use crate::metrics::{evaluate, EvalOptions, Evaluation};
+use crate::problem::Problem;
 
 /// A mapping run: what ran, how long each phase took, and the evaluation of the result.
 #[derive(Clone, Debug, Serialize)]
@@ -40,6 +43,47 @@ pub struct InitialReport {
     /// Tasks on another PE in the result, and their weight (one sum per vertex weight).
     pub moved_tasks: u64,
     pub moved_weight: Vec<u64>,
+}
+
+impl InitialReport {
+    /// The mapping `given` (read from `file`) that a run refined into `result`, on
+    /// `problem`, with `migration_cost` per task and hop moved; `opts` as the result's
+    /// evaluation.
+    pub fn new(
+        problem: &Problem,
+        given: &Mapping,
+        result: &Mapping,
+        file: String,
+        migration_cost: u64,
+        opts: &EvalOptions,
+    ) -> Result<Self, Error> {
+        let arch = problem.arch.as_ref();
+        let before = evaluate(&problem.graph, arch, given, opts)?;
+        let moved: Vec<u32> = (0..problem.graph.num_tasks() as u32)
+            .filter(|&t| given.pe(t) != result.pe(t))
+            .collect();
+        let hops: u128 = moved
+            .iter()
+            .map(|&t| u128::from(arch.distance(given.pe(t), result.pe(t))))
+            .sum();
+        Ok(Self {
+            file,
+            comm_cost: before.comm_cost,
+            feasible: before.feasible(),
+            moved_hops: hops,
+            migration_cost,
+            migration: u128::from(migration_cost) * hops,
+            moved_tasks: moved.len() as u64,
+            moved_weight: (0..problem.graph.ncon())
+                .map(|c| {
+                    moved
+                        .iter()
+                        .map(|&t| problem.graph.vertex_weight(t, c))
+                        .sum()
+                })
+                .collect(),
+        })
+    }
 }
 
 /// The human table of an evaluation, in the spirit of Scotch's `gmtst`.

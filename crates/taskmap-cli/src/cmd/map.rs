@@ -9,7 +9,7 @@ use clap::Args;
 use taskmap::multilevel::MultilevelMapper;
 use taskmap::registry::Family;
 use taskmap::report::{render_map_report, InitialReport, MapReport};
-use taskmap::{evaluate, AlgorithmSpec, Mapper, Mapping, MappingFormat, PeId, RunContext};
+use taskmap::{evaluate, AlgorithmSpec, Mapper, Mapping, MappingFormat, Problem, RunContext};
 
 use crate::input::*;
 use crate::output::*;
@@ -155,8 +155,8 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     let spec = arch_spec(a.arch.as_ref(), &a.input)?;
     // Everything the run would refuse is refused before the configuration is printed too.
     let (mut problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
-    let k = problem.arch.pe_count();
     if let Some(path) = &a.fixed {
+        let k = problem.arch.pe_count();
         problem.fixed = Some(taskmap::problem::read_fixed(
             path,
             problem.graph.num_tasks(),
@@ -164,88 +164,12 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         )?);
         problem.check_with_fixed()?;
     }
-    // --initial: the mapping to refine, and the multilevel mapper that refines it.
-    let refine = match &a.initial {
-        None => None,
-        Some(path) => {
-            let Some(ml) = algorithm.get::<MultilevelMapper>() else {
-                bail!(
-                    "--initial applies to -A multilevel, not to {}",
-                    algorithm.name()
-                );
-            };
-            if ml.population >= 2 {
-                bail!(taskmap::multilevel::remap::REFINE_ONE_RUN);
-            }
-            let given = Mapping::read_for(path, problem.graph.num_tasks(), k)?;
-            Some((ml, given, path))
-        }
-    };
-    let migration = a.migration_cost.unwrap_or(0);
-    if a.migration_cost.is_some() && refine.is_none() {
-        bail!("--migration-cost applies to --initial only");
-    }
-    if migration > taskmap::multilevel::remap::MAX_MIGRATION_COST {
-        bail!("--migration-cost must be at most 2^32, not {migration}");
-    }
-    if refine.is_some() {
-        // refused here, before --dump-config, as the run would refuse it
-        taskmap::multilevel::remap::effective_migration_cost(&problem, migration)
-            .context("--migration-cost")?;
-    }
+    let refine = refinement(&a, &algorithm, &problem)?;
     let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
     if a.dump_config {
-        let graph = a
-            .input
-            .graph
-            .as_ref()
-            .map_or(EXAMPLE_NAME.to_string(), |p| p.display().to_string());
-        let cfg = MapConfig {
-            graph: &graph,
-            target: spec,
-            algorithm: &alg_text,
-            parameters: algorithm.parameters(),
-            seed: a.run.seed,
-            threads: a.run.threads,
-            epsilon: a.constraints.epsilon.unwrap_or(0.03),
-            capacities: a
-                .constraints
-                .capacities
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .or(a.constraints.capacity.clone()),
-            fixed: a.fixed.as_ref().map(|p| p.display().to_string()),
-            initial: a.initial.as_ref().map(|p| p.display().to_string()),
-            migration_cost: a.migration_cost,
-            output: a.output.as_ref().map(|p| p.display().to_string()),
-            time_limit: a.time_limit,
-        };
-        print_json(&cfg)?;
-        return Ok(0);
+        return dump_config(&a, spec, &alg_text, &algorithm);
     }
-    if let Some(c) = &problem.capacities {
-        for con in 0..problem.graph.ncon() {
-            let total = problem.graph.vertex_weight_sum(con);
-            let cap: u128 = (0..k).map(|p| u128::from(c.get(PeId(p), con))).sum();
-            if cap < total {
-                errln!(
-                    "taskmap: warning: infeasible: the PEs can carry {} of vertex weight {} in all but the tasks weigh {}; mapping anyway",
-                    cap, con, total
-                );
-            }
-        }
-    }
-    // --initial always runs a V-cycle, which the limit can end
-    if a.time_limit.is_some() && !algorithm.honours_deadline() && refine.is_none() {
-        if algorithm.get::<MultilevelMapper>().is_some() {
-            errln!("taskmap: warning: --time-limit ends the multilevel mapper's V-cycles, memetic mode and annealing, and this configuration has none; it is ignored");
-        } else {
-            errln!(
-                "taskmap: warning: --time-limit applies to pnp and multilevel; {} ignores it",
-                algorithm.name()
-            );
-        }
-    }
+    warn_before_run(&a, &algorithm, &problem, refine.is_some());
     let t0 = Instant::now();
     ctx.deadline = a
         .time_limit
@@ -253,73 +177,35 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     let progress = Bar::start(algorithm.name(), !quiet);
     ctx.progress = progress.clone();
     let mapping = match &refine {
-        Some((ml, given, _)) => {
-            ml.refine_mapping_migrating(&problem, given, migration, &mut ctx)?
-        }
+        Some(r) => r
+            .mapper
+            .refine_mapping_migrating(&problem, &r.given, r.migration, &mut ctx)?,
         None => algorithm.map(&problem, &mut ctx)?,
     };
     progress.finish();
     let map_time = t0.elapsed();
     let opts = eval_options(&problem, &a.constraints);
     let evaluation = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
-    let initial = match &refine {
-        Some((_, given, path)) => {
-            let before = evaluate(&problem.graph, problem.arch.as_ref(), given, &opts)?;
-            let moved: Vec<u32> = (0..problem.graph.num_tasks() as u32)
-                .filter(|&t| given.pe(t) != mapping.pe(t))
-                .collect();
-            let arch = problem.arch.as_ref();
-            let hops: u128 = moved
-                .iter()
-                .map(|&t| u128::from(arch.distance(given.pe(t), mapping.pe(t))))
-                .sum();
-            Some(InitialReport {
-                file: path.display().to_string(),
-                comm_cost: before.comm_cost,
-                feasible: before.feasible(),
-                moved_hops: hops,
-                migration_cost: migration,
-                migration: u128::from(migration) * hops,
-                moved_tasks: moved.len() as u64,
-                moved_weight: (0..problem.graph.ncon())
-                    .map(|c| {
-                        moved
-                            .iter()
-                            .map(|&t| problem.graph.vertex_weight(t, c))
-                            .sum()
-                    })
-                    .collect(),
-            })
-        }
-        None => None,
-    };
-    match &a.output {
-        Some(out) => {
-            let text = mapping.to_text(MappingFormat::from_path(out));
-            write_file(out, text.as_bytes()).context("writing the mapping")?;
-        }
-        // Said to a person at a terminal only: scripts read the report.
-        None if !quiet && std::io::stderr().is_terminal() => {
-            errln!(
-                "taskmap: the mapping is not written: -o FILE writes it, -o - to standard output"
-            );
-        }
-        None => {}
-    }
+    let initial = refine
+        .map(|r| {
+            let file = r.path.display().to_string();
+            InitialReport::new(&problem, &r.given, &mapping, file, r.migration, &opts)
+        })
+        .transpose()?;
+    write_mapping(&a, &mapping, quiet)?;
     let feasible = evaluation.feasible();
     if !feasible {
         let what = match (evaluation.balanced, evaluation.capacities_respected) {
             (_, Some(false)) => "a PE is above its capacity",
             _ => "a PE is above its (1+eps) share",
         };
+        let done = if a.output.is_some() {
+            "written"
+        } else {
+            "reported"
+        };
         errln!(
-            "taskmap: constraint violated: {}; the best mapping found is {} (exit code 1)",
-            what,
-            if a.output.is_some() {
-                "written"
-            } else {
-                "reported"
-            }
+            "taskmap: constraint violated: {what}; the best mapping found is {done} (exit code 1)"
         );
     }
     let report = MapReport {
@@ -342,4 +228,122 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         OutputFormat::Json | OutputFormat::Csv => print_data(&report, a.format)?,
     }
     Ok(if feasible { 0 } else { 1 })
+}
+
+/// `--initial`: the mapping to refine, the multilevel mapper that refines it, and the
+/// migration cost per task and hop.
+struct Refinement<'a> {
+    mapper: &'a MultilevelMapper,
+    given: Mapping,
+    path: &'a PathBuf,
+    migration: u64,
+}
+
+/// The refinement `--initial` asks for, with `--migration-cost`; refuses what the run
+/// would refuse.
+fn refinement<'a>(
+    a: &'a MapArgs,
+    algorithm: &'a AlgorithmSpec,
+    problem: &Problem,
+) -> Result<Option<Refinement<'a>>> {
+    let migration = a.migration_cost.unwrap_or(0);
+    let Some(path) = &a.initial else {
+        if a.migration_cost.is_some() {
+            bail!("--migration-cost applies to --initial only");
+        }
+        return Ok(None);
+    };
+    let Some(mapper) = algorithm.get::<MultilevelMapper>() else {
+        bail!(
+            "--initial applies to -A multilevel, not to {}",
+            algorithm.name()
+        );
+    };
+    if mapper.population >= 2 {
+        bail!(taskmap::multilevel::remap::REFINE_ONE_RUN);
+    }
+    let k = problem.arch.pe_count();
+    let given = Mapping::read_for(path, problem.graph.num_tasks(), k)?;
+    if migration > taskmap::multilevel::remap::MAX_MIGRATION_COST {
+        bail!("--migration-cost must be at most 2^32, not {migration}");
+    }
+    taskmap::multilevel::remap::effective_migration_cost(problem, migration)
+        .context("--migration-cost")?;
+    Ok(Some(Refinement {
+        mapper,
+        given,
+        path,
+        migration,
+    }))
+}
+
+/// Prints the configuration of the run (`--dump-config`).
+fn dump_config(
+    a: &MapArgs,
+    target: String,
+    alg_text: &str,
+    algorithm: &AlgorithmSpec,
+) -> Result<u8> {
+    let graph = a
+        .input
+        .graph
+        .as_ref()
+        .map_or(EXAMPLE_NAME.to_string(), |p| p.display().to_string());
+    let path = |p: Option<&PathBuf>| p.map(|p| p.display().to_string());
+    print_json(&MapConfig {
+        graph: &graph,
+        target,
+        algorithm: alg_text,
+        parameters: algorithm.parameters(),
+        seed: a.run.seed,
+        threads: a.run.threads,
+        epsilon: a.constraints.epsilon.unwrap_or(0.03),
+        capacities: path(a.constraints.capacities.as_ref()).or(a.constraints.capacity.clone()),
+        fixed: path(a.fixed.as_ref()),
+        initial: path(a.initial.as_ref()),
+        migration_cost: a.migration_cost,
+        output: path(a.output.as_ref()),
+        time_limit: a.time_limit,
+    })?;
+    Ok(0)
+}
+
+/// Warns of hard capacities no mapping can respect, and of a time limit the algorithm
+/// ignores.
+fn warn_before_run(a: &MapArgs, algorithm: &AlgorithmSpec, problem: &Problem, refining: bool) {
+    for s in problem.capacity_shortfalls() {
+        errln!(
+            "taskmap: warning: infeasible: the PEs can carry {} of vertex weight {} in all but the tasks weigh {}; mapping anyway",
+            s.capacity, s.constraint, s.weight
+        );
+    }
+    // --initial always runs a V-cycle, which the limit can end
+    if a.time_limit.is_some() && !algorithm.honours_deadline() && !refining {
+        if algorithm.get::<MultilevelMapper>().is_some() {
+            errln!("taskmap: warning: --time-limit ends the multilevel mapper's V-cycles, memetic mode and annealing, and this configuration has none; it is ignored");
+        } else {
+            errln!(
+                "taskmap: warning: --time-limit applies to pnp and multilevel; {} ignores it",
+                algorithm.name()
+            );
+        }
+    }
+}
+
+/// Writes the mapping to `-o`, or says on a terminal that it is not written.
+fn write_mapping(a: &MapArgs, mapping: &Mapping, quiet: bool) -> Result<()> {
+    match &a.output {
+        Some(out) => {
+            let text = mapping.to_text(MappingFormat::from_path(out));
+            write_file(out, text.as_bytes()).context("writing the mapping")?;
+        }
+        // Said to a person at a terminal only: scripts read the report.
+        None if !quiet && std::io::stderr().is_terminal() => {
+            errln!(
+                "taskmap: the mapping is not written: -o FILE writes it, -o - to standard output"
+            );
+        }
+        None => {}
+    }
+    Ok(())
 }
