@@ -14,9 +14,9 @@ use taskmap::hetero::io::order::read_order;
 use taskmap::hetero::io::stg::read_stg_program;
 use taskmap::hetero::io::ttig::{read_platform, read_ttigha};
 use taskmap::hetero::io::wfcommons::read_workflow_program;
-use taskmap::hetero::mateha::{exhaustive_observed, SearchParams};
+use taskmap::hetero::mateha::{exhaustive_observed, Optimum, SearchParams};
 use taskmap::hetero::simulha::{schedule_svg, Schedule, Simulator};
-use taskmap::hetero::ttigha::{Ttigha, TOO_LONG_COMM};
+use taskmap::hetero::ttigha::{HeteroProgram, Ttigha, TOO_LONG_COMM};
 use taskmap::registry::{self, Family};
 use taskmap::{Mapping, MappingFormat, PeId};
 
@@ -107,7 +107,6 @@ pub struct HeteroArgs {
 /// Runs `taskmap hetero`.
 pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
     crate::output::claim_stdout(&[a.output.as_ref(), a.svg.as_ref(), a.write_order.as_ref()]);
-    let json = a.format != crate::output::OutputFormat::Human;
     let inputs = [
         a.model.as_ref(),
         a.stg.as_ref(),
@@ -133,43 +132,7 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
     if !a.slowness.is_empty() && a.stg.is_none() && a.workflow.is_none() {
         bail!("--slowness applies to --stg and --workflow only (a model file gives its own times)");
     }
-    let (model, model_path) = match (&a.model, &a.stg, &a.workflow, &a.platform) {
-        (Some(m), _, _, _) => (read_ttigha(m)?, m.display().to_string()),
-        (None, stg, workflow, Some(plat)) => {
-            let platform = read_platform(plat)?;
-            let slowness = if a.slowness.is_empty() {
-                vec![1.0; platform.types()]
-            } else {
-                a.slowness.clone()
-            };
-            // an overflow through the messages is the platform's COMM lines as much as the
-            // program's: name the platform file too
-            let blame = |e: taskmap::Error| {
-                let platform_too =
-                    matches!(&e, taskmap::Error::Parse { message, .. } if message == TOO_LONG_COMM);
-                let e = anyhow::Error::new(e);
-                if platform_too {
-                    e.context(format!("with the platform {}", plat.display()))
-                } else {
-                    e
-                }
-            };
-            match (stg, workflow) {
-                (Some(f), _) => (
-                    read_stg_program(f, platform, &slowness, a.bytes.unwrap_or(1000))
-                        .map_err(blame)?,
-                    f.display().to_string(),
-                ),
-                (None, Some(f)) => (
-                    read_workflow_program(f, platform, &slowness, a.negative_as_zero)
-                        .map_err(blame)?,
-                    f.display().to_string(),
-                ),
-                (None, None) => bail!("give a model file, --stg FILE or --workflow FILE"),
-            }
-        }
-        _ => bail!("give a model file, or --stg FILE or --workflow FILE with --platform FILE"),
-    };
+    let (model, model_path) = load_model(&a)?;
     let mut model = model;
     match a.priority.as_str() {
         "file" => {}
@@ -220,34 +183,9 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
     } else {
         None
     };
-    // The order file's text, made before any output is written: a name it cannot hold
-    // stops the run with nothing written.
     let order_text = match &a.write_order {
+        Some(_) => Some(order_file_text(pr, &schedule)?),
         None => None,
-        Some(_) => {
-            let unreadable = |n: &&String| {
-                n.is_empty()
-                    || n.starts_with('\u{feff}')
-                    || n.contains(|c: char| c.is_whitespace() || c == '#')
-            };
-            if let Some(n) = pr.subtask_names.iter().find(unreadable) {
-                bail!(
-                    "--write-order: the sub-task name \"{n}\" is empty, holds white space or '#', or starts with a byte-order mark, which an order file cannot hold"
-                );
-            }
-            let text: String = schedule
-                .order
-                .iter()
-                .map(|list| {
-                    let names: Vec<&str> = list
-                        .iter()
-                        .map(|&s| pr.subtask_names[s as usize].as_str())
-                        .collect();
-                    names.join(" ") + "\n"
-                })
-                .collect();
-            Some(text)
-        }
     };
     // All the outputs or none: a run that cannot write one leaves none behind.
     let svg_text = a.svg.as_ref().map(|_| schedule_svg(&model, &schedule));
@@ -264,11 +202,104 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
     .filter_map(|(path, text)| Some((path.as_deref()?, text.as_deref()?.as_bytes())))
     .collect();
     crate::output::write_files(&outputs)?;
-    if json {
-        let mut v = report_json(&model, &levels, &alloc, &schedule);
+    print_report(
+        &a,
+        &model,
+        &model_path,
+        source,
+        &levels,
+        &alloc,
+        &schedule,
+        optimum.as_ref(),
+    )?;
+    Ok(0)
+}
+
+/// The program and platform: a model file, or a program file (STG, workflow) with a
+/// platform file; and the name of the file the program came from.
+fn load_model(a: &HeteroArgs) -> Result<(Ttigha, String)> {
+    Ok(match (&a.model, &a.stg, &a.workflow, &a.platform) {
+        (Some(m), _, _, _) => (read_ttigha(m)?, m.display().to_string()),
+        (None, stg, workflow, Some(plat)) => {
+            let platform = read_platform(plat)?;
+            let slowness = if a.slowness.is_empty() {
+                vec![1.0; platform.types()]
+            } else {
+                a.slowness.clone()
+            };
+            // an overflow through the messages is the platform's COMM lines as much as the
+            // program's: name the platform file too
+            let blame = |e: taskmap::Error| {
+                let platform_too =
+                    matches!(&e, taskmap::Error::Parse { message, .. } if message == TOO_LONG_COMM);
+                let e = anyhow::Error::new(e);
+                if platform_too {
+                    e.context(format!("with the platform {}", plat.display()))
+                } else {
+                    e
+                }
+            };
+            match (stg, workflow) {
+                (Some(f), _) => (
+                    read_stg_program(f, platform, &slowness, a.bytes.unwrap_or(1000))
+                        .map_err(blame)?,
+                    f.display().to_string(),
+                ),
+                (None, Some(f)) => (
+                    read_workflow_program(f, platform, &slowness, a.negative_as_zero)
+                        .map_err(blame)?,
+                    f.display().to_string(),
+                ),
+                (None, None) => bail!("give a model file, --stg FILE or --workflow FILE"),
+            }
+        }
+        _ => bail!("give a model file, or --stg FILE or --workflow FILE with --platform FILE"),
+    })
+}
+
+/// The text of the order file (`--write-order`) of `schedule`, made before any output is
+/// written: a sub-task name it cannot hold stops the run with nothing written.
+fn order_file_text(pr: &HeteroProgram, schedule: &Schedule) -> Result<String> {
+    let unreadable = |n: &&String| {
+        n.is_empty()
+            || n.starts_with('\u{feff}')
+            || n.contains(|c: char| c.is_whitespace() || c == '#')
+    };
+    if let Some(n) = pr.subtask_names.iter().find(unreadable) {
+        bail!(
+            "--write-order: the sub-task name \"{n}\" is empty, holds white space or '#', or starts with a byte-order mark, which an order file cannot hold"
+        );
+    }
+    let text: String = schedule
+        .order
+        .iter()
+        .map(|list| {
+            let names: Vec<&str> = list
+                .iter()
+                .map(|&s| pr.subtask_names[s as usize].as_str())
+                .collect();
+            names.join(" ") + "\n"
+        })
+        .collect();
+    Ok(text)
+}
+
+/// Prints the report: the schedule of `alloc`, and the optimum when searched.
+fn print_report(
+    a: &HeteroArgs,
+    model: &Ttigha,
+    model_path: &str,
+    source: &str,
+    levels: &[u32],
+    alloc: &[u32],
+    schedule: &Schedule,
+    optimum: Option<&Optimum>,
+) -> Result<()> {
+    if a.format != crate::output::OutputFormat::Human {
+        let mut v = report_json(model, levels, alloc, schedule);
         v["model"] = json!(model_path);
         v["allocation_source"] = json!(source);
-        if let Some(o) = &optimum {
+        if let Some(o) = optimum {
             v["optimal"] = json!({
                 "makespan": o.makespan,
                 "allocation": o.alloc,
@@ -278,8 +309,8 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
         }
         crate::output::print_data(&v, a.format)?;
     } else {
-        print_human(&model, &model_path, source, &levels, &alloc, &schedule);
-        if let Some(o) = &optimum {
+        print_human(model, model_path, source, levels, alloc, schedule);
+        if let Some(o) = optimum {
             // The optimum is in the default order; HEFT's own order may beat it.
             let g = gap(schedule.makespan, o.makespan);
             outln!(
@@ -294,7 +325,7 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
             outln!("              allocation {}", names.join(" "));
         }
     }
-    Ok(0)
+    Ok(())
 }
 
 /// How the report names where the allocation came from.

@@ -170,32 +170,7 @@ pub fn gen_program(spec: &str, out: &Path) -> Result<Program> {
 pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
     crate::output::claim_stdout(&[a.output.as_ref(), a.write_program.as_ref()]);
     let json = a.format != crate::output::OutputFormat::Human;
-    // Bounded so that simulated times (sums and products of these with 32-bit instruction
-    // arguments) stay far from overflow; the simulator also saturates.
-    const MAX_CYCLES: u64 = 1 << 32;
-    for (name, v) in [
-        ("--flit-cycles", a.flit_cycles),
-        ("--send-overhead", a.send_overhead),
-        ("--recv-overhead", a.recv_overhead),
-        ("--local-cycles-per-flit", a.local_cycles_per_flit),
-        ("--switch-cycles", a.switch_cycles),
-    ] {
-        if v > MAX_CYCLES {
-            bail!("{name} {v} is too large (at most 2^32 = {MAX_CYCLES} cycles)");
-        }
-    }
-    if a.flit_cycles == 0 {
-        bail!("--flit-cycles must be at least 1");
-    }
-    if !(0.0..=1.0).contains(&a.overlap_fraction) {
-        bail!(
-            "--overlap-fraction must be in 0..=1, got {}",
-            a.overlap_fraction
-        );
-    }
-    if a.epsilon.is_some() && a.algorithm.is_none() {
-        bail!("--epsilon applies to --algorithm only");
-    }
+    check_args(&a)?;
     let program = match (&a.program, &a.gen) {
         (Some(p), None) => read_program(p)?,
         (None, Some(spec)) => generate_program(spec)?,
@@ -249,67 +224,17 @@ pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
                 None => bail!("--arch is required (or --ideal)"),
             };
             let arch = taskmap::parse_arch(arch_spec)?;
-            let k = arch.pe_count();
-            let mapping = if let Some(path) = &a.mapping {
-                Mapping::read_for(path, program.num_tasks(), k)?
-            } else if let Some(alg) = &a.algorithm {
-                let alg_spec = AlgorithmSpec::from_str(alg)?;
-                if let Some(g) = alg_spec.get::<GreedyPerego>() {
-                    // With the program at hand, use its full phase model rather than the graph's.
-                    let g = GreedyPerego {
-                        spm: SpmParams {
-                            overlap_fraction: a.overlap_fraction,
-                            machine: params.clone(),
-                        },
-                        ..g.clone()
-                    };
-                    greedy_map_program(&program, arch.as_ref(), &g)?
-                } else {
-                    let mut problem =
-                        Problem::new(program.to_task_graph(), taskmap::parse_arch(arch_spec)?);
-                    if let Some(eps) = a.epsilon {
-                        problem.epsilon = eps;
-                    }
-                    let mut ctx = RunContext::new(a.seed);
-                    ctx.progress = progress.clone();
-                    alg_spec
-                        .mapper()
-                        .map(&problem, &mut ctx)
-                        .with_context(|| format!("mapping with {alg}"))?
-                }
-            } else {
-                Mapping::new(
-                    (0..program.num_tasks() as u32)
-                        .map(|t| PeId(t % k))
-                        .collect(),
-                )
-            };
+            let mapping = mapping_for(&a, &program, arch_spec, arch.as_ref(), &params, &progress)?;
             let r = simulate(Some((arch.as_ref(), &mapping)))?;
             let f = if a.f {
-                let sp = SpmParams {
-                    overlap_fraction: a.overlap_fraction,
-                    machine: params.clone(),
-                };
-                let model = SpmModel::build(&program, &sp)?;
-                let e: FEstimate = model.evaluate(arch.as_ref(), &mapping)?;
-                let prop = model
-                    .evaluate_propagated(&program, arch.as_ref(), &mapping)?
-                    .map(|p| p.f_prop);
-                let rel = |f: f64| (f - r.completion as f64) / (r.completion.max(1) as f64);
-                Some(FOutput {
-                    f: e.f,
-                    f_sum: e.f_sum,
-                    argmax_pe: e.argmax,
-                    comp_idle: e.comp_idle,
-                    distance: e.distance,
-                    multitasking: e.multitasking,
-                    contention: e.contention,
-                    phases: model.num_phases(),
-                    overlap_fraction: a.overlap_fraction,
-                    relative_error: rel(e.f),
-                    f_prop: prop,
-                    f_prop_relative_error: prop.map(rel),
-                })
+                Some(f_estimate(
+                    &a,
+                    &program,
+                    arch.as_ref(),
+                    &mapping,
+                    &params,
+                    r.completion,
+                )?)
             } else {
                 None
             };
@@ -351,6 +276,120 @@ pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
         print_human(&out);
     }
     Ok(0)
+}
+
+/// Refuses option values the simulator cannot take.
+fn check_args(a: &SimArgs) -> Result<()> {
+    // Bounded so that simulated times (sums and products of these with 32-bit instruction
+    // arguments) stay far from overflow; the simulator also saturates.
+    const MAX_CYCLES: u64 = 1 << 32;
+    for (name, v) in [
+        ("--flit-cycles", a.flit_cycles),
+        ("--send-overhead", a.send_overhead),
+        ("--recv-overhead", a.recv_overhead),
+        ("--local-cycles-per-flit", a.local_cycles_per_flit),
+        ("--switch-cycles", a.switch_cycles),
+    ] {
+        if v > MAX_CYCLES {
+            bail!("{name} {v} is too large (at most 2^32 = {MAX_CYCLES} cycles)");
+        }
+    }
+    if a.flit_cycles == 0 {
+        bail!("--flit-cycles must be at least 1");
+    }
+    if !(0.0..=1.0).contains(&a.overlap_fraction) {
+        bail!(
+            "--overlap-fraction must be in 0..=1, got {}",
+            a.overlap_fraction
+        );
+    }
+    if a.epsilon.is_some() && a.algorithm.is_none() {
+        bail!("--epsilon applies to --algorithm only");
+    }
+    Ok(())
+}
+
+/// The mapping simulated: the given one (`-m`), the algorithm's (`-A`; greedy-perego
+/// with the program's own phase model), or task i on PE i mod k.
+fn mapping_for(
+    a: &SimArgs,
+    program: &Program,
+    arch_spec: &str,
+    arch: &dyn taskmap::Architecture,
+    params: &WormholeParams,
+    progress: &std::sync::Arc<crate::output::Bar>,
+) -> Result<Mapping> {
+    let k = arch.pe_count();
+    Ok(if let Some(path) = &a.mapping {
+        Mapping::read_for(path, program.num_tasks(), k)?
+    } else if let Some(alg) = &a.algorithm {
+        let alg_spec = AlgorithmSpec::from_str(alg)?;
+        if let Some(g) = alg_spec.get::<GreedyPerego>() {
+            // With the program at hand, use its full phase model rather than the graph's.
+            let g = GreedyPerego {
+                spm: SpmParams {
+                    overlap_fraction: a.overlap_fraction,
+                    machine: params.clone(),
+                },
+                ..g.clone()
+            };
+            greedy_map_program(program, arch, &g)?
+        } else {
+            let mut problem =
+                Problem::new(program.to_task_graph(), taskmap::parse_arch(arch_spec)?);
+            if let Some(eps) = a.epsilon {
+                problem.epsilon = eps;
+            }
+            let mut ctx = RunContext::new(a.seed);
+            ctx.progress = progress.clone();
+            alg_spec
+                .mapper()
+                .map(&problem, &mut ctx)
+                .with_context(|| format!("mapping with {alg}"))?
+        }
+    } else {
+        Mapping::new(
+            (0..program.num_tasks() as u32)
+                .map(|t| PeId(t % k))
+                .collect(),
+        )
+    })
+}
+
+/// De Petris & Perego's estimate F of `mapping` (and F_prop), against the simulated
+/// `completion` time (`--f`).
+fn f_estimate(
+    a: &SimArgs,
+    program: &Program,
+    arch: &dyn taskmap::Architecture,
+    mapping: &Mapping,
+    params: &WormholeParams,
+    completion: u64,
+) -> Result<FOutput> {
+    let sp = SpmParams {
+        overlap_fraction: a.overlap_fraction,
+        machine: params.clone(),
+    };
+    let model = SpmModel::build(program, &sp)?;
+    let e: FEstimate = model.evaluate(arch, mapping)?;
+    let prop = model
+        .evaluate_propagated(program, arch, mapping)?
+        .map(|p| p.f_prop);
+    let rel = |f: f64| (f - completion as f64) / (completion.max(1) as f64);
+    Ok(FOutput {
+        f: e.f,
+        f_sum: e.f_sum,
+        argmax_pe: e.argmax,
+        comp_idle: e.comp_idle,
+        distance: e.distance,
+        multitasking: e.multitasking,
+        contention: e.contention,
+        phases: model.num_phases(),
+        overlap_fraction: a.overlap_fraction,
+        relative_error: rel(e.f),
+        f_prop: prop,
+        f_prop_relative_error: prop.map(rel),
+    })
 }
 
 fn print_human(o: &SimOutput) {
