@@ -27,6 +27,7 @@
 
 use serde::{Deserialize, Serialize};
 use taskmap_arch::PeId;
+use taskmap_graph::TaskGraph;
 
 use crate::error::Error;
 use crate::mapper::{Mapper, RunContext};
@@ -165,14 +166,8 @@ fn subgraph(
     placed += 1;
     let mut frontier: Vec<u32> = g.neighbors(v0).to_vec();
 
-    let mut seen = vec![0u32; n];
-    let mut stamp = 0u32;
-    let mut queue: Vec<u32> = Vec::new();
-    let mut size = vec![0u64; ncon];
+    let mut tr = Traversal::new(n, ncon, k as usize);
     let mut limit = vec![0u64; ncon];
-    // Affinity of the growing subgraph to every PE, and the PEs it touches (each once).
-    let mut acc = vec![(0u64, false); k as usize];
-    let mut touched: Vec<u32> = Vec::new();
 
     while placed < n {
         // Line 15: C = the largest remaining capacity; the subgraph size is factor · C.
@@ -199,24 +194,89 @@ fn subgraph(
             }
         };
         // Line 16: breadth-first traversal of the unplaced tasks up to the size.
-        stamp = stamp.wrapping_add(1);
-        if stamp == 0 {
-            seen.iter_mut().for_each(|s| *s = 0);
-            stamp = 1;
+        let mut taken = tr.grow(g, start, &limit, &pe_of);
+        // Line 17: affinity of the subgraph to every PE, best PE with room.
+        let target = loop {
+            if taken == 0 {
+                let v = tr.queue[0];
+                return Err(loads.stuck(alg, v, g.vertex_weights(v), placed, n));
+            }
+            let choice = match &dist {
+                None => tr.best_by_alpha(&loads, k),
+                Some(d) => tr.best_by_beta(&loads, k, d),
+            };
+            match choice {
+                Some(p) => break p,
+                None => {
+                    // No PE has room for the whole subgraph: drop its last task.
+                    taken -= 1;
+                    tr.drop_last(g, taken, &pe_of);
+                }
+            }
+        };
+        clear_affinity(&mut tr.acc, &mut tr.touched);
+        // Line 18: place the subgraph.
+        for &t in &tr.queue[..taken] {
+            pe_of[t as usize] = target;
+            loads.add(target, g.vertex_weights(t));
         }
-        queue.clear();
-        queue.push(start);
-        seen[start as usize] = stamp;
-        size.iter_mut().for_each(|s| *s = 0);
+        placed += taken;
+        frontier.clear();
+        frontier.extend_from_slice(&tr.queue[taken..]);
+    }
+    Ok(pe_of)
+}
+
+/// The breadth-first traversal that grows a subgraph, and the subgraph's affinity to the
+/// PEs of its placed neighbours.
+struct Traversal {
+    /// `stamp` marks the tasks the current traversal has seen.
+    seen: Vec<u32>,
+    stamp: u32,
+    /// The tasks seen, in order; the first `taken` form the subgraph.
+    queue: Vec<u32>,
+    /// The subgraph's weight per constraint.
+    size: Vec<u64>,
+    /// Affinity of the subgraph to every PE, and the PEs it touches (each once).
+    acc: Vec<(u64, bool)>,
+    touched: Vec<u32>,
+}
+
+impl Traversal {
+    fn new(n: usize, ncon: usize, k: usize) -> Self {
+        Self {
+            seen: vec![0; n],
+            stamp: 0,
+            queue: Vec::new(),
+            size: vec![0; ncon],
+            acc: vec![(0, false); k],
+            touched: Vec::new(),
+        }
+    }
+
+    /// Traverses the unplaced tasks from `start` until the subgraph reaches `limit` in
+    /// every constraint or the next task would exceed it in one (the first task is always
+    /// taken); returns how many tasks it took.
+    fn grow(&mut self, g: &TaskGraph, start: u32, limit: &[u64], pe_of: &[u32]) -> usize {
+        let ncon = self.size.len();
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.seen.iter_mut().for_each(|s| *s = 0);
+            self.stamp = 1;
+        }
+        self.queue.clear();
+        self.queue.push(start);
+        self.seen[start as usize] = self.stamp;
+        self.size.iter_mut().for_each(|s| *s = 0);
         let mut taken = 0usize;
-        while taken < queue.len() {
-            let u = queue[taken];
+        while taken < self.queue.len() {
+            let u = self.queue[taken];
             let w = g.vertex_weights(u);
-            if taken > 0 && (0..ncon).any(|r| size[r] + w[r] > limit[r]) {
+            if taken > 0 && (0..ncon).any(|r| self.size[r] + w[r] > limit[r]) {
                 break;
             }
             for r in 0..ncon {
-                size[r] += w[r];
+                self.size[r] += w[r];
             }
             taken += 1;
             // One pass over the edges of u: unplaced neighbours join the traversal,
@@ -224,90 +284,82 @@ fn subgraph(
             for (&x, &q) in g.neighbors(u).iter().zip(g.edge_weights(u)) {
                 let p = pe_of[x as usize];
                 if p == UNPLACED {
-                    if seen[x as usize] != stamp {
-                        seen[x as usize] = stamp;
-                        queue.push(x);
+                    if self.seen[x as usize] != self.stamp {
+                        self.seen[x as usize] = self.stamp;
+                        self.queue.push(x);
                     }
                 } else {
-                    add_affinity(&mut acc, &mut touched, p, q);
+                    add_affinity(&mut self.acc, &mut self.touched, p, q);
                 }
             }
-            if (0..ncon).all(|r| size[r] >= limit[r]) {
+            if (0..ncon).all(|r| self.size[r] >= limit[r]) {
                 break;
             }
         }
-        // Line 17: affinity of the subgraph to every PE, best PE with room.
-        let target = loop {
-            if taken == 0 {
-                let v = queue[0];
-                return Err(loads.stuck(alg, v, g.vertex_weights(v), placed, n));
-            }
-            let fits = |p: u32, loads: &Loads| (0..ncon).all(|r| size[r] <= loads.remaining(p, r));
-            let choice = match &dist {
-                None => {
-                    let mut best: Option<(u64, u32)> = None;
-                    for &p in &touched {
-                        if fits(p, &loads) {
-                            let a = acc[p as usize].0;
-                            if best.is_none_or(|(ba, bp)| a > ba || (a == ba && p < bp)) {
-                                best = Some((a, p));
-                            }
-                        }
-                    }
-                    best.map(|(_, p)| p)
-                        .or_else(|| (0..k).find(|&p| fits(p, &loads)))
-                }
-                Some(d) => {
-                    let mut best: Option<(u64, u32)> = None;
-                    for p in 0..k {
-                        if !fits(p, &loads) {
-                            continue;
-                        }
-                        let b: f64 = touched
-                            .iter()
-                            .map(|&h| acc[h as usize].0 as f64 * d.affinity_weight(h, p))
-                            .sum();
-                        let key = affinity_key(b);
-                        if best.is_none_or(|(bk, _)| key > bk) {
-                            best = Some((key, p));
-                        }
-                    }
-                    best.map(|(_, p)| p)
-                }
-            };
-            match choice {
-                Some(p) => break p,
-                None => {
-                    // No PE has room for the whole subgraph: drop its last task, and sum
-                    // the affinities of the others again.
-                    taken -= 1;
-                    let w = g.vertex_weights(queue[taken]);
-                    for r in 0..ncon {
-                        size[r] -= w[r];
-                    }
-                    clear_affinity(&mut acc, &mut touched);
-                    for &t in &queue[..taken] {
-                        for (&u, &q) in g.neighbors(t).iter().zip(g.edge_weights(t)) {
-                            let p = pe_of[u as usize];
-                            if p != UNPLACED {
-                                add_affinity(&mut acc, &mut touched, p, q);
-                            }
-                        }
-                    }
-                }
-            }
-        };
-        clear_affinity(&mut acc, &mut touched);
-        // Line 18: place the subgraph.
-        for &t in &queue[..taken] {
-            pe_of[t as usize] = target;
-            loads.add(target, g.vertex_weights(t));
-        }
-        placed += taken;
-        frontier.clear();
-        frontier.extend_from_slice(&queue[taken..]);
+        taken
     }
-    Ok(pe_of)
+
+    /// Whether the subgraph fits on PE `p`.
+    fn fits(&self, p: u32, loads: &Loads) -> bool {
+        self.size
+            .iter()
+            .enumerate()
+            .all(|(r, &s)| s <= loads.remaining(p, r))
+    }
+
+    /// The paper's choice: the PE of highest affinity α among those with room (ties: the
+    /// lowest id), else the first PE with room.
+    fn best_by_alpha(&self, loads: &Loads, k: u32) -> Option<u32> {
+        let mut best: Option<(u64, u32)> = None;
+        for &p in &self.touched {
+            if self.fits(p, loads) {
+                let a = self.acc[p as usize].0;
+                if best.is_none_or(|(ba, bp)| a > ba || (a == ba && p < bp)) {
+                    best = Some((a, p));
+                }
+            }
+        }
+        best.map(|(_, p)| p)
+            .or_else(|| (0..k).find(|&p| self.fits(p, loads)))
+    }
+
+    /// Ours: the PE of highest distance affinity β among those with room.
+    fn best_by_beta(&self, loads: &Loads, k: u32, d: &BergerDist<'_>) -> Option<u32> {
+        let mut best: Option<(u64, u32)> = None;
+        for p in 0..k {
+            if !self.fits(p, loads) {
+                continue;
+            }
+            let b: f64 = self
+                .touched
+                .iter()
+                .map(|&h| self.acc[h as usize].0 as f64 * d.affinity_weight(h, p))
+                .sum();
+            let key = affinity_key(b);
+            if best.is_none_or(|(bk, _)| key > bk) {
+                best = Some((key, p));
+            }
+        }
+        best.map(|(_, p)| p)
+    }
+
+    /// Drops the subgraph's task at `taken` (its last) and sums the affinities of the
+    /// others again.
+    fn drop_last(&mut self, g: &TaskGraph, taken: usize, pe_of: &[u32]) {
+        let w = g.vertex_weights(self.queue[taken]);
+        for (s, &w) in self.size.iter_mut().zip(w) {
+            *s -= w;
+        }
+        clear_affinity(&mut self.acc, &mut self.touched);
+        for &t in &self.queue[..taken] {
+            for (&u, &q) in g.neighbors(t).iter().zip(g.edge_weights(t)) {
+                let p = pe_of[u as usize];
+                if p != UNPLACED {
+                    add_affinity(&mut self.acc, &mut self.touched, p, q);
+                }
+            }
+        }
+    }
 }
 
 /// Adds an edge of weight `q` towards PE `p` to the affinities of the subgraph.
