@@ -74,6 +74,9 @@ pub struct HeteroArgs {
     /// time, and compare (in the default order, so not with --order).
     #[arg(long, conflicts_with = "order")]
     pub optimal: bool,
+    /// Threads of the --optimal search (1 to 1024; the optimum does not depend on them).
+    #[arg(short, long, default_value_t = 1)]
+    pub threads: usize,
     /// Most allocations --optimal may simulate.
     #[arg(long, default_value_t = 100_000_000)]
     pub limit: u64,
@@ -177,7 +180,8 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
     let optimum = if a.optimal {
         let progress = crate::output::Bar::start("hetero", !quiet);
         taskmap::Progress::phase(&*progress, "exhaustive search");
-        let optimum = exhaustive_observed(&model, a.limit, &*progress)?;
+        let ctx = taskmap::RunContext::new(0).with_threads(a.threads)?;
+        let optimum = exhaustive_observed(&model, a.limit, ctx.pool.as_ref(), &*progress)?;
         progress.finish();
         Some(optimum)
     } else {

@@ -732,14 +732,16 @@ fn class_lists(model: &Ttigha) -> Vec<Vec<u32>> {
 /// are more than `limit` of them (see [`exhaustive_count`]). Runs on rayon's threads;
 /// the result does not depend on their number.
 pub fn exhaustive(model: &Ttigha, limit: u64) -> Result<Optimum, Error> {
-    exhaustive_observed(model, limit, &NoProgress)
+    exhaustive_observed(model, limit, None, &NoProgress)
 }
 
-/// [`exhaustive`], telling `progress` of the allocations simulated (after each of the
-/// few hundred subtrees the search is cut into).
+/// [`exhaustive`] on the threads of `pool` (`None`: one thread), telling `progress` of
+/// the allocations simulated (after each of the few hundred subtrees the search is cut
+/// into). The optimum does not depend on the threads.
 pub fn exhaustive_observed(
     model: &Ttigha,
     limit: u64,
+    pool: Option<&rayon::ThreadPool>,
     progress: &dyn Progress,
 ) -> Result<Optimum, Error> {
     let count = exhaustive_count(model);
@@ -773,38 +775,51 @@ pub fn exhaustive_observed(
             .collect();
     }
     let simulated = std::sync::atomic::AtomicU64::new(0);
-    let best = prefixes
-        .par_iter()
-        .map_init(
-            || Simulator::new(model),
-            |sim, (prefix, used)| {
-                let mut alloc = prefix.clone();
-                alloc.resize(nt, 0);
-                let mut best = (f64::INFINITY, Vec::new(), 0u64);
-                search(
-                    sim,
-                    &classes,
-                    &mut alloc,
-                    prefix.len(),
-                    &mut used.clone(),
-                    &mut best,
-                );
-                let before = simulated.fetch_add(best.2, std::sync::atomic::Ordering::Relaxed);
-                progress.step(before + best.2, count);
-                best
-            },
-        )
-        .reduce(
-            || (f64::INFINITY, Vec::new(), 0u64),
-            |a, b| {
-                let n = a.2 + b.2;
-                if !b.1.is_empty() && comes_first(b.0, &b.1, &a) {
-                    (b.0, b.1, n)
-                } else {
-                    (a.0, a.1, n)
-                }
-            },
-        );
+    let one;
+    let pool = match pool {
+        Some(p) => p,
+        None => {
+            one = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .map_err(|e| Error::Config(format!("cannot start a thread: {e}")))?;
+            &one
+        }
+    };
+    let best = pool.install(|| {
+        prefixes
+            .par_iter()
+            .map_init(
+                || Simulator::new(model),
+                |sim, (prefix, used)| {
+                    let mut alloc = prefix.clone();
+                    alloc.resize(nt, 0);
+                    let mut best = (f64::INFINITY, Vec::new(), 0u64);
+                    search(
+                        sim,
+                        &classes,
+                        &mut alloc,
+                        prefix.len(),
+                        &mut used.clone(),
+                        &mut best,
+                    );
+                    let before = simulated.fetch_add(best.2, std::sync::atomic::Ordering::Relaxed);
+                    progress.step(before + best.2, count);
+                    best
+                },
+            )
+            .reduce(
+                || (f64::INFINITY, Vec::new(), 0u64),
+                |a, b| {
+                    let n = a.2 + b.2;
+                    if !b.1.is_empty() && comes_first(b.0, &b.1, &a) {
+                        (b.0, b.1, n)
+                    } else {
+                        (a.0, a.1, n)
+                    }
+                },
+            )
+    });
     Ok(Optimum {
         alloc: best.1,
         makespan: best.0,
