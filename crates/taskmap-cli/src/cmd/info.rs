@@ -10,8 +10,12 @@ use crate::output::*;
 
 #[derive(Args)]
 pub(crate) struct InfoArgs {
-    /// Graph file.
-    pub(crate) graph: PathBuf,
+    /// Graph file (`-`: standard input), as `-g` takes it in map, eval and compare.
+    #[arg(short, long, value_name = "GRAPH", required_unless_present = "input")]
+    pub(crate) graph: Option<PathBuf>,
+    /// The graph file as a positional argument (the old spelling of `-g`).
+    #[arg(hide = true, conflicts_with = "graph")]
+    pub(crate) input: Option<PathBuf>,
     /// Graph file format, when the extension does not tell.
     #[arg(long, value_name = "FORMAT")]
     pub(crate) graph_format: Option<String>,
@@ -32,7 +36,12 @@ pub(crate) struct GraphInfo {
 }
 
 pub(crate) fn cmd_info(a: InfoArgs) -> Result<u8> {
-    let g = read_graph(&a.graph, a.graph_format.as_deref())?;
+    let path = a
+        .graph
+        .as_ref()
+        .or(a.input.as_ref())
+        .expect("clap requires -g or the positional graph");
+    let g = read_graph(path, a.graph_format.as_deref())?;
     let info = GraphInfo {
         tasks: g.num_tasks(),
         edges: g.num_edges(),
