@@ -52,34 +52,112 @@ pub(crate) fn parse_parts(
     path: &Path,
     platform_only: bool,
 ) -> Result<(Platform, Option<HeteroProgram>), Error> {
-    let err = |line: usize, column: usize, message: String| Error::Parse {
+    let mut r = TtigReader::new(path, platform_only);
+    let mut last_line = 0usize;
+    for (li, raw) in text.lines().enumerate() {
+        let line = li + 1;
+        last_line = line;
+        r.read_line(line, raw)?;
+    }
+    let end = last_line.max(1);
+    r.check_declarations(end)?;
+    let table = r.link_table()?;
+    r.check_links(&table, end)?;
+    let ntypes = r.type_names.len();
+    let platform = r.take_platform(table);
+    let messages = r.messages(&platform)?;
+    if platform_only {
+        return Ok((platform, None));
+    }
+    let sends = &r.sends;
+    let program = HeteroProgram::new(ntypes, r.tasks, messages).map_err(|e| {
+        let (line, toks) = &sends[e.message as usize];
+        parse_error(path, *line, toks[0].0, format!(
+            "this message lies on a cycle of dependencies ({} -> {} and back): the program would deadlock",
+            toks[0].1, toks[1].1
+        ))
+    })?;
+    Ok((platform, Some(program)))
+}
+
+/// The parse error at `line` and `column` of `path`.
+fn parse_error(path: &Path, line: usize, column: usize, message: String) -> Error {
+    Error::Parse {
         path: path.to_path_buf(),
         line,
         column,
         message,
-    };
-    let mut type_names: Vec<String> = Vec::new();
-    let mut type_line: Vec<usize> = Vec::new();
-    let mut proc_type: Vec<u32> = Vec::new();
-    let mut comms: Vec<(String, f64, f64)> = Vec::new();
-    let mut comm_index: HashMap<String, u32> = HashMap::new();
-    let mut links: Vec<(usize, Vec<Tok>)> = Vec::new();
-    let mut tasks: Vec<TaskSpec> = Vec::new();
-    let mut task_line: Vec<usize> = Vec::new();
-    let mut task_index: HashMap<String, usize> = HashMap::new();
-    let mut sub_index: HashMap<String, (u32, usize)> = HashMap::new();
-    let mut nsub = 0u32;
-    let mut sends: Vec<(usize, Vec<Tok>)> = Vec::new();
-    let mut last_line = 0usize;
-    // Every sub-task's longest time plus every message's longest time: the simulated
-    // final time stays below this, so it must be finite.
-    let mut total = 0.0f64;
-    let mut pairs = 0u64;
-    for (li, raw) in text.lines().enumerate() {
-        let line = li + 1;
-        last_line = line;
+    }
+}
+
+/// The declarations of a `.ttig` file read so far, with the indexes that resolve names;
+/// `LINK` and `SEND` lines are kept as tokens until every name is known.
+struct TtigReader<'t, 'p> {
+    /// Names the input in errors.
+    path: &'p Path,
+    /// Whether `TASK`, `SUBTASK` and `SEND` lines are refused.
+    platform_only: bool,
+    /// Processor type names, in declaration order.
+    type_names: Vec<String>,
+    /// Line of each processor type.
+    type_line: Vec<usize>,
+    /// Type of each processor.
+    proc_type: Vec<u32>,
+    /// Communication types: name, startup time, time per byte.
+    comms: Vec<(String, f64, f64)>,
+    /// Index of each communication type by name.
+    comm_index: HashMap<String, u32>,
+    /// The `LINK` lines: line and the three argument tokens.
+    links: Vec<(usize, Vec<Tok<'t>>)>,
+    /// Tasks and their sub-tasks.
+    tasks: Vec<TaskSpec>,
+    /// Line of each task.
+    task_line: Vec<usize>,
+    /// Index of each task by name.
+    task_index: HashMap<String, usize>,
+    /// Number and line of each sub-task by name.
+    sub_index: HashMap<String, (u32, usize)>,
+    /// Sub-tasks so far.
+    nsub: u32,
+    /// The `SEND` lines: line and the three argument tokens.
+    sends: Vec<(usize, Vec<Tok<'t>>)>,
+    /// Every sub-task's longest time plus every message's longest time: the simulated
+    /// final time stays below this, so it must be finite.
+    total: f64,
+}
+
+impl<'t, 'p> TtigReader<'t, 'p> {
+    /// An empty reader for `path`.
+    fn new(path: &'p Path, platform_only: bool) -> Self {
+        TtigReader {
+            path,
+            platform_only,
+            type_names: Vec::new(),
+            type_line: Vec::new(),
+            proc_type: Vec::new(),
+            comms: Vec::new(),
+            comm_index: HashMap::new(),
+            links: Vec::new(),
+            tasks: Vec::new(),
+            task_line: Vec::new(),
+            task_index: HashMap::new(),
+            sub_index: HashMap::new(),
+            nsub: 0,
+            sends: Vec::new(),
+            total: 0.0,
+        }
+    }
+
+    /// The parse error at `line` and `column`.
+    fn err(&self, line: usize, column: usize, message: String) -> Error {
+        parse_error(self.path, line, column, message)
+    }
+
+    /// Reads line `line` of the file: its keyword, its number of values and the
+    /// declaration it makes.
+    fn read_line(&mut self, line: usize, raw: &'t str) -> Result<(), Error> {
         if let Some(c) = raw.find('\r') {
-            return Err(err(
+            return Err(self.err(
                 line,
                 c + 1,
                 "a carriage return not followed by a line feed".into(),
@@ -91,26 +169,48 @@ pub(crate) fn parse_parts(
             .map(|t| (t.as_ptr() as usize - body.as_ptr() as usize + 1, t))
             .collect();
         let Some(&(kcol, kw)) = toks.first() else {
-            continue;
+            return Ok(());
         };
         let kw_up = kw.to_ascii_uppercase();
-        if platform_only && matches!(kw_up.as_str(), "TASK" | "SUBTASK" | "SEND") {
-            return Err(err(
+        self.check_arity(line, body, &toks, &kw_up)?;
+        match kw_up.as_str() {
+            "PROCTYPE" => self.proctype(line, kcol, &toks),
+            "COMM" => self.comm(line, &toks),
+            "LINK" => {
+                self.links.push((line, toks[1..].to_vec()));
+                Ok(())
+            }
+            "SEND" => {
+                self.sends.push((line, toks[1..].to_vec()));
+                Ok(())
+            }
+            "TASK" => self.task(line, &toks),
+            "SUBTASK" => self.subtask(line, kcol, &toks),
+            _ => unreachable!(),
+        }
+    }
+
+    /// Checks that the keyword `kw_up` (the first of `toks`, upper-cased) is known, allowed
+    /// in this file and followed by the number of values it takes.
+    fn check_arity(&self, line: usize, body: &str, toks: &[Tok], kw_up: &str) -> Result<(), Error> {
+        let (kcol, kw) = toks[0];
+        if self.platform_only && matches!(kw_up, "TASK" | "SUBTASK" | "SEND") {
+            return Err(self.err(
                 line,
                 kcol,
                 format!("{kw_up} in a platform file (it holds PROCTYPE, COMM and LINK lines only)"),
             ));
         }
-        let nargs = match kw_up.as_str() {
+        let nargs = match kw_up {
             "TASK" => 1,
             "PROCTYPE" => 2,
             "LINK" | "COMM" | "SEND" => 3,
-            "SUBTASK" if type_names.is_empty() => {
-                return Err(err(line, kcol, "SUBTASK before any PROCTYPE".into()))
+            "SUBTASK" if self.type_names.is_empty() => {
+                return Err(self.err(line, kcol, "SUBTASK before any PROCTYPE".into()))
             }
-            "SUBTASK" => 1 + type_names.len(),
+            "SUBTASK" => 1 + self.type_names.len(),
             _ => {
-                return Err(err(
+                return Err(self.err(
                     line,
                     kcol,
                     format!(
@@ -131,260 +231,293 @@ pub(crate) fn parse_parts(
             let needs = if kw_up == "SUBTASK" {
                 format!(
                     "a name and one time per processor type ({} type(s) declared)",
-                    type_names.len()
+                    self.type_names.len()
                 )
             } else {
                 format!("{nargs} value(s)")
             };
-            return Err(err(line, c, format!("{what}: {kw_up} takes {needs}")));
+            return Err(self.err(line, c, format!("{what}: {kw_up} takes {needs}")));
         }
-        let name = |k: usize, what: &str| -> Result<String, Error> {
-            let (c, t) = toks[k];
-            if t == "*" || t.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-') {
-                return Err(err(
-                    line,
-                    c,
-                    format!("{what} must not be \"*\" or start with a digit or '-', found \"{t}\""),
-                ));
-            }
-            Ok(t.to_string())
-        };
-        let real = |k: usize, what: &str| -> Result<f64, Error> {
-            let (c, t) = toks[k];
-            time_value(t).ok_or_else(|| {
-                err(
-                    line,
-                    c,
-                    format!("expected {what} (a finite real >= 0), found \"{t}\""),
-                )
-            })
-        };
-        match kw_up.as_str() {
-            "PROCTYPE" => {
-                if nsub > 0 {
-                    return Err(err(line, kcol, "PROCTYPE after the first SUBTASK (sub-tasks give one time per type, so the types come first)".into()));
-                }
-                let n = name(1, "a processor type name")?;
-                if let Some(i) = type_names.iter().position(|x| *x == n) {
-                    return Err(err(
-                        line,
-                        toks[1].0,
-                        format!(
-                            "processor type \"{n}\" is declared twice (first at line {})",
-                            type_line[i]
-                        ),
-                    ));
-                }
-                let (c, t) = toks[2];
-                let count = match t.parse::<usize>() {
-                    Ok(v) if v >= 1 && v <= MAX_PROCESSORS - proc_type.len() => v,
-                    _ if proc_type.len() == MAX_PROCESSORS => {
-                        return Err(err(line, c, format!(
-                            "the platform already has {MAX_PROCESSORS} processors, the most it may have"
-                        )))
-                    }
-                    _ => {
-                        return Err(err(line, c, format!(
-                            "expected a machine count from 1 to {} (at most {MAX_PROCESSORS} processors in all), found \"{t}\"",
-                            MAX_PROCESSORS - proc_type.len()
-                        )))
-                    }
-                };
-                proc_type.extend(std::iter::repeat_n(type_names.len() as u32, count));
-                type_names.push(n);
-                type_line.push(line);
-            }
-            "COMM" => {
-                let n = name(1, "a communication type name")?;
-                if comm_index.contains_key(&n) {
-                    return Err(err(
-                        line,
-                        toks[1].0,
-                        format!("communication type \"{n}\" is declared twice"),
-                    ));
-                }
-                let startup = real(2, "a startup time")?;
-                let per_byte = real(3, "a time per byte")?;
-                comm_index.insert(n.clone(), comms.len() as u32);
-                comms.push((n, startup, per_byte));
-            }
-            "LINK" => links.push((line, toks[1..].to_vec())),
-            "SEND" => sends.push((line, toks[1..].to_vec())),
-            "TASK" => {
-                let n = name(1, "a task name")?;
-                if let Some(&i) = task_index.get(&n) {
-                    return Err(err(
-                        line,
-                        toks[1].0,
-                        format!(
-                            "task \"{n}\" is declared twice (first at line {})",
-                            task_line[i]
-                        ),
-                    ));
-                }
-                task_index.insert(n.clone(), tasks.len());
-                tasks.push((n, Vec::new()));
-                task_line.push(line);
-            }
-            "SUBTASK" => {
-                let Some(task) = tasks.last_mut() else {
-                    return Err(err(line, kcol, "SUBTASK outside a TASK".into()));
-                };
-                let n = name(1, "a sub-task name")?;
-                if let Some(&(_, l)) = sub_index.get(&n) {
-                    return Err(err(
-                        line,
-                        toks[1].0,
-                        format!("sub-task \"{n}\" is declared twice (first at line {l})"),
-                    ));
-                }
-                let times = (0..type_names.len())
-                    .map(|p| real(2 + p, "a time"))
-                    .collect::<Result<Vec<f64>, Error>>()?;
-                total += times.iter().copied().fold(0.0, f64::max);
-                if !total.is_finite() {
-                    return Err(err(line, toks[2].0, TOO_LONG.into()));
-                }
-                sub_index.insert(n.clone(), (nsub, line));
-                nsub = nsub
-                    .checked_add(1)
-                    .ok_or_else(|| err(line, kcol, "too many sub-tasks".into()))?;
-                task.1.push((n, times));
-            }
-            _ => unreachable!(),
-        }
+        Ok(())
     }
-    let end = last_line.max(1);
-    if type_names.is_empty() {
-        return Err(err(
-            end,
-            1,
-            "no PROCTYPE: the platform has no processors".into(),
-        ));
-    }
-    if tasks.is_empty() && !platform_only {
-        return Err(err(end, 1, "no TASK: the program is empty".into()));
-    }
-    if let Some(t) = tasks.iter().position(|t| t.1.is_empty()) {
-        return Err(err(
-            task_line[t],
-            1,
-            format!("task \"{}\" has no SUBTASK", tasks[t].0),
-        ));
-    }
-    // Links, in file order, later ones overriding.
-    let m = proc_type.len();
-    let mut table = vec![NO_LINK; m * m];
-    for (line, toks) in &links {
-        let set = |(c, t): Tok| -> Result<Vec<usize>, Error> {
-            if t == "*" {
-                return Ok((0..m).collect());
-            }
-            if let Some(p) = type_names.iter().position(|x| x == t) {
-                return Ok((0..m).filter(|&i| proc_type[i] as usize == p).collect());
-            }
-            let (a, b) = match t.split_once('-') {
-                Some((a, b)) => (a, b),
-                None => (t, t),
-            };
-            match (a.parse::<usize>(), b.parse::<usize>()) {
-                (Ok(a), Ok(b)) if a <= b && b < m => Ok((a..=b).collect()),
-                _ => Err(err(*line, c, format!(
-                    "expected \"*\", a processor type, a processor or a range i-j of processors 0-{}, found \"{t}\"",
-                    m - 1
-                ))),
-            }
-        };
-        let (xs, ys) = (set(toks[0])?, set(toks[1])?);
-        pairs += (xs.len() * ys.len()) as u64;
-        if pairs > MAX_LINK_PAIRS {
-            return Err(err(*line, toks[0].0, format!(
-                "the LINK lines name more than {MAX_LINK_PAIRS} (2^26) processor pairs in all; give the common case with \"*\" first"
-            )));
-        }
-        let (c, t) = toks[2];
-        let Some(&ct) = comm_index.get(t) else {
-            return Err(err(
-                *line,
+
+    /// The token `(c, t)` as a name of `what`, which must not be `*` or look like a number.
+    fn name(&self, line: usize, (c, t): Tok, what: &str) -> Result<String, Error> {
+        if t == "*" || t.starts_with(|ch: char| ch.is_ascii_digit() || ch == '-') {
+            return Err(self.err(
+                line,
                 c,
-                format!("unknown communication type \"{t}\" (declare it with COMM)"),
+                format!("{what} must not be \"*\" or start with a digit or '-', found \"{t}\""),
             ));
+        }
+        Ok(t.to_string())
+    }
+
+    /// The token `(c, t)` as a time of `what`: a finite real `>= 0`.
+    fn real(&self, line: usize, (c, t): Tok, what: &str) -> Result<f64, Error> {
+        time_value(t).ok_or_else(|| {
+            self.err(
+                line,
+                c,
+                format!("expected {what} (a finite real >= 0), found \"{t}\""),
+            )
+        })
+    }
+
+    /// A `PROCTYPE` line: a new processor type and its machines.
+    fn proctype(&mut self, line: usize, kcol: usize, toks: &[Tok]) -> Result<(), Error> {
+        if self.nsub > 0 {
+            return Err(self.err(line, kcol, "PROCTYPE after the first SUBTASK (sub-tasks give one time per type, so the types come first)".into()));
+        }
+        let n = self.name(line, toks[1], "a processor type name")?;
+        if let Some(i) = self.type_names.iter().position(|x| *x == n) {
+            return Err(self.err(
+                line,
+                toks[1].0,
+                format!(
+                    "processor type \"{n}\" is declared twice (first at line {})",
+                    self.type_line[i]
+                ),
+            ));
+        }
+        let (c, t) = toks[2];
+        let have = self.proc_type.len();
+        let count = match t.parse::<usize>() {
+            Ok(v) if v >= 1 && v <= MAX_PROCESSORS - have => v,
+            _ if have == MAX_PROCESSORS => {
+                return Err(self.err(line, c, format!(
+                    "the platform already has {MAX_PROCESSORS} processors, the most it may have"
+                )))
+            }
+            _ => {
+                return Err(self.err(line, c, format!(
+                    "expected a machine count from 1 to {} (at most {MAX_PROCESSORS} processors in all), found \"{t}\"",
+                    MAX_PROCESSORS - have
+                )))
+            }
         };
-        for &x in &xs {
-            for &y in &ys {
-                if x != y {
-                    table[x * m + y] = ct;
-                    table[y * m + x] = ct;
+        self.proc_type
+            .extend(std::iter::repeat_n(self.type_names.len() as u32, count));
+        self.type_names.push(n);
+        self.type_line.push(line);
+        Ok(())
+    }
+
+    /// A `COMM` line: a new communication type.
+    fn comm(&mut self, line: usize, toks: &[Tok]) -> Result<(), Error> {
+        let n = self.name(line, toks[1], "a communication type name")?;
+        if self.comm_index.contains_key(&n) {
+            return Err(self.err(
+                line,
+                toks[1].0,
+                format!("communication type \"{n}\" is declared twice"),
+            ));
+        }
+        let startup = self.real(line, toks[2], "a startup time")?;
+        let per_byte = self.real(line, toks[3], "a time per byte")?;
+        self.comm_index.insert(n.clone(), self.comms.len() as u32);
+        self.comms.push((n, startup, per_byte));
+        Ok(())
+    }
+
+    /// A `TASK` line: a new task, without sub-tasks yet.
+    fn task(&mut self, line: usize, toks: &[Tok]) -> Result<(), Error> {
+        let n = self.name(line, toks[1], "a task name")?;
+        if let Some(&i) = self.task_index.get(&n) {
+            return Err(self.err(
+                line,
+                toks[1].0,
+                format!(
+                    "task \"{n}\" is declared twice (first at line {})",
+                    self.task_line[i]
+                ),
+            ));
+        }
+        self.task_index.insert(n.clone(), self.tasks.len());
+        self.tasks.push((n, Vec::new()));
+        self.task_line.push(line);
+        Ok(())
+    }
+
+    /// A `SUBTASK` line: a new sub-task of the last task, with a time per processor type.
+    fn subtask(&mut self, line: usize, kcol: usize, toks: &[Tok]) -> Result<(), Error> {
+        if self.tasks.is_empty() {
+            return Err(self.err(line, kcol, "SUBTASK outside a TASK".into()));
+        }
+        let n = self.name(line, toks[1], "a sub-task name")?;
+        if let Some(&(_, l)) = self.sub_index.get(&n) {
+            return Err(self.err(
+                line,
+                toks[1].0,
+                format!("sub-task \"{n}\" is declared twice (first at line {l})"),
+            ));
+        }
+        let times = (0..self.type_names.len())
+            .map(|p| self.real(line, toks[2 + p], "a time"))
+            .collect::<Result<Vec<f64>, Error>>()?;
+        self.total += times.iter().copied().fold(0.0, f64::max);
+        if !self.total.is_finite() {
+            return Err(self.err(line, toks[2].0, TOO_LONG.into()));
+        }
+        self.sub_index.insert(n.clone(), (self.nsub, line));
+        self.nsub = self
+            .nsub
+            .checked_add(1)
+            .ok_or_else(|| self.err(line, kcol, "too many sub-tasks".into()))?;
+        let task = self.tasks.last_mut().expect("checked above");
+        task.1.push((n, times));
+        Ok(())
+    }
+
+    /// Checks, once every line is read, that there are processors, tasks (unless the file
+    /// is a platform) and a sub-task in every task; `end` is the last line.
+    fn check_declarations(&self, end: usize) -> Result<(), Error> {
+        if self.type_names.is_empty() {
+            return Err(self.err(end, 1, "no PROCTYPE: the platform has no processors".into()));
+        }
+        if self.tasks.is_empty() && !self.platform_only {
+            return Err(self.err(end, 1, "no TASK: the program is empty".into()));
+        }
+        if let Some(t) = self.tasks.iter().position(|t| t.1.is_empty()) {
+            return Err(self.err(
+                self.task_line[t],
+                1,
+                format!("task \"{}\" has no SUBTASK", self.tasks[t].0),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The processors a `LINK` token names: `*`, a processor type, a processor or a range.
+    fn link_set(&self, line: usize, (c, t): Tok) -> Result<Vec<usize>, Error> {
+        let m = self.proc_type.len();
+        if t == "*" {
+            return Ok((0..m).collect());
+        }
+        if let Some(p) = self.type_names.iter().position(|x| x == t) {
+            return Ok((0..m)
+                .filter(|&i| self.proc_type[i] as usize == p)
+                .collect());
+        }
+        let (a, b) = match t.split_once('-') {
+            Some((a, b)) => (a, b),
+            None => (t, t),
+        };
+        match (a.parse::<usize>(), b.parse::<usize>()) {
+            (Ok(a), Ok(b)) if a <= b && b < m => Ok((a..=b).collect()),
+            _ => Err(self.err(line, c, format!(
+                "expected \"*\", a processor type, a processor or a range i-j of processors 0-{}, found \"{t}\"",
+                m - 1
+            ))),
+        }
+    }
+
+    /// The communication type of each ordered pair of processors, from the `LINK` lines in
+    /// file order, later ones overriding.
+    fn link_table(&self) -> Result<Vec<u32>, Error> {
+        let m = self.proc_type.len();
+        let mut table = vec![NO_LINK; m * m];
+        let mut pairs = 0u64;
+        for (line, toks) in &self.links {
+            let line = *line;
+            let (xs, ys) = (self.link_set(line, toks[0])?, self.link_set(line, toks[1])?);
+            pairs += (xs.len() * ys.len()) as u64;
+            if pairs > MAX_LINK_PAIRS {
+                return Err(self.err(line, toks[0].0, format!(
+                    "the LINK lines name more than {MAX_LINK_PAIRS} (2^26) processor pairs in all; give the common case with \"*\" first"
+                )));
+            }
+            let (c, t) = toks[2];
+            let Some(&ct) = self.comm_index.get(t) else {
+                return Err(self.err(
+                    line,
+                    c,
+                    format!("unknown communication type \"{t}\" (declare it with COMM)"),
+                ));
+            };
+            for &x in &xs {
+                for &y in &ys {
+                    if x != y {
+                        table[x * m + y] = ct;
+                        table[y * m + x] = ct;
+                    }
                 }
             }
         }
+        Ok(table)
     }
-    for s in 0..m {
-        for d in s + 1..m {
-            if table[s * m + d] == NO_LINK {
-                return Err(err(
-                    end,
-                    1,
-                    format!(
-                    "no LINK gives the communication type between processors {s} ({}) and {d} ({})",
-                    type_names[proc_type[s] as usize], type_names[proc_type[d] as usize]
-                ),
-                ));
+
+    /// Checks that `table` gives every pair of distinct processors a communication type;
+    /// `end` is the last line.
+    fn check_links(&self, table: &[u32], end: usize) -> Result<(), Error> {
+        let m = self.proc_type.len();
+        for s in 0..m {
+            for d in s + 1..m {
+                if table[s * m + d] == NO_LINK {
+                    return Err(self.err(
+                        end,
+                        1,
+                        format!(
+                        "no LINK gives the communication type between processors {s} ({}) and {d} ({})",
+                        self.type_names[self.proc_type[s] as usize], self.type_names[self.proc_type[d] as usize]
+                    ),
+                    ));
+                }
             }
         }
+        Ok(())
     }
-    let ntypes = type_names.len();
-    let platform = Platform {
-        type_names,
-        proc_type,
-        startup: comms.iter().map(|c| c.1).collect(),
-        per_byte: comms.iter().map(|c| c.2).collect(),
-        comm_names: comms.into_iter().map(|c| c.0).collect(),
-        link: table,
-    };
-    // Messages.
-    let mut sub_task_of = Vec::with_capacity(nsub as usize);
-    for (t, task) in tasks.iter().enumerate() {
-        sub_task_of.extend(std::iter::repeat_n(t, task.1.len()));
-    }
-    let mut messages = Vec::with_capacity(sends.len());
-    for (line, toks) in &sends {
-        let sub = |(c, t): Tok| -> Result<u32, Error> {
-            sub_index
-                .get(t)
-                .map(|&(i, _)| i)
-                .ok_or_else(|| err(*line, c, format!("unknown sub-task \"{t}\"")))
-        };
-        let (from, to) = (sub(toks[0])?, sub(toks[1])?);
-        if sub_task_of[from as usize] == sub_task_of[to as usize] {
-            return Err(err(*line, toks[1].0, format!(
-                "\"{}\" and \"{}\" both belong to task \"{}\"; a task's sub-tasks already run in order",
-                toks[0].1, toks[1].1, tasks[sub_task_of[from as usize]].0
-            )));
+
+    /// The platform: the processor and communication types move out of the reader.
+    fn take_platform(&mut self, link: Vec<u32>) -> Platform {
+        let comms = std::mem::take(&mut self.comms);
+        Platform {
+            type_names: std::mem::take(&mut self.type_names),
+            proc_type: std::mem::take(&mut self.proc_type),
+            startup: comms.iter().map(|c| c.1).collect(),
+            per_byte: comms.iter().map(|c| c.2).collect(),
+            comm_names: comms.into_iter().map(|c| c.0).collect(),
+            link,
         }
-        let (c, t) = toks[2];
-        let bytes = t.parse::<u64>().map_err(|_| {
-            err(
-                *line,
-                c,
-                format!("expected a byte count (an integer in 0..2^64), found \"{t}\""),
-            )
-        })?;
-        total += platform.worst_message(bytes);
-        if !total.is_finite() {
-            return Err(err(*line, c, TOO_LONG.into()));
+    }
+
+    /// The messages of the `SEND` lines, each between sub-tasks of two different tasks and
+    /// added to the total at its longest time on `platform`.
+    fn messages(&mut self, platform: &Platform) -> Result<Vec<SubtaskMessage>, Error> {
+        let mut sub_task_of = Vec::with_capacity(self.nsub as usize);
+        for (t, task) in self.tasks.iter().enumerate() {
+            sub_task_of.extend(std::iter::repeat_n(t, task.1.len()));
         }
-        messages.push(SubtaskMessage { from, to, bytes });
+        let mut messages = Vec::with_capacity(self.sends.len());
+        for (line, toks) in &self.sends {
+            let line = *line;
+            let sub = |(c, t): Tok| -> Result<u32, Error> {
+                self.sub_index
+                    .get(t)
+                    .map(|&(i, _)| i)
+                    .ok_or_else(|| self.err(line, c, format!("unknown sub-task \"{t}\"")))
+            };
+            let (from, to) = (sub(toks[0])?, sub(toks[1])?);
+            if sub_task_of[from as usize] == sub_task_of[to as usize] {
+                return Err(self.err(line, toks[1].0, format!(
+                    "\"{}\" and \"{}\" both belong to task \"{}\"; a task's sub-tasks already run in order",
+                    toks[0].1, toks[1].1, self.tasks[sub_task_of[from as usize]].0
+                )));
+            }
+            let (c, t) = toks[2];
+            let bytes = t.parse::<u64>().map_err(|_| {
+                self.err(
+                    line,
+                    c,
+                    format!("expected a byte count (an integer in 0..2^64), found \"{t}\""),
+                )
+            })?;
+            self.total += platform.worst_message(bytes);
+            if !self.total.is_finite() {
+                return Err(self.err(line, c, TOO_LONG.into()));
+            }
+            messages.push(SubtaskMessage { from, to, bytes });
+        }
+        Ok(messages)
     }
-    if platform_only {
-        return Ok((platform, None));
-    }
-    let program = HeteroProgram::new(ntypes, tasks, messages).map_err(|e| {
-        let (line, toks) = &sends[e.message as usize];
-        err(*line, toks[0].0, format!(
-            "this message lies on a cycle of dependencies ({} -> {} and back): the program would deadlock",
-            toks[0].1, toks[1].1
-        ))
-    })?;
-    Ok((platform, Some(program)))
 }
