@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use quick_xml::events::{BytesEnd, BytesStart};
+
 use crate::error::Error;
 use crate::hetero::io::stg::*;
 use crate::hetero::io::ttig::*;
@@ -47,207 +49,258 @@ pub fn parse_dax_program(
     check_slowness(path, &platform, slowness)?;
     let mut reader = quick_xml::Reader::from_str(text);
     reader.config_mut().trim_text(true);
-    // Jobs: id, runtime, files read, files written (with sizes).
-    let mut ids: Vec<String> = Vec::new();
-    let mut runtime: Vec<f64> = Vec::new();
-    let mut reads: Vec<Vec<String>> = Vec::new();
-    let mut writes: Vec<HashMap<String, u64>> = Vec::new();
-    let mut job_at: Vec<usize> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    // (child, parent, place of the parent element)
-    let mut arcs: Vec<(String, String, usize)> = Vec::new();
-    let mut in_job = false;
-    let mut child: Option<String> = None;
-    // Places and names of the open elements, and the roots seen.
-    let mut open: Vec<(usize, String)> = Vec::new();
-    let mut roots = 0;
+    let mut d = DaxReader {
+        err: &err,
+        negative_as_zero,
+        jobs: WorkflowJobs::with_capacity("job", 0),
+        index: HashMap::new(),
+        arcs: Vec::new(),
+        in_job: false,
+        child: None,
+        open: Vec::new(),
+        roots: 0,
+    };
     loop {
         let event = reader
             .read_event()
             .map_err(|e| err(reader.error_position() as usize, format!("XML: {e}")))?;
         let end = reader.buffer_position() as usize;
         let at = text[..end.min(text.len())].rfind('<').unwrap_or(0);
-        let (elem, empty) = match &event {
+        match &event {
             Event::Start(e) | Event::Empty(e) => {
-                // One root, <adag>.
-                if open.is_empty() {
-                    if roots > 0 {
-                        return Err(err(
-                            at,
-                            "a second root element (the workflow ended before)".into(),
-                        ));
-                    }
-                    if e.local_name().as_ref() != b"adag" {
-                        return Err(err(
-                            at,
-                            format!(
-                                "the root element is <{}>, not <adag>",
-                                String::from_utf8_lossy(e.local_name().as_ref())
-                            ),
-                        ));
-                    }
-                    roots += 1;
-                }
                 let empty = matches!(event, Event::Empty(_));
-                if !empty {
-                    open.push((
-                        at,
-                        String::from_utf8_lossy(e.local_name().as_ref()).into_owned(),
-                    ));
-                }
-                (Some(e.clone()), empty)
+                d.open_element(e, empty, at)?;
+                d.element(e, empty, at)?;
             }
-            Event::End(e) => {
-                open.pop();
-                match e.local_name().as_ref() {
-                    b"job" => in_job = false,
-                    b"child" => child = None,
-                    _ => {}
-                }
-                (None, false)
-            }
+            Event::End(e) => d.close_element(e),
             Event::Eof => {
-                if let Some((at, name)) = open.last() {
-                    return Err(err(
-                        text.len(),
-                        format!(
-                            "the file ends inside the <{name}> opened at line {} (truncated?)",
-                            taskmap_graph::line_col(text.as_bytes(), *at).0
-                        ),
-                    ));
-                }
+                d.check_closed(text)?;
                 break;
-            }
-            _ => (None, false),
-        };
-        let Some(e) = elem else { continue };
-        // Every attribute is read, so a duplicate is an error (quick-xml checks them).
-        let attr = |name: &str| -> Result<Option<String>, Error> {
-            let mut found = None;
-            for a in e.attributes() {
-                let a = a.map_err(|x| err(at, format!("XML attribute: {x}")))?;
-                if found.is_none() && a.key.local_name().as_ref() == name.as_bytes() {
-                    let v = a
-                        .unescape_value()
-                        .map_err(|x| err(at, format!("XML attribute: {x}")))?;
-                    found = Some(v.into_owned());
-                }
-            }
-            Ok(found)
-        };
-        let need = |name: &str, what: &str| -> Result<String, Error> {
-            attr(name)?.ok_or_else(|| err(at, format!("<{what}> without a {name} attribute")))
-        };
-        match e.local_name().as_ref() {
-            b"job" => {
-                let id = need("id", "job")?;
-                if index.contains_key(&id) {
-                    return Err(err(at, format!("a second job with id \"{id}\"")));
-                }
-                let rt = need("runtime", "job")?;
-                let r = match (time_value(rt.trim()), rt.trim().parse::<f64>()) {
-                    (Some(v), _) => v,
-                    (None, Ok(v)) if v.is_finite() && negative_as_zero => 0.0,
-                    (None, Ok(v)) if v.is_finite() => {
-                        return Err(err(
-                            at,
-                            format!("the runtime of job \"{id}\" is {rt}, below 0 {NEGATIVE_HINT}"),
-                        ))
-                    }
-                    _ => {
-                        return Err(err(
-                            at,
-                            format!(
-                                "the runtime of job \"{id}\" is \"{rt}\", not a finite real >= 0"
-                            ),
-                        ))
-                    }
-                };
-                index.insert(id.clone(), ids.len());
-                ids.push(id);
-                job_at.push(at);
-                runtime.push(r);
-                reads.push(Vec::new());
-                writes.push(HashMap::new());
-                in_job = !empty;
-            }
-            b"uses" if in_job => {
-                let file = need("file", "uses")?;
-                let size = match attr("size")? {
-                    None => 0,
-                    Some(s) => match (s.trim().parse::<u64>(), s.trim().parse::<i64>()) {
-                        (Ok(v), _) => v,
-                        (Err(_), Ok(v)) if v < 0 && negative_as_zero => 0,
-                        (Err(_), Ok(v)) if v < 0 => {
-                            return Err(err(
-                                at,
-                                format!(
-                                    "the size of file \"{file}\" is {s}, below 0 {NEGATIVE_HINT}"
-                                ),
-                            ))
-                        }
-                        _ => {
-                            return Err(err(
-                                at,
-                                format!(
-                                    "the size of file \"{file}\" is \"{s}\", not an integer >= 0"
-                                ),
-                            ))
-                        }
-                    },
-                };
-                let link = attr("link")?.unwrap_or_default();
-                let j = ids.len() - 1;
-                match link.as_str() {
-                    "input" => reads[j].push(file),
-                    "output" => {
-                        writes[j].insert(file, size);
-                    }
-                    _ => {}
-                }
-            }
-            b"child" => {
-                let r = need("ref", "child")?;
-                child = (!empty).then_some(r);
-            }
-            b"parent" => {
-                let Some(c) = &child else {
-                    return Err(err(at, "<parent> outside a <child>".into()));
-                };
-                let p = need("ref", "parent")?;
-                arcs.push((c.clone(), p, at));
             }
             _ => {}
         }
     }
-    if ids.is_empty() {
+    if d.jobs.ids.is_empty() {
         return Err(err(text.len(), "no <job>: the workflow is empty".into()));
     }
-    let mut resolved = Vec::with_capacity(arcs.len());
-    for (c, p, at) in &arcs {
-        let find = |r: &str| {
-            index
-                .get(r)
-                .copied()
-                .ok_or_else(|| err(*at, format!("no job has the id \"{r}\"")))
-        };
-        let (ci, pi) = (find(c)?, find(p)?);
-        // Refused here too, so that the first wrong dependency in the file is named.
-        if pi == ci {
-            return Err(err(*at, format!("job \"{c}\" is its own parent")));
-        }
-        resolved.push((pi, ci, *at));
-    }
-    let jobs = WorkflowJobs {
-        what: "job",
-        ids,
-        at: job_at,
-        runtime,
-        reads,
-        writes,
-        arcs: resolved,
-    };
+    let resolved = d.resolve_arcs()?;
+    let mut jobs = d.jobs;
+    jobs.arcs = resolved;
     jobs.program(platform, slowness, &err)
+}
+
+/// The state of a DAX file read so far: the jobs, the dependencies by name and the open
+/// elements.
+struct DaxReader<'e> {
+    /// Turns a byte offset and a message into the error.
+    err: &'e dyn Fn(usize, String) -> Error,
+    /// Whether a negative runtime or size reads as 0.
+    negative_as_zero: bool,
+    /// The jobs so far (their dependencies come at the end).
+    jobs: WorkflowJobs,
+    /// Index of each job by id.
+    index: HashMap<String, usize>,
+    /// (child, parent, place of the parent element)
+    arcs: Vec<(String, String, usize)>,
+    /// Whether a `<job>` element is open (its `<uses>` are read).
+    in_job: bool,
+    /// The `ref` of the open `<child>`.
+    child: Option<String>,
+    /// Places and names of the open elements.
+    open: Vec<(usize, String)>,
+    /// The root elements seen.
+    roots: usize,
+}
+
+impl DaxReader<'_> {
+    /// The value of attribute `name` of element `e` at byte `at`, if given. Every
+    /// attribute is read, so a duplicate is an error (quick-xml checks them).
+    fn attr(&self, e: &BytesStart, name: &str, at: usize) -> Result<Option<String>, Error> {
+        let mut found = None;
+        for a in e.attributes() {
+            let a = a.map_err(|x| (self.err)(at, format!("XML attribute: {x}")))?;
+            if found.is_none() && a.key.local_name().as_ref() == name.as_bytes() {
+                let v = a
+                    .unescape_value()
+                    .map_err(|x| (self.err)(at, format!("XML attribute: {x}")))?;
+                found = Some(v.into_owned());
+            }
+        }
+        Ok(found)
+    }
+
+    /// The value of attribute `name` of the `<what>` element `e` at byte `at`, which must
+    /// be given.
+    fn need(&self, e: &BytesStart, name: &str, what: &str, at: usize) -> Result<String, Error> {
+        self.attr(e, name, at)?
+            .ok_or_else(|| (self.err)(at, format!("<{what}> without a {name} attribute")))
+    }
+
+    /// Checks that the element opened at byte `at` is in the one root, `<adag>`, and
+    /// notes it as open unless `empty`.
+    fn open_element(&mut self, e: &BytesStart, empty: bool, at: usize) -> Result<(), Error> {
+        if self.open.is_empty() {
+            if self.roots > 0 {
+                return Err((self.err)(
+                    at,
+                    "a second root element (the workflow ended before)".into(),
+                ));
+            }
+            if e.local_name().as_ref() != b"adag" {
+                return Err((self.err)(
+                    at,
+                    format!(
+                        "the root element is <{}>, not <adag>",
+                        String::from_utf8_lossy(e.local_name().as_ref())
+                    ),
+                ));
+            }
+            self.roots += 1;
+        }
+        if !empty {
+            self.open.push((
+                at,
+                String::from_utf8_lossy(e.local_name().as_ref()).into_owned(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Closes the innermost open element, leaving a `<job>` or a `<child>`.
+    fn close_element(&mut self, e: &BytesEnd) {
+        self.open.pop();
+        match e.local_name().as_ref() {
+            b"job" => self.in_job = false,
+            b"child" => self.child = None,
+            _ => {}
+        }
+    }
+
+    /// At the end of the text, checks that no element is left open.
+    fn check_closed(&self, text: &str) -> Result<(), Error> {
+        if let Some((at, name)) = self.open.last() {
+            return Err((self.err)(
+                text.len(),
+                format!(
+                    "the file ends inside the <{name}> opened at line {} (truncated?)",
+                    taskmap_graph::line_col(text.as_bytes(), *at).0
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads the element `e` opened at byte `at`: a job, a file it uses, a child or one
+    /// of its parents; others are skipped.
+    fn element(&mut self, e: &BytesStart, empty: bool, at: usize) -> Result<(), Error> {
+        match e.local_name().as_ref() {
+            b"job" => self.job(e, empty, at),
+            b"uses" if self.in_job => self.uses(e, at),
+            b"child" => {
+                let r = self.need(e, "ref", "child", at)?;
+                self.child = (!empty).then_some(r);
+                Ok(())
+            }
+            b"parent" => {
+                let Some(c) = &self.child else {
+                    return Err((self.err)(at, "<parent> outside a <child>".into()));
+                };
+                let c = c.clone();
+                let p = self.need(e, "ref", "parent", at)?;
+                self.arcs.push((c, p, at));
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A `<job>` element: a new job with its id and runtime.
+    fn job(&mut self, e: &BytesStart, empty: bool, at: usize) -> Result<(), Error> {
+        let id = self.need(e, "id", "job", at)?;
+        if self.index.contains_key(&id) {
+            return Err((self.err)(at, format!("a second job with id \"{id}\"")));
+        }
+        let rt = self.need(e, "runtime", "job", at)?;
+        let r = match (time_value(rt.trim()), rt.trim().parse::<f64>()) {
+            (Some(v), _) => v,
+            (None, Ok(v)) if v.is_finite() && self.negative_as_zero => 0.0,
+            (None, Ok(v)) if v.is_finite() => {
+                return Err((self.err)(
+                    at,
+                    format!("the runtime of job \"{id}\" is {rt}, below 0 {NEGATIVE_HINT}"),
+                ))
+            }
+            _ => {
+                return Err((self.err)(
+                    at,
+                    format!("the runtime of job \"{id}\" is \"{rt}\", not a finite real >= 0"),
+                ))
+            }
+        };
+        let jobs = &mut self.jobs;
+        self.index.insert(id.clone(), jobs.ids.len());
+        jobs.ids.push(id);
+        jobs.at.push(at);
+        jobs.runtime.push(r);
+        jobs.reads.push(Vec::new());
+        jobs.writes.push(HashMap::new());
+        self.in_job = !empty;
+        Ok(())
+    }
+
+    /// A `<uses>` element inside a job: a file the job reads or writes, with its size.
+    fn uses(&mut self, e: &BytesStart, at: usize) -> Result<(), Error> {
+        let file = self.need(e, "file", "uses", at)?;
+        let size = match self.attr(e, "size", at)? {
+            None => 0,
+            Some(s) => match (s.trim().parse::<u64>(), s.trim().parse::<i64>()) {
+                (Ok(v), _) => v,
+                (Err(_), Ok(v)) if v < 0 && self.negative_as_zero => 0,
+                (Err(_), Ok(v)) if v < 0 => {
+                    return Err((self.err)(
+                        at,
+                        format!("the size of file \"{file}\" is {s}, below 0 {NEGATIVE_HINT}"),
+                    ))
+                }
+                _ => {
+                    return Err((self.err)(
+                        at,
+                        format!("the size of file \"{file}\" is \"{s}\", not an integer >= 0"),
+                    ))
+                }
+            },
+        };
+        let link = self.attr(e, "link", at)?.unwrap_or_default();
+        let j = self.jobs.ids.len() - 1;
+        match link.as_str() {
+            "input" => self.jobs.reads[j].push(file),
+            "output" => {
+                self.jobs.writes[j].insert(file, size);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The dependencies as (parent, child, place) job numbers, in file order.
+    fn resolve_arcs(&self) -> Result<Vec<(usize, usize, usize)>, Error> {
+        let mut resolved = Vec::with_capacity(self.arcs.len());
+        for (c, p, at) in &self.arcs {
+            let find = |r: &str| {
+                self.index
+                    .get(r)
+                    .copied()
+                    .ok_or_else(|| (self.err)(*at, format!("no job has the id \"{r}\"")))
+            };
+            let (ci, pi) = (find(c)?, find(p)?);
+            // Refused here too, so that the first wrong dependency in the file is named.
+            if pi == ci {
+                return Err((self.err)(*at, format!("job \"{c}\" is its own parent")));
+            }
+            resolved.push((pi, ci, *at));
+        }
+        Ok(resolved)
+    }
 }
 
 /// Turns a byte offset into `text` and a message into the error at that line and column.
