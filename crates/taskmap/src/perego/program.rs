@@ -520,48 +520,94 @@ pub fn read_program(path: &Path) -> Result<Program, Error> {
 
 /// Parses program text; `path` names the input in errors.
 pub fn parse_program(text: &str, path: &Path) -> Result<Program, Error> {
-    let err = |line: usize, column: usize, message: String| Error::Parse {
-        path: path.to_path_buf(),
-        line,
-        column,
-        message,
+    let mut r = ProgramReader {
+        path,
+        num_lines: text.lines().count(),
+        blocks: Vec::new(),
+        ops: Vec::new(),
+        pos: Vec::new(),
+        open: None,
+        seen: std::collections::HashMap::new(),
     };
-    // Every task needs a PROCESS and a STOP line, so a valid task id is below the number of
-    // lines; larger ids are refused before any memory depends on them.
-    let num_lines = text.lines().count();
-    // Blocks in file order: (task id, first op, end op).
-    let mut blocks: Vec<(u32, u32, u32)> = Vec::new();
-    let mut ops: Vec<Op> = Vec::new();
-    let mut pos: Vec<(u32, u32)> = Vec::new();
-    let mut open: Option<(u32, usize)> = None; // (task, line of PROCESS)
-                                               // Line of the PROCESS of each id seen so far: memory proportional to the blocks read,
-                                               // whatever the ids.
-    let mut seen: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     let mut last_line = 0usize;
     for (li, raw) in text.lines().enumerate() {
         let line = li + 1;
         last_line = line;
+        r.read_line(line, raw)?;
+    }
+    r.finish(last_line)
+}
+
+/// The tokens of a program line's `body` (its comment cut off), with their 1-based columns.
+fn program_tokens(body: &str) -> Vec<(usize, &str)> {
+    let mut toks: Vec<(usize, &str)> = Vec::with_capacity(3);
+    let mut start = None;
+    for (i, ch) in body.char_indices() {
+        if ch.is_whitespace() {
+            if let Some(s) = start.take() {
+                toks.push((s + 1, &body[s..i]));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        toks.push((s + 1, &body[s..]));
+    }
+    toks
+}
+
+/// The blocks and instructions of a program file read so far, in file order.
+struct ProgramReader<'p> {
+    /// Names the input in errors.
+    path: &'p Path,
+    /// Lines of the file. Every task needs a PROCESS and a STOP line, so a valid task id
+    /// is below it; larger ids are refused before any memory depends on them.
+    num_lines: usize,
+    /// Blocks in file order: (task id, first op, end op).
+    blocks: Vec<(u32, u32, u32)>,
+    /// The instructions, in file order.
+    ops: Vec<Op>,
+    /// Line and column of each instruction.
+    pos: Vec<(u32, u32)>,
+    /// The open block: (task, line of PROCESS).
+    open: Option<(u32, usize)>,
+    /// Line of the PROCESS of each id seen so far: memory proportional to the blocks read,
+    /// whatever the ids.
+    seen: std::collections::HashMap<u32, usize>,
+}
+
+impl ProgramReader<'_> {
+    /// The parse error at `line` and `column`.
+    fn err(&self, line: usize, column: usize, message: String) -> Error {
+        Error::Parse {
+            path: self.path.to_path_buf(),
+            line,
+            column,
+            message,
+        }
+    }
+
+    /// The token `(c, t)` as a number of `what`, an integer in `0..2^32`.
+    fn num(&self, line: usize, (c, t): (usize, &str), what: &str) -> Result<u32, Error> {
+        t.parse::<u32>().map_err(|_| {
+            self.err(
+                line,
+                c,
+                format!("expected {what} (an integer in 0..2^32), found \"{t}\""),
+            )
+        })
+    }
+
+    /// Reads line `line` of the file: an instruction, or nothing when blank or a comment.
+    fn read_line(&mut self, line: usize, raw: &str) -> Result<(), Error> {
         let body = match raw.find(['#', '%']) {
             Some(c) => &raw[..c],
             None => raw,
         };
-        // Tokens with their 1-based columns.
-        let mut toks: Vec<(usize, &str)> = Vec::with_capacity(3);
-        let mut start = None;
-        for (i, ch) in body.char_indices() {
-            if ch.is_whitespace() {
-                if let Some(s) = start.take() {
-                    toks.push((s + 1, &body[s..i]));
-                }
-            } else if start.is_none() {
-                start = Some(i);
-            }
-        }
-        if let Some(s) = start {
-            toks.push((s + 1, &body[s..]));
-        }
+        let toks = program_tokens(body);
         if toks.is_empty() {
-            continue;
+            return Ok(());
         }
         let (kcol, kw) = toks[0];
         let kw_up = kw.to_ascii_uppercase();
@@ -570,7 +616,7 @@ pub fn parse_program(text: &str, path: &Path) -> Result<Program, Error> {
             "SEND" | "RECEIVE" => 2,
             "STOP" => 0,
             _ => {
-                return Err(err(
+                return Err(self.err(
                     line,
                     kcol,
                     format!(
@@ -581,7 +627,7 @@ pub fn parse_program(text: &str, path: &Path) -> Result<Program, Error> {
         };
         if toks.len() < nargs + 1 {
             let col = body.trim_end().len() + 1;
-            return Err(err(
+            return Err(self.err(
                 line,
                 col,
                 format!(
@@ -592,139 +638,151 @@ pub fn parse_program(text: &str, path: &Path) -> Result<Program, Error> {
         }
         if toks.len() > nargs + 1 {
             let (c, t) = toks[nargs + 1];
-            return Err(err(
+            return Err(self.err(
                 line,
                 c,
                 format!("unexpected \"{t}\" after {kw_up} (it takes {nargs} argument(s))"),
             ));
         }
-        let num = |k: usize, what: &str| -> Result<u32, Error> {
-            let (c, t) = toks[k];
-            t.parse::<u32>().map_err(|_| {
-                err(
-                    line,
-                    c,
-                    format!("expected {what} (an integer in 0..2^32), found \"{t}\""),
-                )
-            })
-        };
         match kw_up.as_str() {
-            "PROCESS" => {
-                if let Some((t, l)) = open {
-                    return Err(err(
-                        line,
-                        kcol,
-                        format!("PROCESS before the STOP of task {t} (opened at line {l})"),
-                    ));
-                }
-                let id = num(1, "a task id")?;
-                if id == NONE {
-                    return Err(err(line, toks[1].0, "task id too large".into()));
-                }
-                if id as usize >= num_lines {
-                    return Err(err(
-                        line,
-                        toks[1].0,
-                        format!(
-                            "task id {id} but the file has only {num_lines} lines (tasks 0..T need a PROCESS and a STOP line each)"
-                        ),
-                    ));
-                }
-                if let Some(&l) = seen.get(&id) {
-                    return Err(err(
-                        line,
-                        toks[1].0,
-                        format!("task {id} is described twice (first at line {l})"),
-                    ));
-                }
-                seen.insert(id, line);
-                open = Some((id, line));
-                blocks.push((id, ops.len() as u32, ops.len() as u32));
-            }
-            "STOP" => {
-                if open.is_none() {
-                    return Err(err(line, kcol, "STOP outside a PROCESS block".into()));
-                }
-                open = None;
-                blocks.last_mut().expect("a block is open").2 = ops.len() as u32;
-            }
-            _ => {
-                if open.is_none() {
-                    return Err(err(
-                        line,
-                        kcol,
-                        format!("{kw_up} outside a PROCESS block (after STOP or before the first PROCESS)"),
-                    ));
-                }
-                let op = match kw_up.as_str() {
-                    "INT_OP" => Op::Compute(num(1, "a number of cycles")?),
-                    "SEND" => Op::Send {
-                        to: num(1, "a destination task")?,
-                        flits: num(2, "a message length in flits")?,
-                    },
-                    _ => Op::Recv {
-                        from: num(1, "a sender task")?,
-                        flits: num(2, "a message length in flits")?,
-                    },
-                };
-                ops.push(op);
-                pos.push((line as u32, toks[1].0 as u32));
-                if ops.len() >= NONE as usize {
-                    return Err(err(line, kcol, "too many instructions".into()));
-                }
-            }
+            "PROCESS" => self.process(line, kcol, &toks),
+            "STOP" => self.stop(line, kcol),
+            _ => self.instruction(line, kcol, &kw_up, &toks),
         }
     }
-    if let Some((t, l)) = open {
-        return Err(err(
-            l,
-            1,
-            format!("task {t} has no STOP before the end of the file"),
-        ));
+
+    /// A `PROCESS` line: opens the block of a task not described before.
+    fn process(&mut self, line: usize, kcol: usize, toks: &[(usize, &str)]) -> Result<(), Error> {
+        if let Some((t, l)) = self.open {
+            return Err(self.err(
+                line,
+                kcol,
+                format!("PROCESS before the STOP of task {t} (opened at line {l})"),
+            ));
+        }
+        let id = self.num(line, toks[1], "a task id")?;
+        if id == NONE {
+            return Err(self.err(line, toks[1].0, "task id too large".into()));
+        }
+        let num_lines = self.num_lines;
+        if id as usize >= num_lines {
+            return Err(self.err(
+                line,
+                toks[1].0,
+                format!(
+                    "task id {id} but the file has only {num_lines} lines (tasks 0..T need a PROCESS and a STOP line each)"
+                ),
+            ));
+        }
+        if let Some(&l) = self.seen.get(&id) {
+            return Err(self.err(
+                line,
+                toks[1].0,
+                format!("task {id} is described twice (first at line {l})"),
+            ));
+        }
+        self.seen.insert(id, line);
+        self.open = Some((id, line));
+        let at = self.ops.len() as u32;
+        self.blocks.push((id, at, at));
+        Ok(())
     }
-    if blocks.is_empty() {
-        return Err(err(
-            last_line.max(1),
-            1,
-            "the program has no PROCESS".into(),
-        ));
+
+    /// A `STOP` line: closes the open block.
+    fn stop(&mut self, line: usize, kcol: usize) -> Result<(), Error> {
+        if self.open.is_none() {
+            return Err(self.err(line, kcol, "STOP outside a PROCESS block".into()));
+        }
+        self.open = None;
+        self.blocks.last_mut().expect("a block is open").2 = self.ops.len() as u32;
+        Ok(())
     }
-    // Reorder the blocks into task order. The ids are distinct, so they are exactly
-    // 0..T when the k-th smallest is k for every k.
-    let mut order: Vec<usize> = (0..blocks.len()).collect();
-    order.sort_unstable_by_key(|&b| blocks[b].0);
-    if let Some(missing) = order
-        .iter()
-        .enumerate()
-        .find(|&(k, &b)| blocks[b].0 as usize != k)
-        .map(|(k, _)| k)
-    {
-        let max_id = blocks[*order.last().expect("blocks is not empty")].0;
-        return Err(err(
-            last_line.max(1),
-            1,
-            format!(
-                "task {missing} has no PROCESS block (tasks must be numbered 0..{} without gaps)",
-                u64::from(max_id) + 1
-            ),
-        ));
+
+    /// An `INT_OP`, `SEND` or `RECEIVE` line (`kw_up`): an instruction of the open block.
+    fn instruction(
+        &mut self,
+        line: usize,
+        kcol: usize,
+        kw_up: &str,
+        toks: &[(usize, &str)],
+    ) -> Result<(), Error> {
+        if self.open.is_none() {
+            return Err(self.err(
+                line,
+                kcol,
+                format!("{kw_up} outside a PROCESS block (after STOP or before the first PROCESS)"),
+            ));
+        }
+        let op = match kw_up {
+            "INT_OP" => Op::Compute(self.num(line, toks[1], "a number of cycles")?),
+            "SEND" => Op::Send {
+                to: self.num(line, toks[1], "a destination task")?,
+                flits: self.num(line, toks[2], "a message length in flits")?,
+            },
+            _ => Op::Recv {
+                from: self.num(line, toks[1], "a sender task")?,
+                flits: self.num(line, toks[2], "a message length in flits")?,
+            },
+        };
+        self.ops.push(op);
+        self.pos.push((line as u32, toks[1].0 as u32));
+        if self.ops.len() >= NONE as usize {
+            return Err(self.err(line, kcol, "too many instructions".into()));
+        }
+        Ok(())
     }
-    let mut op_start = Vec::with_capacity(blocks.len() + 1);
-    let mut sorted_ops = Vec::with_capacity(ops.len());
-    let mut sorted_pos = Vec::with_capacity(ops.len());
-    op_start.push(0u32);
-    for &b in &order {
-        let (_, s, e) = blocks[b];
-        sorted_ops.extend_from_slice(&ops[s as usize..e as usize]);
-        sorted_pos.extend_from_slice(&pos[s as usize..e as usize]);
-        op_start.push(sorted_ops.len() as u32);
+
+    /// The program, once every line (the last is `last_line`) is read: every block closed,
+    /// the tasks exactly `0..T`, the blocks put in task order.
+    fn finish(self, last_line: usize) -> Result<Program, Error> {
+        if let Some((t, l)) = self.open {
+            return Err(self.err(
+                l,
+                1,
+                format!("task {t} has no STOP before the end of the file"),
+            ));
+        }
+        let blocks = &self.blocks;
+        if blocks.is_empty() {
+            return Err(self.err(last_line.max(1), 1, "the program has no PROCESS".into()));
+        }
+        // Reorder the blocks into task order. The ids are distinct, so they are exactly
+        // 0..T when the k-th smallest is k for every k.
+        let mut order: Vec<usize> = (0..blocks.len()).collect();
+        order.sort_unstable_by_key(|&b| blocks[b].0);
+        if let Some(missing) = order
+            .iter()
+            .enumerate()
+            .find(|&(k, &b)| blocks[b].0 as usize != k)
+            .map(|(k, _)| k)
+        {
+            let max_id = blocks[*order.last().expect("blocks is not empty")].0;
+            return Err(self.err(
+                last_line.max(1),
+                1,
+                format!(
+                    "task {missing} has no PROCESS block (tasks must be numbered 0..{} without gaps)",
+                    u64::from(max_id) + 1
+                ),
+            ));
+        }
+        let mut op_start = Vec::with_capacity(blocks.len() + 1);
+        let mut sorted_ops = Vec::with_capacity(self.ops.len());
+        let mut sorted_pos = Vec::with_capacity(self.ops.len());
+        op_start.push(0u32);
+        for &b in &order {
+            let (_, s, e) = blocks[b];
+            sorted_ops.extend_from_slice(&self.ops[s as usize..e as usize]);
+            sorted_pos.extend_from_slice(&self.pos[s as usize..e as usize]);
+            op_start.push(sorted_ops.len() as u32);
+        }
+        Program::from_parts(
+            op_start,
+            sorted_ops,
+            Some(Source {
+                path: self.path.to_path_buf(),
+                op_pos: sorted_pos,
+            }),
+        )
     }
-    Program::from_parts(
-        op_start,
-        sorted_ops,
-        Some(Source {
-            path: path.to_path_buf(),
-            op_pos: sorted_pos,
-        }),
-    )
 }
