@@ -42,7 +42,67 @@ pub fn read_metis(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> {
 
 fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
     let mut c = Cursor::new(b, path);
-    // Header: first line that is neither blank nor a comment.
+    let h = read_header(&mut c)?;
+    let mut more = c.next_line();
+    let mut csr = MetisCsr::with_capacity(&h, b.len());
+    while csr.xadj.len() <= h.n {
+        if !more {
+            return Err(c.err(
+                h.n_pos,
+                format!(
+                    "expected {} vertex lines, file ended after {}",
+                    h.n,
+                    csr.xadj.len() - 1
+                ),
+            ));
+        }
+        more = read_vertex_line(&mut c, &h, &mut csr)?;
+    }
+    while more {
+        c.skip_ws();
+        if !c.at_eol() && c.peek() != Some(b'%') {
+            return Err(c.err(
+                c.pos,
+                format!("unexpected data after the last of the {} vertex lines", h.n),
+            ));
+        }
+        more = c.next_line();
+    }
+    if !h.has_ew {
+        csr.ew = vec![1; csr.adjncy.len()];
+    }
+    if !h.has_vw {
+        csr.vw = vec![1; h.n];
+    }
+    check_csr(&c, &h, &csr)?;
+    Ok(TaskGraph::from_csr_unchecked(
+        csr.xadj, csr.adjncy, csr.ew, csr.vw, h.ncon,
+    ))
+}
+
+/// The header line of a METIS file: sizes, their places and the format.
+struct MetisHeader {
+    /// Number of vertices.
+    n: usize,
+    /// Where `n` is written.
+    n_pos: usize,
+    /// Number of edges.
+    m: u64,
+    /// Where `m` is written.
+    m_pos: usize,
+    /// A vertex size precedes the weights.
+    has_size: bool,
+    /// `ncon` vertex weights start each vertex line.
+    has_vw: bool,
+    /// Every neighbour is followed by its edge weight.
+    has_ew: bool,
+    /// Vertex weights per vertex.
+    ncon: usize,
+}
+
+/// Reads the header `n m [fmt [ncon]]`, the first line that is neither blank nor a
+/// comment; the cursor stays on its line.
+fn read_header(c: &mut Cursor) -> Result<MetisHeader, GraphError> {
     loop {
         c.skip_ws();
         if c.at_eof() {
@@ -64,180 +124,215 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
     let m_pos = c.pos;
     let m = c.uint("number of edges")?;
     c.skip_ws();
-    let (mut has_size, mut has_vw, mut has_ew, mut ncon) = (false, false, false, 1usize);
+    let mut h = MetisHeader {
+        n,
+        n_pos,
+        m,
+        m_pos,
+        has_size: false,
+        has_vw: false,
+        has_ew: false,
+        ncon: 1,
+    };
     if !c.at_eol() {
-        let f = c.pos;
-        let end = c.token_end(f);
-        let tok = &b[f..end];
-        if tok.is_empty() || tok.len() > 3 || tok.iter().any(|&d| d != b'0' && d != b'1') {
-            return Err(c.err(
-                f,
-                format!(
-                    "format `{}` must be at most 3 binary digits (size, vertex weights, edge weights)",
-                    c.token_text(f)
-                ),
-            ));
-        }
-        let digit = |k: usize| tok.len() > k && tok[tok.len() - 1 - k] == b'1';
-        has_ew = digit(0);
-        has_vw = digit(1);
-        has_size = digit(2);
-        c.pos = end;
-        c.skip_ws();
-        if !c.at_eol() {
-            let p = c.pos;
-            let v = c.uint_min("ncon (number of vertex weights)", 1)?;
-            if !has_vw {
-                return Err(c.err(
-                    p,
-                    "ncon is given but the format has no vertex weights (middle digit 0)",
-                ));
-            }
-            if v > 1 << 20 {
-                return Err(c.err(p, format!("ncon {v} is too large")));
-            }
-            ncon = v as usize;
-            c.end_line("the header `n m fmt ncon`")?;
-        }
+        read_format(c, &mut h)?;
     }
-    let mut more = c.next_line();
+    Ok(h)
+}
 
-    let cap_entries = (m.saturating_mul(2) as usize).min(b.len() / 2 + 1);
-    let mut xadj: Vec<usize> = Vec::with_capacity(n.min(b.len() + 1) + 1);
-    let mut line_off: Vec<usize> = Vec::with_capacity(n.min(b.len() + 1));
-    let mut adjncy: Vec<u32> = Vec::with_capacity(cap_entries);
-    let mut ew: Vec<u64> = if has_ew {
-        Vec::with_capacity(cap_entries)
-    } else {
-        Vec::new()
-    };
-    let mut vw: Vec<u64> = if has_vw {
-        Vec::with_capacity(n.min(b.len() + 1) * ncon)
-    } else {
-        Vec::new()
-    };
-    xadj.push(0);
-    let n64 = n as u64;
-    while xadj.len() <= n {
-        if !more {
+/// Reads the `fmt [ncon]` part of the header into `h`.
+fn read_format(c: &mut Cursor, h: &mut MetisHeader) -> Result<(), GraphError> {
+    let b = c.b;
+    let f = c.pos;
+    let end = c.token_end(f);
+    let tok = &b[f..end];
+    if tok.is_empty() || tok.len() > 3 || tok.iter().any(|&d| d != b'0' && d != b'1') {
+        return Err(c.err(
+            f,
+            format!(
+                "format `{}` must be at most 3 binary digits (size, vertex weights, edge weights)",
+                c.token_text(f)
+            ),
+        ));
+    }
+    let digit = |k: usize| tok.len() > k && tok[tok.len() - 1 - k] == b'1';
+    h.has_ew = digit(0);
+    h.has_vw = digit(1);
+    h.has_size = digit(2);
+    c.pos = end;
+    c.skip_ws();
+    if !c.at_eol() {
+        let p = c.pos;
+        let v = c.uint_min("ncon (number of vertex weights)", 1)?;
+        if !h.has_vw {
             return Err(c.err(
-                n_pos,
-                format!(
-                    "expected {n} vertex lines, file ended after {}",
-                    xadj.len() - 1
-                ),
+                p,
+                "ncon is given but the format has no vertex weights (middle digit 0)",
             ));
         }
-        let start = c.pos;
-        c.skip_ws();
-        if c.peek() == Some(b'%') {
-            more = c.next_line();
-            continue;
+        if v > 1 << 20 {
+            return Err(c.err(p, format!("ncon {v} is too large")));
         }
-        if has_size {
-            c.uint("vertex size")?;
-            c.skip_ws();
-        }
-        if has_vw {
-            for _ in 0..ncon {
-                let w = c.uint("vertex weight")?;
-                vw.push(w);
-                c.skip_ws();
-            }
-        }
-        // Fast path: plain decimal ids and weights separated by blanks; anything unusual
-        // falls through to the checked cursor methods below, which produce the error.
-        let mut i = c.pos;
-        loop {
-            while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r') {
-                i += 1;
-            }
-            if i >= b.len() || b[i] == b'\n' {
-                break;
-            }
-            let Some((v, j)) = fast_uint(b, i) else { break };
-            if v == 0 || v > n64 {
-                break;
-            }
-            if has_ew {
-                let mut k = j;
-                while k < b.len() && matches!(b[k], b' ' | b'\t' | b'\r') {
-                    k += 1;
-                }
-                match fast_uint(b, k) {
-                    Some((w, k2)) if w >= 1 => {
-                        ew.push(w);
-                        i = k2;
-                    }
-                    _ => break,
-                }
+        h.ncon = v as usize;
+        c.end_line("the header `n m fmt ncon`")?;
+    }
+    Ok(())
+}
+
+/// The graph as read so far, in CSR form, with the offset of each vertex line.
+struct MetisCsr {
+    /// Start of each vertex's neighbours in `adjncy`, plus the end.
+    xadj: Vec<usize>,
+    /// Byte offset of each vertex line.
+    line_off: Vec<usize>,
+    /// 0-based neighbour ids.
+    adjncy: Vec<u32>,
+    /// Edge weights, when the format has them.
+    ew: Vec<u64>,
+    /// Vertex weights, `ncon` per vertex, when the format has them.
+    vw: Vec<u64>,
+}
+
+impl MetisCsr {
+    /// Empty arrays, sized for the header `h` but never beyond what a file of `len` bytes
+    /// can hold.
+    fn with_capacity(h: &MetisHeader, len: usize) -> Self {
+        let n = h.n;
+        let cap_entries = (h.m.saturating_mul(2) as usize).min(len / 2 + 1);
+        let mut xadj: Vec<usize> = Vec::with_capacity(n.min(len + 1) + 1);
+        xadj.push(0);
+        MetisCsr {
+            xadj,
+            line_off: Vec::with_capacity(n.min(len + 1)),
+            adjncy: Vec::with_capacity(cap_entries),
+            ew: if h.has_ew {
+                Vec::with_capacity(cap_entries)
             } else {
-                i = j;
-            }
-            adjncy.push((v - 1) as u32);
+                Vec::new()
+            },
+            vw: if h.has_vw {
+                Vec::with_capacity(n.min(len + 1) * h.ncon)
+            } else {
+                Vec::new()
+            },
         }
-        c.pos = i;
-        while !c.at_eol() {
-            let p = c.pos;
-            let v = c.uint("neighbour id")?;
-            if v == 0 || v > n64 {
-                let note = if v > u32::MAX as u64 {
-                    " (does not fit in 32 bits)"
-                } else {
-                    ""
-                };
-                return Err(c.err(p, format!("neighbour {v} out of range 1..={n}{note}")));
-            }
-            adjncy.push((v - 1) as u32);
-            c.skip_ws();
-            if has_ew {
-                if c.at_eol() {
-                    return Err(c.err(c.pos, format!("neighbour {v} has no edge weight")));
-                }
-                ew.push(c.uint_min("edge weight", 1)?);
-                c.skip_ws();
-            }
-        }
-        xadj.push(adjncy.len());
-        line_off.push(start);
-        more = c.next_line();
     }
-    while more {
+}
+
+/// Reads the line at the cursor, a vertex line or a comment, and moves to the next line;
+/// returns whether there is one.
+#[inline]
+fn read_vertex_line(
+    c: &mut Cursor,
+    h: &MetisHeader,
+    csr: &mut MetisCsr,
+) -> Result<bool, GraphError> {
+    let start = c.pos;
+    c.skip_ws();
+    if c.peek() == Some(b'%') {
+        return Ok(c.next_line());
+    }
+    if h.has_size {
+        c.uint("vertex size")?;
         c.skip_ws();
-        if !c.at_eol() && c.peek() != Some(b'%') {
-            return Err(c.err(
-                c.pos,
-                format!("unexpected data after the last of the {n} vertex lines"),
-            ));
+    }
+    if h.has_vw {
+        for _ in 0..h.ncon {
+            let w = c.uint("vertex weight")?;
+            csr.vw.push(w);
+            c.skip_ws();
         }
-        more = c.next_line();
     }
-    if !has_ew {
-        ew = vec![1; adjncy.len()];
+    c.pos = fast_neighbours(c.b, c.pos, h, csr);
+    let n64 = h.n as u64;
+    while !c.at_eol() {
+        let p = c.pos;
+        let v = c.uint("neighbour id")?;
+        if v == 0 || v > n64 {
+            let note = if v > u32::MAX as u64 {
+                " (does not fit in 32 bits)"
+            } else {
+                ""
+            };
+            return Err(c.err(p, format!("neighbour {v} out of range 1..={}{note}", h.n)));
+        }
+        csr.adjncy.push((v - 1) as u32);
+        c.skip_ws();
+        if h.has_ew {
+            if c.at_eol() {
+                return Err(c.err(c.pos, format!("neighbour {v} has no edge weight")));
+            }
+            csr.ew.push(c.uint_min("edge weight", 1)?);
+            c.skip_ws();
+        }
     }
-    if !has_vw {
-        vw = vec![1; n];
+    csr.xadj.push(csr.adjncy.len());
+    csr.line_off.push(start);
+    Ok(c.next_line())
+}
+
+/// Fast path of a vertex line from byte `i`: plain decimal ids and weights separated by
+/// blanks. Returns where it stopped; anything unusual is left to the checked cursor
+/// methods, which produce the error.
+#[inline]
+fn fast_neighbours(b: &[u8], mut i: usize, h: &MetisHeader, csr: &mut MetisCsr) -> usize {
+    let n64 = h.n as u64;
+    loop {
+        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r') {
+            i += 1;
+        }
+        if i >= b.len() || b[i] == b'\n' {
+            break;
+        }
+        let Some((v, j)) = fast_uint(b, i) else { break };
+        if v == 0 || v > n64 {
+            break;
+        }
+        if h.has_ew {
+            let mut k = j;
+            while k < b.len() && matches!(b[k], b' ' | b'\t' | b'\r') {
+                k += 1;
+            }
+            match fast_uint(b, k) {
+                Some((w, k2)) if w >= 1 => {
+                    csr.ew.push(w);
+                    i = k2;
+                }
+                _ => break,
+            }
+        } else {
+            i = j;
+        }
+        csr.adjncy.push((v - 1) as u32);
     }
-    if let Err(d) = check_structure(&xadj, &adjncy, &ew) {
-        let pre = usize::from(has_size) + if has_vw { ncon } else { 0 };
-        let stride = 1 + usize::from(has_ew);
+    i
+}
+
+/// Checks the structure of the graph read (no self-loop, no repeat, every edge with its
+/// reverse of the same weight) and the edge count of the header.
+fn check_csr(c: &Cursor, h: &MetisHeader, csr: &MetisCsr) -> Result<(), GraphError> {
+    let (xadj, adjncy, ew) = (&csr.xadj, &csr.adjncy, &csr.ew);
+    if let Err(d) = check_structure(xadj, adjncy, ew) {
+        let pre = usize::from(h.has_size) + if h.has_vw { h.ncon } else { 0 };
+        let stride = 1 + usize::from(h.has_ew);
         let place = |e: usize| {
-            let u = row_of(&xadj, e);
-            c.nth_token(line_off[u], pre + (e - xadj[u]) * stride)
+            let u = row_of(xadj, e);
+            c.nth_token(csr.line_off[u], pre + (e - xadj[u]) * stride)
         };
         return Err(defect_error(
             &c.src(),
             d,
-            &xadj,
-            &adjncy,
-            &ew,
+            xadj,
+            adjncy,
+            ew,
             &|x| x as u64 + 1,
             &place,
         ));
     }
+    let m = h.m;
     if adjncy.len() as u64 != m.saturating_mul(2) {
         return Err(c.err(
-            m_pos,
+            h.m_pos,
             format!(
                 "header says {m} edges ({} adjacency entries) but the vertex lines list {} entries",
                 m.saturating_mul(2),
@@ -245,7 +340,7 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             ),
         ));
     }
-    Ok(TaskGraph::from_csr_unchecked(xadj, adjncy, ew, vw, ncon))
+    Ok(())
 }
 
 /// Writes `g` in METIS format: header `n m` plus `fmt` only when needed (`1` edge weights,
