@@ -50,7 +50,50 @@ pub fn read_matrix_market(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphE
 fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
     let mut c = Cursor::new(b, path);
     let line_end = b.iter().position(|&x| x == b'\n').unwrap_or(b.len());
-    let header = String::from_utf8_lossy(&b[..line_end]);
+    let field = read_banner(&c, &b[..line_end])?;
+    c.pos = line_end;
+    let mut more = c.next_line();
+    let size = read_size_line(&mut c, &mut more)?;
+    let nnz = size.nnz;
+    // The entries, kept until all of them have been read: the builder (whose memory grows
+    // with n) is made only then, when nnz is known to be the real number of entries.
+    let cap = (nnz as usize).min(b.len() / 4 + 1);
+    let mut entries = Entries {
+        total: 0,
+        tail: Vec::with_capacity(cap),
+        head: Vec::with_capacity(cap),
+        weight: Vec::with_capacity(cap),
+    };
+    more = c.next_line();
+    let mut k: u64 = 0;
+    while k < nnz {
+        if !next_data_line(&mut c, &mut more) {
+            return Err(c.err(
+                size.size_pos,
+                format!("expected {nnz} entries, file ended after {k}"),
+            ));
+        }
+        read_entry(&mut c, field, size.rows, &mut entries)?;
+        k += 1;
+        more = c.next_line();
+    }
+    if next_data_line(&mut c, &mut more) {
+        return Err(c.err(
+            c.pos,
+            format!("more entries than the {nnz} announced in the size line"),
+        ));
+    }
+    let mut g = GraphBuilder::new(size.rows as usize, 1);
+    g.reserve_edges(entries.tail.len());
+    for k in 0..entries.tail.len() {
+        g.add_edge(entries.tail[k], entries.head[k], entries.weight[k]);
+    }
+    Ok(g.build())
+}
+
+/// Checks the banner, the first line `header` of the file, and returns its field.
+fn read_banner(c: &Cursor, header: &[u8]) -> Result<Field, GraphError> {
+    let header = String::from_utf8_lossy(header);
     let words: Vec<String> = header
         .split_whitespace()
         .map(|w| w.to_ascii_lowercase())
@@ -109,23 +152,39 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             ))
         }
     }
-    c.pos = line_end;
-    let mut more = c.next_line();
-    // Skips comment and blank lines; returns false at the end of the file.
-    fn next_data_line(c: &mut Cursor<'_>, more: &mut bool) -> bool {
-        loop {
-            if !*more {
-                return false;
-            }
-            c.skip_ws();
-            if c.at_eol() || c.peek() == Some(b'%') {
-                *more = c.next_line();
-                continue;
-            }
-            return true;
+    Ok(field)
+}
+
+/// Skips comment and blank lines; returns false at the end of the file. `more` says
+/// whether the cursor is on a line, and is kept up to date.
+fn next_data_line(c: &mut Cursor<'_>, more: &mut bool) -> bool {
+    loop {
+        if !*more {
+            return false;
         }
+        c.skip_ws();
+        if c.at_eol() || c.peek() == Some(b'%') {
+            *more = c.next_line();
+            continue;
+        }
+        return true;
     }
-    if !next_data_line(&mut c, &mut more) {
+}
+
+/// The size line of a Matrix Market file.
+struct SizeLine {
+    /// Rows, also the columns: the number of tasks.
+    rows: u64,
+    /// Entries announced.
+    nnz: u64,
+    /// Where the line starts.
+    size_pos: usize,
+}
+
+/// Reads the size line `rows cols nnz` (after comment and blank lines) and checks it: a
+/// square matrix, 32-bit ids, not too many rows for the entries. The cursor stays on it.
+fn read_size_line(c: &mut Cursor, more: &mut bool) -> Result<SizeLine, GraphError> {
+    if !next_data_line(c, more) {
         return Err(c.err(c.pos, "missing size line `rows cols nnz`"));
     }
     let size_pos = c.pos;
@@ -155,73 +214,70 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             format!("{rows} rows but only {nnz} entries (at most 2·nnz + 2^24 = {limit} tasks)"),
         ));
     }
-    let n = rows as usize;
-    // The entries, kept until all of them have been read: the builder (whose memory grows
-    // with n) is made only then, when nnz is known to be the real number of entries.
-    let cap = (nnz as usize).min(b.len() / 4 + 1);
-    let mut total = 0u64;
-    let mut tail: Vec<u32> = Vec::with_capacity(cap);
-    let mut head: Vec<u32> = Vec::with_capacity(cap);
-    let mut weight: Vec<u64> = Vec::with_capacity(cap);
-    more = c.next_line();
-    let mut k: u64 = 0;
-    while k < nnz {
-        if !next_data_line(&mut c, &mut more) {
-            return Err(c.err(
-                size_pos,
-                format!("expected {nnz} entries, file ended after {k}"),
-            ));
+    Ok(SizeLine {
+        rows,
+        nnz,
+        size_pos,
+    })
+}
+
+/// The entries kept so far (off the diagonal, weight above 0) and their total weight.
+struct Entries {
+    /// Sum of the weights.
+    total: u64,
+    /// Row of each entry.
+    tail: Vec<u32>,
+    /// Column of each entry.
+    head: Vec<u32>,
+    /// Weight of each entry.
+    weight: Vec<u64>,
+}
+
+/// Reads the entry `i j [value]` at the cursor (ids in `1..=rows`) into `entries`, unless
+/// it is on the diagonal or weighs 0; the cursor stays on its line.
+#[inline]
+fn read_entry(
+    c: &mut Cursor,
+    field: Field,
+    rows: u64,
+    entries: &mut Entries,
+) -> Result<(), GraphError> {
+    let id = |c: &mut Cursor<'_>, what: &str| -> Result<u32, GraphError> {
+        let p = c.pos;
+        let v = c.uint(what)?;
+        if v == 0 || v > rows {
+            return Err(c.err(p, format!("{what} {v} out of range 1..={rows}")));
         }
-        let id = |c: &mut Cursor<'_>, what: &str| -> Result<u32, GraphError> {
-            let p = c.pos;
-            let v = c.uint(what)?;
-            if v == 0 || v > rows {
-                return Err(c.err(p, format!("{what} {v} out of range 1..={rows}")));
+        c.skip_ws();
+        Ok((v - 1) as u32)
+    };
+    let i = id(c, "row index")?;
+    let j = id(c, "column index")?;
+    let value_pos = c.pos;
+    let w = match field {
+        Field::Pattern => 1,
+        Field::Integer => {
+            if matches!(c.peek(), Some(b'-') | Some(b'+')) {
+                c.pos += 1;
             }
-            c.skip_ws();
-            Ok((v - 1) as u32)
-        };
-        let i = id(&mut c, "row index")?;
-        let j = id(&mut c, "column index")?;
-        let value_pos = c.pos;
-        let w = match field {
-            Field::Pattern => 1,
-            Field::Integer => {
-                if matches!(c.peek(), Some(b'-') | Some(b'+')) {
-                    c.pos += 1;
-                }
-                c.uint("integer value")?
-            }
-            Field::Real => c.real_weight("a real value")?,
-        };
-        c.end_line("the entry")?;
-        if w != 0 && i != j {
-            // Entries of one edge are summed: their total bounds every edge weight.
-            total = total.checked_add(w).ok_or_else(|| {
-                c.err(
-                    value_pos,
-                    "the entries' weights add up to more than 2^64-1 (an edge's entries are summed)",
-                )
-            })?;
-            tail.push(i);
-            head.push(j);
-            weight.push(w);
+            c.uint("integer value")?
         }
-        k += 1;
-        more = c.next_line();
+        Field::Real => c.real_weight("a real value")?,
+    };
+    c.end_line("the entry")?;
+    if w != 0 && i != j {
+        // Entries of one edge are summed: their total bounds every edge weight.
+        entries.total = entries.total.checked_add(w).ok_or_else(|| {
+            c.err(
+                value_pos,
+                "the entries' weights add up to more than 2^64-1 (an edge's entries are summed)",
+            )
+        })?;
+        entries.tail.push(i);
+        entries.head.push(j);
+        entries.weight.push(w);
     }
-    if next_data_line(&mut c, &mut more) {
-        return Err(c.err(
-            c.pos,
-            format!("more entries than the {nnz} announced in the size line"),
-        ));
-    }
-    let mut g = GraphBuilder::new(n, 1);
-    g.reserve_edges(tail.len());
-    for k in 0..tail.len() {
-        g.add_edge(tail[k], head[k], weight[k]);
-    }
-    Ok(g.build())
+    Ok(())
 }
 
 /// Writes `g` as a symmetric Matrix Market matrix: field `pattern` when all edge weights are
