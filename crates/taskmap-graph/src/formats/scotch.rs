@@ -33,6 +33,103 @@ pub fn read_scotch(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> {
 
 fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
     let mut c = Cursor::new(b, path);
+    let h = read_header(&mut c)?;
+    let cap_n = h.n.min(b.len() + 1);
+    let cap_e = (h.arcs as usize).min(b.len() / 2 + 1);
+    let mut xadj: Vec<usize> = Vec::with_capacity(cap_n + 1);
+    xadj.push(0);
+    let mut csr = ScotchCsr {
+        xadj,
+        rec_off: Vec::with_capacity(cap_n),
+        labels: Vec::new(),
+        raw: Vec::new(),
+        adjncy: Vec::with_capacity(if h.has_label { 0 } else { cap_e }),
+        ew: Vec::with_capacity(if h.has_el { cap_e } else { 0 }),
+        vw: Vec::with_capacity(if h.has_vl { cap_n } else { 0 }),
+        entries: 0,
+    };
+    for _ in 0..h.n {
+        read_vertex(&mut c, &h, &mut csr)?;
+    }
+    c.skip_ws_nl();
+    if !c.at_eof() {
+        return Err(c.err(
+            c.pos,
+            format!("unexpected data after the last of the {} vertices", h.n),
+        ));
+    }
+    if csr.entries != h.arcs {
+        return Err(c.err(
+            h.arcs_pos,
+            format!(
+                "header says {} arcs but the degrees add up to {}",
+                h.arcs, csr.entries
+            ),
+        ));
+    }
+    if h.has_label {
+        resolve_labels(&c, &h, &mut csr)?;
+    }
+    if !h.has_el {
+        csr.ew = vec![1; csr.adjncy.len()];
+    }
+    if !h.has_vl {
+        csr.vw = vec![1; h.n];
+    }
+    if let Err(d) = check_structure(&csr.xadj, &csr.adjncy, &csr.ew) {
+        let id = |x: usize| {
+            if h.has_label {
+                csr.labels[x]
+            } else {
+                x as u64 + h.baseval
+            }
+        };
+        return Err(defect_error(
+            &c.src(),
+            d,
+            &csr.xadj,
+            &csr.adjncy,
+            &csr.ew,
+            &id,
+            &|e| h.place(&c, &csr, e),
+        ));
+    }
+    Ok(TaskGraph::from_csr_unchecked(
+        csr.xadj, csr.adjncy, csr.ew, csr.vw, 1,
+    ))
+}
+
+/// The header of a Scotch graph: sizes, base value and properties.
+struct ScotchHeader {
+    /// Number of vertices.
+    n: usize,
+    /// Number of arcs (adjacency entries).
+    arcs: u64,
+    /// Where `arcs` is written.
+    arcs_pos: usize,
+    /// Number of the first vertex.
+    baseval: u64,
+    /// Every vertex has a label, and neighbours are given by label.
+    has_label: bool,
+    /// Every neighbour is preceded by its edge load.
+    has_el: bool,
+    /// Every vertex has a load.
+    has_vl: bool,
+}
+
+impl ScotchHeader {
+    /// Byte offset of the neighbour of adjacency entry `e`.
+    fn place(&self, c: &Cursor<'_>, csr: &ScotchCsr, e: usize) -> usize {
+        let pre = usize::from(self.has_label) + usize::from(self.has_vl) + 1;
+        let stride = 1 + usize::from(self.has_el);
+        let nb = usize::from(self.has_el);
+        let u = row_of(&csr.xadj, e);
+        c.nth_token(csr.rec_off[u], pre + (e - csr.xadj[u]) * stride + nb)
+    }
+}
+
+/// Reads the header `0 n arcs baseval flags`.
+fn read_header(c: &mut Cursor<'_>) -> Result<ScotchHeader, GraphError> {
     c.skip_ws_nl();
     let p = c.pos;
     let version = c.uint("format version")?;
@@ -71,128 +168,121 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
             format!("property flags `{}` must be 000..111 with binary digits (labels, edge loads, vertex loads)", c.token_text(f_pos)),
         ));
     }
-    let has_label = flags / 100 == 1;
-    let has_el = (flags / 10) % 10 == 1;
-    let has_vl = flags % 10 == 1;
+    Ok(ScotchHeader {
+        n,
+        arcs,
+        arcs_pos,
+        baseval,
+        has_label: flags / 100 == 1,
+        has_el: (flags / 10) % 10 == 1,
+        has_vl: flags % 10 == 1,
+    })
+}
 
-    let cap_n = n.min(b.len() + 1);
-    let cap_e = (arcs as usize).min(b.len() / 2 + 1);
-    let mut xadj: Vec<usize> = Vec::with_capacity(cap_n + 1);
-    let mut rec_off: Vec<usize> = Vec::with_capacity(cap_n);
-    let mut labels: Vec<u64> = Vec::new();
-    let mut raw: Vec<u64> = Vec::new();
-    let mut adjncy: Vec<u32> = Vec::with_capacity(if has_label { 0 } else { cap_e });
-    let mut ew: Vec<u64> = Vec::with_capacity(if has_el { cap_e } else { 0 });
-    let mut vw: Vec<u64> = Vec::with_capacity(if has_vl { cap_n } else { 0 });
-    xadj.push(0);
-    let mut entries: u64 = 0;
-    let (lo, hi) = (baseval, baseval.saturating_add(n as u64));
-    for _ in 0..n {
-        c.skip_ws_nl();
-        rec_off.push(c.pos);
-        if has_label {
-            labels.push(c.uint("vertex label")?);
-            c.skip_ws_nl();
-        }
-        if has_vl {
-            vw.push(c.uint("vertex load")?);
-            c.skip_ws_nl();
-        }
-        let d_pos = c.pos;
-        let deg = c.uint("degree")?;
-        if entries.saturating_add(deg) > arcs {
-            return Err(c.err(
-                d_pos,
-                format!(
-                    "degree {deg} of vertex {} exceeds the {arcs} arcs announced in the header ({entries} used so far)",
-                    xadj.len() - 1 + baseval as usize
-                ),
-            ));
-        }
-        entries += deg;
-        for _ in 0..deg {
-            c.skip_ws_nl();
-            if has_el {
-                ew.push(c.uint_min("edge load", 1)?);
-                c.skip_ws_nl();
-            }
-            let p = c.pos;
-            let v = c.uint("neighbour")?;
-            if has_label {
-                raw.push(v);
-            } else {
-                if v < lo || v >= hi {
-                    return Err(c.err(
-                        p,
-                        format!("neighbour {v} out of range {lo}..={}", hi as i128 - 1),
-                    ));
-                }
-                adjncy.push((v - lo) as u32);
-            }
-        }
-        xadj.push(if has_label { raw.len() } else { adjncy.len() });
-    }
+/// The graph as read so far, in CSR form, with the offset of each vertex record.
+struct ScotchCsr {
+    /// Start of each vertex's neighbours, plus the end.
+    xadj: Vec<usize>,
+    /// Byte offset of each vertex record.
+    rec_off: Vec<usize>,
+    /// The label of each vertex, when the graph has labels.
+    labels: Vec<u64>,
+    /// The neighbours as labels, when the graph has labels.
+    raw: Vec<u64>,
+    /// 0-based neighbour ids (with labels: once they are resolved).
+    adjncy: Vec<u32>,
+    /// Edge loads, when the graph has them.
+    ew: Vec<u64>,
+    /// Vertex loads, when the graph has them.
+    vw: Vec<u64>,
+    /// Adjacency entries so far.
+    entries: u64,
+}
+
+/// Reads the record `[label] [vertex load] degree` and its neighbours of the next vertex.
+#[inline]
+fn read_vertex(
+    c: &mut Cursor<'_>,
+    h: &ScotchHeader,
+    csr: &mut ScotchCsr,
+) -> Result<(), GraphError> {
+    let (lo, hi) = (h.baseval, h.baseval.saturating_add(h.n as u64));
     c.skip_ws_nl();
-    if !c.at_eof() {
+    csr.rec_off.push(c.pos);
+    if h.has_label {
+        csr.labels.push(c.uint("vertex label")?);
+        c.skip_ws_nl();
+    }
+    if h.has_vl {
+        csr.vw.push(c.uint("vertex load")?);
+        c.skip_ws_nl();
+    }
+    let d_pos = c.pos;
+    let deg = c.uint("degree")?;
+    let (arcs, entries) = (h.arcs, csr.entries);
+    if entries.saturating_add(deg) > arcs {
         return Err(c.err(
-            c.pos,
-            format!("unexpected data after the last of the {n} vertices"),
+            d_pos,
+            format!(
+                "degree {deg} of vertex {} exceeds the {arcs} arcs announced in the header ({entries} used so far)",
+                csr.xadj.len() - 1 + h.baseval as usize
+            ),
         ));
     }
-    if entries != arcs {
-        return Err(c.err(
-            arcs_pos,
-            format!("header says {arcs} arcs but the degrees add up to {entries}"),
-        ));
-    }
-    let pre = usize::from(has_label) + usize::from(has_vl) + 1;
-    let stride = 1 + usize::from(has_el);
-    let nb = usize::from(has_el);
-    let place = |xadj: &[usize], e: usize| {
-        let u = row_of(xadj, e);
-        c.nth_token(rec_off[u], pre + (e - xadj[u]) * stride + nb)
-    };
-    if has_label {
-        let mut index: HashMap<u64, u32> = HashMap::with_capacity(n);
-        for (u, &l) in labels.iter().enumerate() {
-            if let Some(&first) = index.get(&l) {
-                let fl = c.src().line(rec_off[first as usize]);
+    csr.entries += deg;
+    for _ in 0..deg {
+        c.skip_ws_nl();
+        if h.has_el {
+            csr.ew.push(c.uint_min("edge load", 1)?);
+            c.skip_ws_nl();
+        }
+        let p = c.pos;
+        let v = c.uint("neighbour")?;
+        if h.has_label {
+            csr.raw.push(v);
+        } else {
+            if v < lo || v >= hi {
                 return Err(c.err(
-                    rec_off[u],
-                    format!("vertex label {l} is used twice (first on line {fl})"),
+                    p,
+                    format!("neighbour {v} out of range {lo}..={}", hi as i128 - 1),
                 ));
             }
-            index.insert(l, u as u32);
+            csr.adjncy.push((v - lo) as u32);
         }
-        adjncy = Vec::with_capacity(raw.len());
-        for (e, &l) in raw.iter().enumerate() {
-            match index.get(&l) {
-                Some(&v) => adjncy.push(v),
-                None => {
-                    return Err(c.err(place(&xadj, e), format!("no vertex has label {l}")));
-                }
+    }
+    csr.xadj.push(if h.has_label {
+        csr.raw.len()
+    } else {
+        csr.adjncy.len()
+    });
+    Ok(())
+}
+
+/// Turns the neighbour labels into vertex numbers; the labels must be distinct and every
+/// neighbour's label must be one.
+fn resolve_labels(c: &Cursor<'_>, h: &ScotchHeader, csr: &mut ScotchCsr) -> Result<(), GraphError> {
+    let mut index: HashMap<u64, u32> = HashMap::with_capacity(h.n);
+    for (u, &l) in csr.labels.iter().enumerate() {
+        if let Some(&first) = index.get(&l) {
+            let fl = c.src().line(csr.rec_off[first as usize]);
+            return Err(c.err(
+                csr.rec_off[u],
+                format!("vertex label {l} is used twice (first on line {fl})"),
+            ));
+        }
+        index.insert(l, u as u32);
+    }
+    let mut adjncy = Vec::with_capacity(csr.raw.len());
+    for (e, &l) in csr.raw.iter().enumerate() {
+        match index.get(&l) {
+            Some(&v) => adjncy.push(v),
+            None => {
+                return Err(c.err(h.place(c, csr, e), format!("no vertex has label {l}")));
             }
         }
     }
-    if !has_el {
-        ew = vec![1; adjncy.len()];
-    }
-    if !has_vl {
-        vw = vec![1; n];
-    }
-    if let Err(d) = check_structure(&xadj, &adjncy, &ew) {
-        let id = |x: usize| {
-            if has_label {
-                labels[x]
-            } else {
-                x as u64 + baseval
-            }
-        };
-        return Err(defect_error(&c.src(), d, &xadj, &adjncy, &ew, &id, &|e| {
-            place(&xadj, e)
-        }));
-    }
-    Ok(TaskGraph::from_csr_unchecked(xadj, adjncy, ew, vw, 1))
+    csr.adjncy = adjncy;
+    Ok(())
 }
 
 /// Writes `g` as a Scotch source graph (the input of Scotch's `gmap` and `gmtst`): version
