@@ -213,8 +213,97 @@ pub fn evaluate(
     opts: &EvalOptions,
 ) -> Result<Evaluation, Error> {
     let n = graph.num_tasks();
+    check_inputs(graph, arch, mapping, opts)?;
+    let k = arch.pe_count();
+    let map = mapping.as_slice();
+
+    let edges = edge_stats(graph, arch, map, k);
+    let comm = edges.comm;
+    let m = graph.num_edges();
+    let total_w = graph.total_edge_weight();
+    let dilation_mean = if m > 0 {
+        edges.dil_sum as f64 / m as f64
+    } else {
+        0.0
+    };
+    let expansion_mean = if total_w > 0 {
+        comm as f64 / total_w as f64
+    } else {
+        0.0
+    };
+    let expansion_ratio = if dilation_mean > 0.0 {
+        expansion_mean / dilation_mean
+    } else {
+        0.0
+    };
+    let nbrs = edges.pe_pairs.neighbour_counts();
+    let neighbours_sum: u64 = nbrs.iter().map(|&x| x as u64).sum();
+
+    let ncon = graph.ncon();
+    let mut used = vec![false; k as usize];
+    for p in map {
+        used[p.idx()] = true;
+    }
+    let caps: Vec<u64> = (0..k).map(|p| arch.pe_capacity(PeId(p))).collect();
+    let ctx = LoadContext {
+        graph,
+        arch,
+        opts,
+        load: pe_loads(graph, map, k),
+        ncon,
+        k,
+        pes_used: used.iter().filter(|&&b| b).count() as u32,
+        cap_sum: caps.iter().sum(),
+        caps,
+    };
+    let loads: Vec<LoadStats> = (0..ncon).map(|c| ctx.stats(c)).collect();
+    let balanced = loads.iter().all(|l| l.overloaded_pes.unwrap_or(0) == 0);
+    let respected = loads.iter().all(|l| l.over_capacity_pes.unwrap_or(0) == 0);
+
+    Ok(Evaluation {
+        tasks: n,
+        edges: m,
+        pes: k,
+        comm_cost: comm,
+        comm_cost_j: 2 * u128::from(comm),
+        berger_objective: 2 * u128::from(comm),
+        edge_cut: edges.cut_w,
+        cut_edges: edges.cut_n,
+        total_edge_weight: total_w,
+        dilation_mean,
+        dilation_max: edges.dil_max,
+        expansion_mean,
+        expansion_ratio,
+        loads,
+        pes_used: ctx.pes_used,
+        neighbours_min: nbrs.iter().copied().min().unwrap_or(0),
+        neighbours_max: nbrs.iter().copied().max().unwrap_or(0),
+        neighbours_avg: neighbours_sum as f64 / k.max(1) as f64,
+        neighbours_sum,
+        distance_histogram: edges
+            .hist
+            .into_iter()
+            .map(|(distance, (edges, weight))| DistanceBin {
+                distance,
+                edges,
+                weight,
+            })
+            .collect(),
+        epsilon: opts.epsilon,
+        balanced: opts.epsilon.map(|_| balanced),
+        capacities_respected: opts.capacities.as_ref().map(|_| respected),
+    })
+}
+
+/// Checks that the mapping, ε, weights and capacities fit the graph and the target.
+fn check_inputs(
+    graph: &TaskGraph,
+    arch: &dyn Architecture,
+    mapping: &Mapping,
+    opts: &EvalOptions,
+) -> Result<(), Error> {
     crate::problem::check_pe_count(arch)?;
-    mapping.check(n, arch)?;
+    mapping.check(graph.num_tasks(), arch)?;
     if let Some(eps) = opts.epsilon {
         crate::problem::check_epsilon(eps)?;
     }
@@ -231,17 +320,39 @@ pub fn evaluate(
             )));
         }
     }
-    let map = mapping.as_slice();
+    Ok(())
+}
 
-    // Edges: f_C, cut, dilation, histogram, PE adjacency pairs.
-    let mut comm = 0u64;
-    let mut cut_w = 0u64;
-    let mut cut_n = 0u64;
-    let mut dil_sum = 0u64;
-    let mut dil_max = 0u64;
-    let mut hist: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
-    let mut pe_pairs = PePairs::new(k);
-    for u in 0..n as u32 {
+/// The edge metrics of a mapping, before they are averaged.
+struct EdgeStats {
+    /// f_C.
+    comm: u64,
+    /// Total weight of the cut edges.
+    cut_w: u64,
+    /// Number of cut edges.
+    cut_n: u64,
+    /// Sum of the dilations.
+    dil_sum: u64,
+    /// Largest dilation.
+    dil_max: u64,
+    /// Edges and weight by distance.
+    hist: BTreeMap<u64, (u64, u64)>,
+    /// The PE pairs joined by an edge.
+    pe_pairs: PePairs,
+}
+
+/// One pass over the edges: f_C, cut, dilation, histogram, PE adjacency pairs.
+fn edge_stats(graph: &TaskGraph, arch: &dyn Architecture, map: &[PeId], k: u32) -> EdgeStats {
+    let mut s = EdgeStats {
+        comm: 0,
+        cut_w: 0,
+        cut_n: 0,
+        dil_sum: 0,
+        dil_max: 0,
+        hist: BTreeMap::new(),
+        pe_pairs: PePairs::new(k),
+    };
+    for u in 0..graph.num_tasks() as u32 {
         let pu = map[u as usize];
         for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
             if u >= v {
@@ -250,116 +361,93 @@ pub fn evaluate(
             let pv = map[v as usize];
             let d = if pu == pv { 0 } else { arch.distance(pu, pv) };
             if pu != pv {
-                cut_w += w;
-                cut_n += 1;
-                pe_pairs.insert(pu.0, pv.0);
+                s.cut_w += w;
+                s.cut_n += 1;
+                s.pe_pairs.insert(pu.0, pv.0);
             }
-            comm += w * d;
-            dil_sum += d;
-            dil_max = dil_max.max(d);
-            let bin = hist.entry(d).or_insert((0, 0));
+            s.comm += w * d;
+            s.dil_sum += d;
+            s.dil_max = s.dil_max.max(d);
+            let bin = s.hist.entry(d).or_insert((0, 0));
             bin.0 += 1;
             bin.1 += w;
         }
     }
-    let m = graph.num_edges();
-    let total_w = graph.total_edge_weight();
-    let dilation_mean = if m > 0 {
-        dil_sum as f64 / m as f64
-    } else {
-        0.0
-    };
-    let expansion_mean = if total_w > 0 {
-        comm as f64 / total_w as f64
-    } else {
-        0.0
-    };
-    let expansion_ratio = if dilation_mean > 0.0 {
-        expansion_mean / dilation_mean
-    } else {
-        0.0
-    };
+    s
+}
 
-    let nbrs = pe_pairs.neighbour_counts();
-    let neighbours_sum: u64 = nbrs.iter().map(|&x| x as u64).sum();
-
-    // Loads.
+/// The load of every PE for every constraint, at `p * ncon + c`.
+fn pe_loads(graph: &TaskGraph, map: &[PeId], k: u32) -> Vec<u64> {
     let ncon = graph.ncon();
     let mut load = vec![0u64; k as usize * ncon];
-    for u in 0..n as u32 {
+    for u in 0..graph.num_tasks() as u32 {
         let p = map[u as usize].idx();
         for (c, &w) in graph.vertex_weights(u).iter().enumerate() {
             load[p * ncon + c] += w;
         }
     }
-    let mut used = vec![false; k as usize];
-    for p in map {
-        used[p.idx()] = true;
+    load
+}
+
+/// What the load statistics of every constraint are computed from.
+struct LoadContext<'a> {
+    /// The graph mapped.
+    graph: &'a TaskGraph,
+    /// The target.
+    arch: &'a dyn Architecture,
+    /// The checks asked for.
+    opts: &'a EvalOptions,
+    /// The load of every PE for every constraint, at `p * ncon + c`.
+    load: Vec<u64>,
+    /// Vertex weights per task.
+    ncon: usize,
+    /// Number of PEs.
+    k: u32,
+    /// PEs with at least one task.
+    pes_used: u32,
+    /// The capacity of every PE.
+    caps: Vec<u64>,
+    /// Their sum.
+    cap_sum: u64,
+}
+
+impl LoadContext<'_> {
+    /// The load of PE `p` for constraint `c`.
+    #[inline]
+    fn lc(&self, p: usize, c: usize) -> u64 {
+        self.load[p * self.ncon + c]
     }
-    let pes_used = used.iter().filter(|&&b| b).count() as u32;
-    let caps: Vec<u64> = (0..k).map(|p| arch.pe_capacity(PeId(p))).collect();
-    let cap_sum: u64 = caps.iter().sum();
-    let mut loads = Vec::with_capacity(ncon);
-    let mut balanced = true;
-    let mut respected = true;
-    for c in 0..ncon {
-        let total = graph.total_vertex_weight(c);
-        let lc = |p: usize| load[p * ncon + c];
-        let min = (0..k as usize).map(lc).min().unwrap_or(0);
-        let max = (0..k as usize).map(lc).max().unwrap_or(0);
-        let avg = total as f64 / k as f64;
-        let mu_map = total as f64 / cap_sum.max(1) as f64;
-        let mut delta = 0.0;
-        let mut min_norm = f64::INFINITY;
-        let mut max_norm: f64 = 0.0;
-        for p in 0..k as usize {
-            delta += (lc(p) as f64 / caps[p].max(1) as f64 - mu_map).abs();
-            let share = caps[p] as f64 / cap_sum.max(1) as f64 * total as f64;
-            let norm = if share > 0.0 {
-                lc(p) as f64 / share
-            } else if lc(p) == 0 {
-                0.0
-            } else {
-                f64::INFINITY
-            };
-            min_norm = min_norm.min(norm);
-            max_norm = max_norm.max(norm);
-        }
+
+    /// The load statistics of constraint `c`.
+    fn stats(&self, c: usize) -> LoadStats {
+        let k = self.k as usize;
+        let total = self.graph.total_vertex_weight(c);
+        let min = (0..k).map(|p| self.lc(p, c)).min().unwrap_or(0);
+        let max = (0..k).map(|p| self.lc(p, c)).max().unwrap_or(0);
+        let avg = total as f64 / self.k as f64;
+        let mu_map = total as f64 / self.cap_sum.max(1) as f64;
+        let (delta, min_norm, max_norm) = self.normalised(c, total, mu_map);
         let delta_map = if total > 0 { delta / total as f64 } else { 0.0 };
-        let ceil_share = ceil_shares(graph, arch, c);
-        let crowded_pes = if pes_used < k {
-            (0..k as usize).filter(|&p| lc(p) > ceil_share[p]).count() as u32
+        let ceil_share = ceil_shares(self.graph, self.arch, c);
+        let crowded_pes = if self.pes_used < self.k {
+            (0..k).filter(|&p| self.lc(p, c) > ceil_share[p]).count() as u32
         } else {
             0
         };
         // The ε bound of every PE (`max_loads` without capacities), from the shares above.
-        let overloaded_pes = opts.epsilon.map(|eps| {
-            (0..k as usize)
-                .filter(|&p| lc(p) > balance_bound(ceil_share[p], eps))
+        let overloaded_pes = self.opts.epsilon.map(|eps| {
+            (0..k)
+                .filter(|&p| self.lc(p, c) > balance_bound(ceil_share[p], eps))
                 .count() as u32
         });
-        if overloaded_pes.unwrap_or(0) > 0 {
-            balanced = false;
-        }
-        let (over_capacity_pes, max_capacity_excess) = match &opts.capacities {
+        let (over_capacity_pes, max_capacity_excess) = match &self.opts.capacities {
             Some(cap) => {
-                let mut over = 0;
-                let mut excess = 0;
-                for p in 0..k {
-                    let cp = cap.get(PeId(p), c);
-                    if lc(p as usize) > cp {
-                        over += 1;
-                        excess = excess.max(lc(p as usize) - cp);
-                    }
-                }
-                if over > 0 {
-                    respected = false;
-                }
+                let (over, excess) = self.capacity_excess(cap, c);
                 (Some(over), Some(excess))
             }
             None => (None, None),
         };
-        loads.push(LoadStats {
+        LoadStats {
             constraint: c,
             total,
             min,
@@ -375,39 +463,47 @@ pub fn evaluate(
             crowded_pes,
             over_capacity_pes,
             max_capacity_excess,
-        });
+        }
     }
 
-    Ok(Evaluation {
-        tasks: n,
-        edges: m,
-        pes: k,
-        comm_cost: comm,
-        comm_cost_j: 2 * u128::from(comm),
-        berger_objective: 2 * u128::from(comm),
-        edge_cut: cut_w,
-        cut_edges: cut_n,
-        total_edge_weight: total_w,
-        dilation_mean,
-        dilation_max: dil_max,
-        expansion_mean,
-        expansion_ratio,
-        loads,
-        pes_used,
-        neighbours_min: nbrs.iter().copied().min().unwrap_or(0),
-        neighbours_max: nbrs.iter().copied().max().unwrap_or(0),
-        neighbours_avg: neighbours_sum as f64 / k.max(1) as f64,
-        neighbours_sum,
-        distance_histogram: hist
-            .into_iter()
-            .map(|(distance, (edges, weight))| DistanceBin {
-                distance,
-                edges,
-                weight,
-            })
-            .collect(),
-        epsilon: opts.epsilon,
-        balanced: opts.epsilon.map(|_| balanced),
-        capacities_respected: opts.capacities.as_ref().map(|_| respected),
-    })
+    /// For constraint `c` of weight `total`: `Σ_p |load(p)/w_T(p) − mu_map|`, and the
+    /// smallest and largest load(p) / cap_share(p).
+    fn normalised(&self, c: usize, total: u64, mu_map: f64) -> (f64, f64, f64) {
+        let caps = &self.caps;
+        let cap_sum = self.cap_sum;
+        let mut delta = 0.0;
+        let mut min_norm = f64::INFINITY;
+        let mut max_norm: f64 = 0.0;
+        for p in 0..self.k as usize {
+            let lc = self.lc(p, c);
+            delta += (lc as f64 / caps[p].max(1) as f64 - mu_map).abs();
+            let share = caps[p] as f64 / cap_sum.max(1) as f64 * total as f64;
+            let norm = if share > 0.0 {
+                lc as f64 / share
+            } else if lc == 0 {
+                0.0
+            } else {
+                f64::INFINITY
+            };
+            min_norm = min_norm.min(norm);
+            max_norm = max_norm.max(norm);
+        }
+        (delta, min_norm, max_norm)
+    }
+
+    /// For constraint `c`, the number of PEs above their hard capacity in `cap` and the
+    /// largest excess.
+    fn capacity_excess(&self, cap: &Capacities, c: usize) -> (u32, u64) {
+        let mut over = 0;
+        let mut excess = 0;
+        for p in 0..self.k {
+            let cp = cap.get(PeId(p), c);
+            let lc = self.lc(p as usize, c);
+            if lc > cp {
+                over += 1;
+                excess = excess.max(lc - cp);
+            }
+        }
+        (over, excess)
+    }
 }
