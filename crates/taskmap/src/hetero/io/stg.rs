@@ -57,32 +57,10 @@ pub fn parse_stg_program(
     slowness: &[f64],
     bytes: u64,
 ) -> Result<Ttigha, Error> {
-    let err = |line: usize, column: usize, message: String| Error::Parse {
-        path: path.to_path_buf(),
-        line,
-        column,
-        message,
-    };
+    let err =
+        |line: usize, column: usize, message: String| parse_error(path, line, column, message);
     check_slowness(path, &platform, slowness)?;
-    // Tokens with their places, up to the first '#' line.
-    let mut toks: Vec<(usize, usize, &str)> = Vec::new();
-    let mut last_line = 1;
-    for (li, raw) in text.lines().enumerate() {
-        last_line = li + 1;
-        if raw.trim_start().starts_with('#') {
-            break;
-        }
-        if let Some(c) = raw.find('\r') {
-            return Err(err(
-                li + 1,
-                c + 1,
-                "a carriage return not followed by a line feed".into(),
-            ));
-        }
-        for t in raw.split_whitespace() {
-            toks.push((li + 1, t.as_ptr() as usize - raw.as_ptr() as usize + 1, t));
-        }
-    }
+    let (toks, last_line) = stg_tokens(text, path)?;
     let mut it = toks.into_iter();
     let (hl, hc, h) = it
         .next()
@@ -94,107 +72,13 @@ pub fn parse_stg_program(
             format!("expected the task count (an integer), found \"{h}\""),
         )
     })?;
-    // (time, line, predecessors with their line and column)
-    type Record = (f64, usize, Vec<(u32, usize, usize)>);
     let mut recs: Vec<Record> = Vec::new();
-    while let Some((l, c, t)) = it.next() {
-        let id = t.parse::<u64>().map_err(|_| {
-            err(
-                l,
-                c,
-                format!(
-                    "expected task id {} (an integer), found \"{t}\"",
-                    recs.len()
-                ),
-            )
-        })?;
-        if id != recs.len() as u64 {
-            return Err(err(
-                l,
-                c,
-                format!(
-                    "expected task id {} (ids run 0, 1, ... in order), found {id}",
-                    recs.len()
-                ),
-            ));
-        }
-        let mut field = |what: &str| {
-            it.next().ok_or_else(|| {
-                err(
-                    last_line,
-                    1,
-                    format!("the record of task {id} ends early: expected {what}"),
-                )
-            })
-        };
-        let (tl, tc, tt) = field("its time")?;
-        let time = time_value(tt).ok_or_else(|| {
-            err(
-                tl,
-                tc,
-                format!("expected the time of task {id} (a finite real >= 0), found \"{tt}\""),
-            )
-        })?;
-        let (nl, nc, nt) = field("its predecessor count")?;
-        let np = nt.parse::<usize>().map_err(|_| {
-            err(
-                nl,
-                nc,
-                format!("expected the predecessor count of task {id}, found \"{nt}\""),
-            )
-        })?;
-        let mut preds = Vec::with_capacity(np.min(1024));
-        for _ in 0..np {
-            let (pl, pc, pt) = field("another predecessor")?;
-            let p = pt.parse::<u32>().map_err(|_| {
-                err(
-                    pl,
-                    pc,
-                    format!("expected a predecessor of task {id} (a task id), found \"{pt}\""),
-                )
-            })?;
-            if u64::from(p) == id {
-                return Err(err(
-                    pl,
-                    pc,
-                    format!("task {id} lists itself as a predecessor"),
-                ));
-            }
-            preds.push((p, pl, pc));
-        }
-        recs.push((time, l, preds));
+    while let Some(tok) = it.next() {
+        let rec = read_record(&mut it, tok, recs.len(), last_line, path)?;
+        recs.push(rec);
     }
-    let n = recs.len();
-    if n == 0 {
-        return Err(err(last_line, 1, "no task records".into()));
-    }
-    // The count line counts the tasks with or without the two dummies.
-    if announced != n as u64 && announced + 2 != n as u64 {
-        return Err(err(hl, hc, format!(
-            "the count line announces {announced} tasks but the file has {n} records ({announced} or {} expected: truncated?)",
-            announced.saturating_add(2)
-        )));
-    }
-    for (_, _, preds) in &recs {
-        if let Some(&(p, l, c)) = preds.iter().find(|x| x.0 as usize >= n) {
-            return Err(err(
-                l,
-                c,
-                format!("predecessor {p} is not a task (the ids run 0-{})", n - 1),
-            ));
-        }
-    }
-    // Dummy entry and exit.
-    let lo = usize::from(n > 1 && recs[0].0 == 0.0 && recs[0].2.is_empty());
-    // The exit is a sink: a last record that some record lists as a predecessor stays.
-    let last_is_pred = recs
-        .iter()
-        .any(|r| r.2.iter().any(|x| x.0 as usize == n - 1));
-    let hi = if n > 1 + lo && recs[n - 1].0 == 0.0 && !last_is_pred {
-        n - 1
-    } else {
-        n
-    };
+    check_records(&recs, announced, (hl, hc), last_line, path)?;
+    let (lo, hi) = dummy_range(&recs);
     let keep = |i: usize| i >= lo && i < hi;
     let top = slowness.iter().copied().fold(0.0, f64::max);
     let mut total = 0.0f64;
@@ -216,24 +100,7 @@ pub fn parse_stg_program(
             (format!("t{i}"), vec![(format!("t{i}"), times)])
         })
         .collect();
-    let mut messages = Vec::new();
-    for (i, rec) in recs.iter().enumerate().filter(|(i, _)| keep(*i)) {
-        let mut preds: Vec<u32> = rec
-            .2
-            .iter()
-            .map(|x| x.0)
-            .filter(|&p| keep(p as usize))
-            .collect();
-        preds.sort_unstable();
-        preds.dedup();
-        for p in preds {
-            messages.push(SubtaskMessage {
-                from: p - lo as u32,
-                to: (i - lo) as u32,
-                bytes,
-            });
-        }
-    }
+    let messages = stg_messages(&recs, lo, hi, bytes);
     let messages_copy = messages.clone();
     let program = HeteroProgram::new(platform.types(), tasks, messages).map_err(|e| {
         let m = &messages_copy[e.message as usize];
@@ -253,4 +120,192 @@ pub fn parse_stg_program(
         )
     })?;
     Ok(Ttigha { platform, program })
+}
+
+/// A token of an STG file: its line, its column and its text.
+type StgTok<'a> = (usize, usize, &'a str);
+
+/// A task record: its time, its line, and its predecessors with their line and column.
+type Record = (f64, usize, Vec<(u32, usize, usize)>);
+
+/// The parse error at `line` and `column` of `path`.
+fn parse_error(path: &Path, line: usize, column: usize, message: String) -> Error {
+    Error::Parse {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// The tokens of `text` with their places, up to the first `#` line, and the last line
+/// looked at.
+fn stg_tokens<'a>(text: &'a str, path: &Path) -> Result<(Vec<StgTok<'a>>, usize), Error> {
+    let mut toks: Vec<StgTok> = Vec::new();
+    let mut last_line = 1;
+    for (li, raw) in text.lines().enumerate() {
+        last_line = li + 1;
+        if raw.trim_start().starts_with('#') {
+            break;
+        }
+        if let Some(c) = raw.find('\r') {
+            return Err(parse_error(
+                path,
+                li + 1,
+                c + 1,
+                "a carriage return not followed by a line feed".into(),
+            ));
+        }
+        for t in raw.split_whitespace() {
+            toks.push((li + 1, t.as_ptr() as usize - raw.as_ptr() as usize + 1, t));
+        }
+    }
+    Ok((toks, last_line))
+}
+
+/// Reads the record `id time npred pred…` that starts with token `(l, c, t)`, whose id
+/// must be `expected`; its other tokens come from `it`. `last_line` places an early end.
+fn read_record<'a>(
+    it: &mut impl Iterator<Item = StgTok<'a>>,
+    (l, c, t): StgTok<'a>,
+    expected: usize,
+    last_line: usize,
+    path: &Path,
+) -> Result<Record, Error> {
+    let err =
+        |line: usize, column: usize, message: String| parse_error(path, line, column, message);
+    let id = t.parse::<u64>().map_err(|_| {
+        err(
+            l,
+            c,
+            format!("expected task id {expected} (an integer), found \"{t}\""),
+        )
+    })?;
+    if id != expected as u64 {
+        return Err(err(
+            l,
+            c,
+            format!("expected task id {expected} (ids run 0, 1, ... in order), found {id}"),
+        ));
+    }
+    let mut field = |what: &str| {
+        it.next().ok_or_else(|| {
+            err(
+                last_line,
+                1,
+                format!("the record of task {id} ends early: expected {what}"),
+            )
+        })
+    };
+    let (tl, tc, tt) = field("its time")?;
+    let time = time_value(tt).ok_or_else(|| {
+        err(
+            tl,
+            tc,
+            format!("expected the time of task {id} (a finite real >= 0), found \"{tt}\""),
+        )
+    })?;
+    let (nl, nc, nt) = field("its predecessor count")?;
+    let np = nt.parse::<usize>().map_err(|_| {
+        err(
+            nl,
+            nc,
+            format!("expected the predecessor count of task {id}, found \"{nt}\""),
+        )
+    })?;
+    let mut preds = Vec::with_capacity(np.min(1024));
+    for _ in 0..np {
+        let (pl, pc, pt) = field("another predecessor")?;
+        let p = pt.parse::<u32>().map_err(|_| {
+            err(
+                pl,
+                pc,
+                format!("expected a predecessor of task {id} (a task id), found \"{pt}\""),
+            )
+        })?;
+        if u64::from(p) == id {
+            return Err(err(
+                pl,
+                pc,
+                format!("task {id} lists itself as a predecessor"),
+            ));
+        }
+        preds.push((p, pl, pc));
+    }
+    Ok((time, l, preds))
+}
+
+/// Checks the records against the count line (announced at `(hl, hc)`) and that every
+/// predecessor is a task; `last_line` places the error of a file without records.
+fn check_records(
+    recs: &[Record],
+    announced: u64,
+    (hl, hc): (usize, usize),
+    last_line: usize,
+    path: &Path,
+) -> Result<(), Error> {
+    let n = recs.len();
+    if n == 0 {
+        return Err(parse_error(path, last_line, 1, "no task records".into()));
+    }
+    // The count line counts the tasks with or without the two dummies.
+    if announced != n as u64 && announced + 2 != n as u64 {
+        return Err(parse_error(path, hl, hc, format!(
+            "the count line announces {announced} tasks but the file has {n} records ({announced} or {} expected: truncated?)",
+            announced.saturating_add(2)
+        )));
+    }
+    for (_, _, preds) in recs {
+        if let Some(&(p, l, c)) = preds.iter().find(|x| x.0 as usize >= n) {
+            return Err(parse_error(
+                path,
+                l,
+                c,
+                format!("predecessor {p} is not a task (the ids run 0-{})", n - 1),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The records kept, `lo..hi`: without the dummy entry (a first record of time 0 without
+/// predecessors) and exit (a last record of time 0 that is no record's predecessor).
+fn dummy_range(recs: &[Record]) -> (usize, usize) {
+    let n = recs.len();
+    let lo = usize::from(n > 1 && recs[0].0 == 0.0 && recs[0].2.is_empty());
+    // The exit is a sink: a last record that some record lists as a predecessor stays.
+    let last_is_pred = recs
+        .iter()
+        .any(|r| r.2.iter().any(|x| x.0 as usize == n - 1));
+    let hi = if n > 1 + lo && recs[n - 1].0 == 0.0 && !last_is_pred {
+        n - 1
+    } else {
+        n
+    };
+    (lo, hi)
+}
+
+/// A message of `bytes` for every arc between records kept (`lo..hi`), numbered from
+/// `lo`; a predecessor listed twice counts once.
+fn stg_messages(recs: &[Record], lo: usize, hi: usize, bytes: u64) -> Vec<SubtaskMessage> {
+    let keep = |i: usize| i >= lo && i < hi;
+    let mut messages = Vec::new();
+    for (i, rec) in recs.iter().enumerate().filter(|(i, _)| keep(*i)) {
+        let mut preds: Vec<u32> = rec
+            .2
+            .iter()
+            .map(|x| x.0)
+            .filter(|&p| keep(p as usize))
+            .collect();
+        preds.sort_unstable();
+        preds.dedup();
+        for p in preds {
+            messages.push(SubtaskMessage {
+                from: p - lo as u32,
+                to: (i - lo) as u32,
+                bytes,
+            });
+        }
+    }
+    messages
 }
