@@ -554,29 +554,7 @@ pub(crate) fn alloc_core(
         .map(|i| inst.neighbours(i).iter().map(|x| x.1).sum())
         .collect();
     let limit = frame * (1.0 + 1e-12);
-    let (class, slack) = if levels.speed.len() > 1 {
-        let class: Vec<u32> = (0..n)
-            .map(|i| {
-                levels
-                    .class(inst.proc[i], ext[i] * itu_cost, limit)
-                    .unwrap_or(0) as u32
-            })
-            .collect();
-        let m = levels.speed.len() - 1;
-        let mut init: Vec<i64> = levels.upto[..m].iter().map(|&u| u as i64).collect();
-        let mut below = vec![0i64; m + 1];
-        for &c in &class {
-            below[c as usize] += 1;
-        }
-        let mut seen = 0;
-        for (l, x) in init.iter_mut().enumerate() {
-            seen += below[l];
-            *x -= seen;
-        }
-        (class, Some(Slack::new(&init)))
-    } else {
-        (Vec::new(), None)
-    };
+    let (class, slack) = speed_classes(inst, levels, &ext, itu_cost, limit);
     let mut w = Work {
         proc: inst.proc.clone(),
         mem: inst.mem.clone(),
@@ -599,8 +577,57 @@ pub(crate) fn alloc_core(
         class,
         slack,
     };
-    // The pairs in their first ranking, merged with a heap of the pairs whose weight
-    // changed since.
+    merge_pairs(inst, &mut w);
+    // Without Δ (step 2), pairs without communication between them merge too: first fit,
+    // heaviest first.
+    let mut rest: Vec<usize> = (0..n).filter(|&i| w.alive[i]).collect();
+    rest.sort_by(|&x, &y| w.load(y).total_cmp(&w.load(x)).then(x.cmp(&y)));
+    let kept = if w.delta.is_some() {
+        rest
+    } else {
+        first_fit(&mut w, rest, tree_levels)
+    };
+    clustering_of(&w, &kept, n)
+}
+
+/// With several speeds, the slowest level each module fits on (0 when none) and Hall's
+/// condition over them; with one speed, nothing.
+fn speed_classes(
+    inst: &Instance,
+    levels: &SpeedLevels,
+    ext: &[f64],
+    itu_cost: f64,
+    limit: f64,
+) -> (Vec<u32>, Option<Slack>) {
+    if levels.speed.len() <= 1 {
+        return (Vec::new(), None);
+    }
+    let class: Vec<u32> = (0..inst.len())
+        .map(|i| {
+            levels
+                .class(inst.proc[i], ext[i] * itu_cost, limit)
+                .unwrap_or(0) as u32
+        })
+        .collect();
+    let m = levels.speed.len() - 1;
+    let mut init: Vec<i64> = levels.upto[..m].iter().map(|&u| u as i64).collect();
+    let mut below = vec![0i64; m + 1];
+    for &c in &class {
+        below[c as usize] += 1;
+    }
+    let mut seen = 0;
+    for (l, x) in init.iter_mut().enumerate() {
+        seen += below[l];
+        *x -= seen;
+    }
+    (class, Some(Slack::new(&init)))
+}
+
+/// Merges communicating clusters, heaviest pair first: the pairs in their first ranking,
+/// merged with a heap of the pairs whose weight changed since. Pairs refused for Hall's
+/// condition are tried again (after the others) once merges have freed processors, until
+/// a pass merges nothing.
+fn merge_pairs(inst: &Instance, w: &mut Work) {
     let mut heap: BinaryHeap<Pair> = BinaryHeap::new();
     let mut next = 0;
     let mut pop = |heap: &mut BinaryHeap<Pair>| -> Option<Pair> {
@@ -614,8 +641,6 @@ pub(crate) fn alloc_core(
             (None, _) => heap.pop(),
         }
     };
-    // Pairs refused for Hall's condition, tried again (after the others) once merges
-    // have freed processors, until a pass merges nothing.
     let mut held: Vec<(u32, u32)> = Vec::new();
     loop {
         let mut merged = false;
@@ -650,64 +675,66 @@ pub(crate) fn alloc_core(
             }
         }
     }
-    // Without Δ (step 2), pairs without communication between them merge too: first fit,
-    // heaviest first.
-    let mut rest: Vec<usize> = (0..n).filter(|&i| w.alive[i]).collect();
-    rest.sort_by(|&x, &y| w.load(y).total_cmp(&w.load(x)).then(x.cmp(&y)));
+}
+
+/// First fit of the clusters `rest` (heaviest first): each goes to the leftmost kept
+/// cluster whose slack holds the newcomer's whole time (a tree of slacks finds it), or
+/// an earlier one it communicates with (their merge sheds that communication). Returns
+/// the clusters kept.
+fn first_fit(w: &mut Work, rest: Vec<usize>, tree_levels: usize) -> Vec<usize> {
     let mut kept: Vec<usize> = Vec::new();
-    if w.delta.is_some() {
-        kept = rest;
-    } else {
-        // First fit: the leftmost kept cluster whose slack holds the newcomer's whole time
-        // (a tree of slacks finds it), or an earlier one it communicates with (their
-        // merge sheds that communication).
-        let mut slack = MaxTree::new(rest.len(), f64::NEG_INFINITY);
-        let mut at: KeyMap<u32, usize> = KeyMap::default();
-        let mut classes = (w.slack.is_some() && w.levels.speed.len() <= tree_levels)
-            .then(|| ClassTrees::new(&w, rest.len()));
-        for x in rest {
-            let need = w.load(x);
-            // the next place from a slot on: for a newcomer that fits on the slowest
-            // processor, among the Hall-safe places only
-            let next = |from: usize| match &classes {
-                Some(t) if w.class[x] as usize == w.levels.speed.len() - 1 => t.first(&w, from, x),
-                _ => slack.first_at_least(from, need),
-            };
-            let mut home = None;
-            let mut from = 0;
-            while let Some(k) = next(from) {
-                if w.fits(kept[k], x) {
+    let mut slack = MaxTree::new(rest.len(), f64::NEG_INFINITY);
+    let mut at: KeyMap<u32, usize> = KeyMap::default();
+    let mut classes = (w.slack.is_some() && w.levels.speed.len() <= tree_levels)
+        .then(|| ClassTrees::new(w, rest.len()));
+    for x in rest {
+        let need = w.load(x);
+        // the next place from a slot on: for a newcomer that fits on the slowest
+        // processor, among the Hall-safe places only
+        let next = |from: usize| match &classes {
+            Some(t) if w.class[x] as usize == w.levels.speed.len() - 1 => t.first(w, from, x),
+            _ => slack.first_at_least(from, need),
+        };
+        let mut home = None;
+        let mut from = 0;
+        while let Some(k) = next(from) {
+            if w.fits(kept[k], x) {
+                home = Some(k);
+                break;
+            }
+            from = k + 1;
+        }
+        for &c in w.adj[x].keys() {
+            if let Some(&k) = at.get(&c) {
+                if home.is_none_or(|h| k < h) && w.fits(kept[k], x) {
                     home = Some(k);
-                    break;
                 }
-                from = k + 1;
-            }
-            for &c in w.adj[x].keys() {
-                if let Some(&k) = at.get(&c) {
-                    if home.is_none_or(|h| k < h) && w.fits(kept[k], x) {
-                        home = Some(k);
-                    }
-                }
-            }
-            let k = match home {
-                Some(k) => {
-                    at.remove(&(kept[k] as u32));
-                    kept[k] = w.merge(kept[k], x, None);
-                    k
-                }
-                None => {
-                    kept.push(x);
-                    kept.len() - 1
-                }
-            };
-            at.insert(kept[k] as u32, k);
-            slack.set(k, w.limit - w.load(kept[k]));
-            if let Some(t) = &mut classes {
-                t.place(&w, k, kept[k]);
-                t.refresh(&w, &kept);
             }
         }
+        let k = match home {
+            Some(k) => {
+                at.remove(&(kept[k] as u32));
+                kept[k] = w.merge(kept[k], x, None);
+                k
+            }
+            None => {
+                kept.push(x);
+                kept.len() - 1
+            }
+        };
+        at.insert(kept[k] as u32, k);
+        slack.set(k, w.limit - w.load(kept[k]));
+        if let Some(t) = &mut classes {
+            t.place(w, k, kept[k]);
+            t.refresh(w, &kept);
+        }
     }
+    kept
+}
+
+/// The clustering of the `n` modules into the clusters `kept`, numbered by their
+/// smallest member, and whether it fits the frame, the memory and Hall's condition.
+fn clustering_of(w: &Work, kept: &[usize], n: usize) -> Clustering {
     let mut firsts: Vec<(u32, usize)> = kept
         .iter()
         .map(|&c| {
