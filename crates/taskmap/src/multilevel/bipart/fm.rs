@@ -114,10 +114,15 @@ pub(crate) fn fm_passes_with_gains(
         return start;
     }
     let n = sp.n();
-    let ncon = sp.ncon;
-    let mut w = sp.loads(side);
-    let mut viol = sp.violation(&w);
-    let mut cost = start as i64;
+    let w = sp.loads(side);
+    let mut st = FmState {
+        sp,
+        ncon: sp.ncon,
+        viol: sp.violation(&w),
+        w,
+        cost: start as i64,
+        stamp: 0,
+    };
     scratch.locked.clear();
     scratch.locked.resize(n, false);
     // Fixed tasks stay locked for good (a pass unlocks only the tasks it moved).
@@ -129,7 +134,49 @@ pub(crate) fn fm_passes_with_gains(
     for s in 0..2 {
         scratch.heaps[s].reset(n);
     }
-    let viol_after = |w: &[Vec<u64>; 2], v: usize, from: usize| -> u64 {
+    let stall = stall.min((n / STALL_DIVISOR).max(MIN_STALL));
+    for _ in 0..passes {
+        if !st.pass(side, scratch, stall) {
+            break;
+        }
+    }
+    st.cost as u64
+}
+
+/// Queue keys: gain with LIFO ties for one vertex weight (straighter cuts: quick suite
+/// f_C 0.975 -> 0.964 of Scotch); with several, the heap's own order, under which DRB
+/// plus rebalancing keeps every constraint on our multi-weight tests (LIFO ties did not).
+#[inline]
+fn queue_key(ncon: usize, g: i64, stamp: &mut i64) -> i64 {
+    if ncon == 1 {
+        lifo_key(g, stamp)
+    } else {
+        g
+    }
+}
+
+/// The state of FM passes on a bisection: the side loads, the bound violation, the cost
+/// and the stamp of the LIFO queue keys.
+struct FmState<'a> {
+    /// The bisection problem.
+    sp: &'a SubProblem,
+    /// Vertex weights per task.
+    ncon: usize,
+    /// The load of each side per constraint.
+    w: [Vec<u64>; 2],
+    /// How far the loads exceed the side bounds, summed.
+    viol: u64,
+    /// The cost of the current sides.
+    cost: i64,
+    /// The stamp of the LIFO queue keys.
+    stamp: i64,
+}
+
+impl FmState<'_> {
+    /// The violation after moving `v` away from side `from`.
+    #[inline]
+    fn viol_after(&self, v: usize, from: usize) -> u64 {
+        let (sp, ncon, w) = (self.sp, self.ncon, &self.w);
         let mut x = 0;
         for c in 0..ncon {
             let vw = sp.vertex_weight[v * ncon + c];
@@ -137,41 +184,59 @@ pub(crate) fn fm_passes_with_gains(
             x += (w[1 - from][c] + vw).saturating_sub(sp.bound[1 - from][c]);
         }
         x
-    };
-    // Queue keys: gain with LIFO ties for one vertex weight (straighter cuts: quick suite
-    // f_C 0.975 -> 0.964 of Scotch); with several, the heap's own order, under which DRB
-    // plus rebalancing keeps every constraint on our multi-weight tests (LIFO ties did not).
-    let queue_key = |g: i64, stamp: &mut i64| if ncon == 1 { lifo_key(g, stamp) } else { g };
-    // Moves v to the other side, updating loads, cost and gains (and, when `queue`, the
-    // queue entries of unlocked neighbours, inserting new boundary tasks).
-    let flip = |v: usize,
-                side: &mut [u8],
-                w: &mut [Vec<u64>; 2],
-                cost: &mut i64,
-                scratch: &mut BipartScratch,
-                stamp: &mut i64,
-                queue: bool| {
+    }
+
+    /// Moves `v` to the other side, updating loads, cost and gains (and, when `queue`,
+    /// the queue entries of unlocked neighbours, inserting new boundary tasks).
+    #[inline]
+    fn flip(&mut self, v: usize, side: &mut [u8], scratch: &mut BipartScratch, queue: bool) {
+        let (sp, ncon) = (self.sp, self.ncon);
         let s = side[v] as usize;
-        *cost -= scratch.gain[v];
+        self.cost -= scratch.gain[v];
         for c in 0..ncon {
             let vw = sp.vertex_weight[v * ncon + c];
-            w[s][c] -= vw;
-            w[1 - s][c] += vw;
+            self.w[s][c] -= vw;
+            self.w[1 - s][c] += vw;
         }
         let (heaps, locked) = (&mut scratch.heaps, &scratch.locked);
+        let stamp = &mut self.stamp;
         move_task(sp, side, &mut scratch.gain, v, |u, gu, su| {
             if queue && !locked[u] {
-                heaps[su as usize].set(u as u32, queue_key(gu, stamp));
+                heaps[su as usize].set(u as u32, queue_key(ncon, gu, stamp));
             }
         });
-    };
-    let mut stamp = 0i64;
-    let stall = stall.min((n / STALL_DIVISOR).max(MIN_STALL));
-    for _ in 0..passes {
-        let (start_viol, start_cost) = (viol, cost);
-        let (mut best_viol, mut best_cost, mut best_len) = (viol, cost, 0usize);
+    }
+
+    /// One pass: queues the boundary, moves the best allowed task until `stall` moves
+    /// bring nothing, and rolls back to the best prefix. Returns whether the pass
+    /// improved (overload, cost).
+    fn pass(&mut self, side: &mut [u8], scratch: &mut BipartScratch, stall: usize) -> bool {
+        let (start_viol, start_cost) = (self.viol, self.cost);
         scratch.log.clear();
-        for v in 0..n {
+        self.queue_boundary(side, scratch);
+        let (best_viol, best_cost, best_len) = self.moves(side, scratch, stall);
+        for s in 0..2 {
+            scratch.heaps[s].clear();
+        }
+        for i in 0..scratch.log.len() {
+            let v = scratch.log[i] as usize;
+            scratch.locked[v] = false;
+        }
+        while scratch.log.len() > best_len {
+            let v = scratch.log.pop().expect("non-empty log") as usize;
+            self.flip(v, side, scratch, false);
+        }
+        self.viol = best_viol;
+        debug_assert_eq!(self.cost, best_cost);
+        debug_assert_eq!(self.cost, self.sp.cost(side) as i64);
+        (best_viol, best_cost) < (start_viol, start_cost)
+    }
+
+    /// Queues every unlocked boundary task (a neighbour on the other side or unequal
+    /// external costs) on its side's heap.
+    fn queue_boundary(&mut self, side: &[u8], scratch: &mut BipartScratch) {
+        let (sp, ncon) = (self.sp, self.ncon);
+        for v in 0..sp.n() {
             if scratch.locked[v] {
                 continue;
             }
@@ -195,7 +260,7 @@ pub(crate) fn fm_passes_with_gains(
                     across()
                 };
             if boundary {
-                let key = queue_key(scratch.gain[v], &mut stamp);
+                let key = queue_key(ncon, scratch.gain[v], &mut self.stamp);
                 if ncon == 1 {
                     scratch.fill[side[v] as usize].push((v as u32, key));
                 } else {
@@ -210,47 +275,33 @@ pub(crate) fn fm_passes_with_gains(
                 scratch.heaps[s].build(scratch.fill[s].drain(..));
             }
         }
+    }
+
+    /// The moves of a pass, logged in `scratch.log`, until no move is allowed or `stall`
+    /// moves in a row bring nothing. Returns the best (violation, cost) seen and the
+    /// length of the log when it was reached.
+    fn moves(
+        &mut self,
+        side: &mut [u8],
+        scratch: &mut BipartScratch,
+        stall: usize,
+    ) -> (u64, i64, usize) {
+        let (mut best_viol, mut best_cost, mut best_len) = (self.viol, self.cost, 0usize);
         let mut since = 0usize;
-        loop {
-            // The best allowed move among the two queue tops.
-            let mut pick: Option<(usize, i64, u64)> = None;
-            scratch.deferred.clear();
-            for s in 0..2 {
-                // A blocked top stays queued (dropping blocked tasks would drain the
-                // queues under tight bounds): the next move from the other side may unblock
-                // it. While a bound is exceeded, a few blocked tasks are set aside (and
-                // queued again after the move) to find one whose move repairs the balance.
-                let mut skipped = if viol > 0 { 0 } else { FM_DEFER };
-                while let Some((v, g)) = scratch.heaps[s].peek() {
-                    let nv = viol_after(&w, v as usize, s);
-                    if nv == 0 || nv < viol {
-                        if pick.map(|p| g > p.1).unwrap_or(true) {
-                            pick = Some((v as usize, g, nv));
-                        }
-                        break;
-                    }
-                    if skipped == FM_DEFER {
-                        break;
-                    }
-                    skipped += 1;
-                    scratch.heaps[s].remove(v);
-                    scratch.deferred.push(v);
-                }
-            }
-            let Some((v, _, nv)) = pick else { break };
+        while let Some((v, _, nv)) = self.pick(scratch) {
             scratch.heaps[side[v] as usize].remove(v as u32);
             scratch.locked[v] = true;
             scratch.log.push(v as u32);
-            flip(v, side, &mut w, &mut cost, scratch, &mut stamp, true);
-            viol = nv;
+            self.flip(v, side, scratch, true);
+            self.viol = nv;
             for i in 0..scratch.deferred.len() {
                 let u = scratch.deferred[i] as usize;
-                let key = queue_key(scratch.gain[u], &mut stamp);
+                let key = queue_key(self.ncon, scratch.gain[u], &mut self.stamp);
                 scratch.heaps[side[u] as usize].set(u as u32, key);
             }
-            if (viol, cost) < (best_viol, best_cost) {
-                best_viol = viol;
-                best_cost = cost;
+            if (self.viol, self.cost) < (best_viol, best_cost) {
+                best_viol = self.viol;
+                best_cost = self.cost;
                 best_len = scratch.log.len();
                 since = 0;
             } else {
@@ -260,23 +311,37 @@ pub(crate) fn fm_passes_with_gains(
                 }
             }
         }
-        for s in 0..2 {
-            scratch.heaps[s].clear();
-        }
-        for i in 0..scratch.log.len() {
-            let v = scratch.log[i] as usize;
-            scratch.locked[v] = false;
-        }
-        while scratch.log.len() > best_len {
-            let v = scratch.log.pop().expect("non-empty log") as usize;
-            flip(v, side, &mut w, &mut cost, scratch, &mut stamp, false);
-        }
-        viol = best_viol;
-        debug_assert_eq!(cost, best_cost);
-        debug_assert_eq!(cost, sp.cost(side) as i64);
-        if (best_viol, best_cost) >= (start_viol, start_cost) {
-            break;
-        }
+        (best_viol, best_cost, best_len)
     }
-    cost as u64
+
+    /// The best allowed move among the two queue tops: (task, gain, violation after).
+    /// Blocked tasks set aside on the way are left in `scratch.deferred`.
+    #[inline]
+    fn pick(&self, scratch: &mut BipartScratch) -> Option<(usize, i64, u64)> {
+        let mut pick: Option<(usize, i64, u64)> = None;
+        scratch.deferred.clear();
+        for s in 0..2 {
+            // A blocked top stays queued (dropping blocked tasks would drain the
+            // queues under tight bounds): the next move from the other side may unblock
+            // it. While a bound is exceeded, a few blocked tasks are set aside (and
+            // queued again after the move) to find one whose move repairs the balance.
+            let mut skipped = if self.viol > 0 { 0 } else { FM_DEFER };
+            while let Some((v, g)) = scratch.heaps[s].peek() {
+                let nv = self.viol_after(v as usize, s);
+                if nv == 0 || nv < self.viol {
+                    if pick.map(|p| g > p.1).unwrap_or(true) {
+                        pick = Some((v as usize, g, nv));
+                    }
+                    break;
+                }
+                if skipped == FM_DEFER {
+                    break;
+                }
+                skipped += 1;
+                scratch.heaps[s].remove(v);
+                scratch.deferred.push(v);
+            }
+        }
+        pick
+    }
 }
