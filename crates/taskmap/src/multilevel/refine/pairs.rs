@@ -74,15 +74,42 @@ impl Default for PairPass {
 /// returns the `f_C` decrease (never negative; every PE of a re-split pair ends within
 /// its bounds).
 pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -> i64 {
+    let n = st.graph.num_tasks();
+    let pairs = cut_pairs(st, sc);
+    let mut order: Vec<u32> = (0..pairs.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| pairs[b as usize].cmp(&pairs[a as usize]));
+    order.truncate(cfg.pairs_per_pe.saturating_mul(st.dist.k() as usize));
+    sc.loc.resize(n, 0);
+    sc.mark.resize(n, 0);
+    let mut total = 0i64;
+    for i in order {
+        let (_, p, q) = pairs[i as usize];
+        // A pair with a PE over a bound is left to rebalancing: trading overload between
+        // the two could raise f_C or move the overload onto the other PE.
+        if st.overloaded(p) || st.overloaded(q) {
+            continue;
+        }
+        sc.stamp = sc.stamp.wrapping_add(1);
+        if sc.stamp == 0 {
+            sc.mark.fill(0);
+            sc.stamp = 1;
+        }
+        corridor(st, cfg.depth, sc, i as usize, p, q);
+        pair_subproblem(st, sc, p, q);
+        total += split_pair(st, cfg, sc, p, q);
+    }
+    total
+}
+
+/// The pairs of PEs joined by cut edges as `(f_C between them, p, q)` with `p < q`, and
+/// every pair's frontier tasks in `sc.fr` (one scan of the edges; the cut edges, with
+/// their pair, are then bucketed by pair in scan order).
+fn cut_pairs(st: &KwayState<'_>, sc: &mut PairScratch) -> Vec<(u64, u32, u32)> {
     let graph = st.graph;
-    let n = graph.num_tasks();
-    let ncon = graph.ncon();
-    // The pairs with their f_C, and every pair's frontier tasks (one scan of the edges;
-    // the cut edges, with their pair, are then bucketed by pair in scan order).
     let mut index: HashMap<(u32, u32), u32> = HashMap::new();
     let mut pairs: Vec<(u64, u32, u32)> = Vec::new();
     sc.cut.clear();
-    for v in 0..n as u32 {
+    for v in 0..graph.num_tasks() as u32 {
         let p = st.part[v as usize];
         for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
             let q = st.part[u as usize];
@@ -114,131 +141,132 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
         sc.fr[*at + 1] = u;
         *at += 2;
     }
-    let mut order: Vec<u32> = (0..pairs.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| pairs[b as usize].cmp(&pairs[a as usize]));
-    order.truncate(cfg.pairs_per_pe.saturating_mul(st.dist.k() as usize));
-    sc.loc.resize(n, 0);
-    sc.mark.resize(n, 0);
-    let mut total = 0i64;
-    for i in order {
-        let (_, p, q) = pairs[i as usize];
-        // A pair with a PE over a bound is left to rebalancing: trading overload between
-        // the two could raise f_C or move the overload onto the other PE.
-        if st.overloaded(p) || st.overloaded(q) {
-            continue;
-        }
-        sc.stamp = sc.stamp.wrapping_add(1);
-        if sc.stamp == 0 {
-            sc.mark.fill(0);
-            sc.stamp = 1;
-        }
-        let stamp = sc.stamp;
-        // The corridor: breadth-first from the frontier, inside p and q.
-        sc.tasks.clear();
-        for &t in &sc.fr[sc.fr_start[i as usize]..sc.fr_start[i as usize + 1]] {
-            let r = st.part[t as usize];
-            if (r == p || r == q) && sc.mark[t as usize] != stamp {
-                sc.mark[t as usize] = stamp;
-                sc.tasks.push(t);
-            }
-        }
-        let mut lo = 0;
-        for _ in 0..cfg.depth {
-            let hi = sc.tasks.len();
-            if lo == hi {
-                break;
-            }
-            for j in lo..hi {
-                let t = sc.tasks[j];
-                for &u in graph.neighbors(t) {
-                    let r = st.part[u as usize];
-                    if (r == p || r == q) && sc.mark[u as usize] != stamp {
-                        sc.mark[u as usize] = stamp;
-                        sc.tasks.push(u);
-                    }
-                }
-            }
-            lo = hi;
-        }
-        for (j, &t) in sc.tasks.iter().enumerate() {
-            sc.loc[t as usize] = j as u32;
-        }
-        let sp = &mut sc.sp;
-        sp.clear();
-        sp.ncon = ncon;
-        sp.cut_dist = st.dist.get(p, q);
-        sp.xadj.push(0);
-        let mut any_fixed = false;
-        let inside = &mut sc.inside;
-        for side in inside.iter_mut() {
-            side.clear();
-            side.resize(ncon, 0);
-        }
-        for &t in &sc.tasks {
-            let (mut e0, mut e1) = (0u64, 0u64);
-            for (&u, &w) in graph.neighbors(t).iter().zip(graph.edge_weights(t)) {
-                if sc.mark[u as usize] == stamp {
-                    sp.adjncy.push(sc.loc[u as usize]);
-                    sp.edge_weight.push(w);
-                } else {
-                    let r = st.part[u as usize];
-                    e0 += w * st.dist.get(p, r);
-                    e1 += w * st.dist.get(q, r);
-                }
-            }
-            sp.xadj.push(sp.adjncy.len());
-            let s = usize::from(st.part[t as usize] == q);
-            for (c, &w) in graph.vertex_weights(t).iter().enumerate() {
-                inside[s][c] += w;
-            }
-            sp.vertex_weight.extend_from_slice(graph.vertex_weights(t));
-            sp.ext[0].push(e0);
-            sp.ext[1].push(e1);
-            any_fixed |= !st.movable(t);
-        }
-        if any_fixed {
-            sp.fixed = sc
-                .tasks
-                .iter()
-                .map(|&t| match st.movable(t) {
-                    true => FREE_SIDE,
-                    false => u8::from(st.part[t as usize] == q),
-                })
-                .collect();
-        }
-        // Each side's bound, less the load its PE keeps outside the corridor.
-        for (s, pe) in [p, q].into_iter().enumerate() {
-            for c in 0..ncon {
-                let at = pe as usize * ncon + c;
-                let outside = st.loads[at] - inside[s][c];
-                sp.bound[s].push(st.bound[at].saturating_sub(outside));
-            }
-        }
-        let (b0, b1) = (sp.bound[0][0] as f64, sp.bound[1][0] as f64);
-        sp.share0 = if b0 + b1 > 0.0 { b0 / (b0 + b1) } else { 0.5 };
-        sc.side.clear();
-        sc.side
-            .extend(sc.tasks.iter().map(|&t| u8::from(st.part[t as usize] == q)));
-        let (cost0, mut cost) =
-            fm_passes_measured(sp, &mut sc.side, cfg.fm_passes, cfg.fm_stall, &mut sc.bip);
-        if cfg.flow_alpha >= 1.0 && ncon == 1 {
-            if let Some(c) =
-                flow_refine_from(sp, &mut sc.side, cfg.flow_alpha, &mut sc.bip.flow, cost)
-            {
-                debug_assert_eq!(c, sp.cost(&sc.side), "the flow's cost");
-                cost = fm_passes(sp, &mut sc.side, 1, cfg.fm_stall, &mut sc.bip);
-            }
-        }
-        if cost >= cost0 || sp.violation(&sp.loads(&sc.side)) > 0 {
-            continue;
-        }
-        total += cost0 as i64 - cost as i64;
-        for (j, &t) in sc.tasks.iter().enumerate() {
-            let to = if sc.side[j] == 0 { p } else { q };
-            if st.part[t as usize] != to {
-                st.apply(t, to);
-            }
+    pairs
+}
+
+/// The corridor of pair `i` (PEs `p` and `q`) into `sc.tasks`, marked with `sc.stamp`
+/// and numbered in `sc.loc`: breadth-first from the pair's frontier, inside `p` and `q`,
+/// up to `depth` hops.
+fn corridor(st: &KwayState<'_>, depth: usize, sc: &mut PairScratch, i: usize, p: u32, q: u32) {
+    let graph = st.graph;
+    let stamp = sc.stamp;
+    sc.tasks.clear();
+    for &t in &sc.fr[sc.fr_start[i]..sc.fr_start[i + 1]] {
+        let r = st.part[t as usize];
+        if (r == p || r == q) && sc.mark[t as usize] != stamp {
+            sc.mark[t as usize] = stamp;
+            sc.tasks.push(t);
         }
     }
-    total
+    let mut lo = 0;
+    for _ in 0..depth {
+        let hi = sc.tasks.len();
+        if lo == hi {
+            break;
+        }
+        for j in lo..hi {
+            let t = sc.tasks[j];
+            for &u in graph.neighbors(t) {
+                let r = st.part[u as usize];
+                if (r == p || r == q) && sc.mark[u as usize] != stamp {
+                    sc.mark[u as usize] = stamp;
+                    sc.tasks.push(u);
+                }
+            }
+        }
+        lo = hi;
+    }
+    for (j, &t) in sc.tasks.iter().enumerate() {
+        sc.loc[t as usize] = j as u32;
+    }
+}
+
+/// The sub-problem of the corridor in `sc.tasks` between PEs `p` (side 0) and `q`
+/// (side 1) into `sc.sp`, and its tasks' current sides into `sc.side`.
+fn pair_subproblem(st: &KwayState<'_>, sc: &mut PairScratch, p: u32, q: u32) {
+    let graph = st.graph;
+    let ncon = graph.ncon();
+    let stamp = sc.stamp;
+    let sp = &mut sc.sp;
+    sp.clear();
+    sp.ncon = ncon;
+    sp.cut_dist = st.dist.get(p, q);
+    sp.xadj.push(0);
+    let mut any_fixed = false;
+    let inside = &mut sc.inside;
+    for side in inside.iter_mut() {
+        side.clear();
+        side.resize(ncon, 0);
+    }
+    for &t in &sc.tasks {
+        let (mut e0, mut e1) = (0u64, 0u64);
+        for (&u, &w) in graph.neighbors(t).iter().zip(graph.edge_weights(t)) {
+            if sc.mark[u as usize] == stamp {
+                sp.adjncy.push(sc.loc[u as usize]);
+                sp.edge_weight.push(w);
+            } else {
+                let r = st.part[u as usize];
+                e0 += w * st.dist.get(p, r);
+                e1 += w * st.dist.get(q, r);
+            }
+        }
+        sp.xadj.push(sp.adjncy.len());
+        let s = usize::from(st.part[t as usize] == q);
+        for (c, &w) in graph.vertex_weights(t).iter().enumerate() {
+            inside[s][c] += w;
+        }
+        sp.vertex_weight.extend_from_slice(graph.vertex_weights(t));
+        sp.ext[0].push(e0);
+        sp.ext[1].push(e1);
+        any_fixed |= !st.movable(t);
+    }
+    if any_fixed {
+        sp.fixed = sc
+            .tasks
+            .iter()
+            .map(|&t| match st.movable(t) {
+                true => FREE_SIDE,
+                false => u8::from(st.part[t as usize] == q),
+            })
+            .collect();
+    }
+    // Each side's bound, less the load its PE keeps outside the corridor.
+    for (s, pe) in [p, q].into_iter().enumerate() {
+        for c in 0..ncon {
+            let at = pe as usize * ncon + c;
+            let outside = st.loads[at] - inside[s][c];
+            sp.bound[s].push(st.bound[at].saturating_sub(outside));
+        }
+    }
+    let (b0, b1) = (sp.bound[0][0] as f64, sp.bound[1][0] as f64);
+    sp.share0 = if b0 + b1 > 0.0 { b0 / (b0 + b1) } else { 0.5 };
+    sc.side.clear();
+    sc.side
+        .extend(sc.tasks.iter().map(|&t| u8::from(st.part[t as usize] == q)));
+}
+
+/// Re-splits the sub-problem in `sc` with FM, flow and one more FM pass, and applies the
+/// split to PEs `p` and `q` when it is cheaper and within the bounds; returns the `f_C`
+/// it saves (0 when the split is not kept).
+fn split_pair(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch, p: u32, q: u32) -> i64 {
+    let sp = &sc.sp;
+    let (cost0, mut cost) =
+        fm_passes_measured(sp, &mut sc.side, cfg.fm_passes, cfg.fm_stall, &mut sc.bip);
+    if cfg.flow_alpha >= 1.0 && sp.ncon == 1 {
+        if let Some(c) = flow_refine_from(sp, &mut sc.side, cfg.flow_alpha, &mut sc.bip.flow, cost)
+        {
+            debug_assert_eq!(c, sp.cost(&sc.side), "the flow's cost");
+            cost = fm_passes(sp, &mut sc.side, 1, cfg.fm_stall, &mut sc.bip);
+        }
+    }
+    if cost >= cost0 || sp.violation(&sp.loads(&sc.side)) > 0 {
+        return 0;
+    }
+    for (j, &t) in sc.tasks.iter().enumerate() {
+        let to = if sc.side[j] == 0 { p } else { q };
+        if st.part[t as usize] != to {
+            st.apply(t, to);
+        }
+    }
+    cost0 as i64 - cost as i64
 }
