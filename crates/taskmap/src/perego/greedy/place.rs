@@ -58,109 +58,10 @@ pub(crate) fn candidates(st: &State, cx: &Ctx, sc: &mut Scratch, t: u32) -> Resu
     let s = ((2 * cx.nd + 1) * st.mapped_partners[tu] as usize)
         .max(cx.params.min_candidates)
         .max(1);
-    let cmp = |a: &(bool, f64, f64, u32), b: &(bool, f64, f64, u32)| {
-        a.0.cmp(&b.0)
-            .then(a.1.total_cmp(&b.1))
-            .then(a.2.total_cmp(&b.2))
-            .then(a.3.cmp(&b.3))
-    };
     if cx.one_to_one && st.mapped_partners[tu] > 0 && !cx.full_scan {
-        // Free PEs only, so F' grows with every distance to a partner's PE: visit the PEs
-        // breadth-first from the partners' PEs and stop once a lower bound for the next
-        // distance is above the s-th best value. Exactly the s best of a full scan.
-        let mut per_in = 0.0;
-        let mut per_total = 0.0;
-        sc.other_pes.clear();
-        sc.seeds.clear();
-        for (ch, q, incoming) in mapped_channels(model, chans, pes, t) {
-            let m = ch.messages as f64 * tc;
-            per_total += m;
-            if incoming {
-                per_in += m;
-            } else if let Some(e) = sc.other_pes.iter_mut().find(|e| e.0 == q) {
-                e.1 += m;
-            } else {
-                sc.other_pes.push((q, m));
-            }
-            sc.seeds.push(q);
-        }
-        let out_per: Vec<(u32, f64)> = std::mem::take(&mut sc.other_pes);
-        let lower = |radius: u32| -> OrdKey {
-            let x = f64::from(radius.saturating_sub(1));
-            let mut worst = own + per_in * x;
-            for &(q, m) in &out_per {
-                worst = worst.max(r6[q as usize] + m * x);
-            }
-            OrdKey(worst, own + per_total * x)
-        };
-        if sc.bfs_stamp == u32::MAX {
-            sc.bfs_stamp = 0;
-            sc.seen.iter_mut().for_each(|x| *x = 0);
-        }
-        sc.bfs_stamp += 1;
-        sc.seeds.sort_unstable();
-        sc.seeds.dedup();
-        sc.level.clear();
-        for &q in &sc.seeds {
-            sc.seen[q as usize] = sc.bfs_stamp;
-            sc.level.push(q);
-        }
-        let mut radius = 0u32;
-        let mut heap = std::mem::take(&mut sc.bfs_heap);
-        heap.clear();
-        loop {
-            for &p in &sc.level {
-                if !cx.feasible(st, t, p) {
-                    continue;
-                }
-                let (w, tot) = fprime(p, &mut sc.other_pes);
-                heap.push((OrdKey(w, tot), p));
-                if heap.len() > s {
-                    heap.pop();
-                }
-            }
-            if heap.len() >= s {
-                let worst = heap.peek().map(|e| e.0).expect("a full heap");
-                if lower(radius + 1) > worst {
-                    break;
-                }
-            }
-            sc.next_level.clear();
-            for &u in &sc.level {
-                for &v in cx.topo.neighbours(u) {
-                    if sc.seen[v as usize] != sc.bfs_stamp {
-                        sc.seen[v as usize] = sc.bfs_stamp;
-                        sc.next_level.push(v);
-                    }
-                }
-            }
-            if sc.next_level.is_empty() {
-                break;
-            }
-            std::mem::swap(&mut sc.level, &mut sc.next_level);
-            radius += 1;
-        }
-        sc.order
-            .extend(heap.drain().map(|(OrdKey(w, tot), p)| (false, w, tot, p)));
-        sc.bfs_heap = heap;
-        sc.other_pes = out_per;
+        nearest_candidates(st, cx, sc, t, s, own, fprime);
     } else {
-        // Many tasks per PE (the usage-factor rule) or no mapped partner: every PE.
-        let favour_used = cx.n > cx.k
-            && st.occupied > 0
-            && (inc.mapped() as f64 / st.occupied as f64) < cx.n as f64 / cx.k as f64;
-        for p in 0..cx.k as u32 {
-            if !cx.feasible(st, t, p) {
-                continue;
-            }
-            let (worst, total) = fprime(p, &mut sc.other_pes);
-            let demote = favour_used && inc.tasks_on(p) == 0;
-            sc.order.push((demote, worst, total, p));
-        }
-        if s < sc.order.len() {
-            sc.order.select_nth_unstable_by(s - 1, cmp);
-            sc.order.truncate(s);
-        }
+        scan_candidates(st, cx, sc, t, s, fprime);
     }
     if sc.order.is_empty() {
         return Err(Error::Mismatch(format!(
@@ -170,8 +71,138 @@ pub(crate) fn candidates(st: &State, cx: &Ctx, sc: &mut Scratch, t: u32) -> Resu
             cx.n
         )));
     }
-    sc.order.sort_unstable_by(cmp);
+    sc.order.sort_unstable_by(candidate_cmp);
     Ok(())
+}
+
+/// The order of candidates: demoted last, then by F' (largest value, then total
+/// increase), then by PE.
+fn candidate_cmp(a: &(bool, f64, f64, u32), b: &(bool, f64, f64, u32)) -> std::cmp::Ordering {
+    a.0.cmp(&b.0)
+        .then(a.1.total_cmp(&b.1))
+        .then(a.2.total_cmp(&b.2))
+        .then(a.3.cmp(&b.3))
+}
+
+/// The `s` best feasible PEs for `t` by F' (`fprime`) into `sc.order`, with one task per
+/// PE and mapped partners: free PEs only, so F' grows with every distance to a partner's
+/// PE. The PEs are visited breadth-first from the partners' PEs, stopping once a lower
+/// bound for the next distance is above the `s`-th best value: exactly the `s` best of a
+/// full scan. `own` is the task's own time.
+fn nearest_candidates(
+    st: &State,
+    cx: &Ctx,
+    sc: &mut Scratch,
+    t: u32,
+    s: usize,
+    own: f64,
+    fprime: impl Fn(u32, &mut Vec<(u32, f64)>) -> (f64, f64),
+) {
+    let r6 = st.inc.per_pe_eq6();
+    let mut per_in = 0.0;
+    let mut per_total = 0.0;
+    sc.other_pes.clear();
+    sc.seeds.clear();
+    for (ch, q, incoming) in mapped_channels(cx.model, cx.chans(t), st.inc.pes(), t) {
+        let m = ch.messages as f64 * cx.tc;
+        per_total += m;
+        if incoming {
+            per_in += m;
+        } else if let Some(e) = sc.other_pes.iter_mut().find(|e| e.0 == q) {
+            e.1 += m;
+        } else {
+            sc.other_pes.push((q, m));
+        }
+        sc.seeds.push(q);
+    }
+    let out_per: Vec<(u32, f64)> = std::mem::take(&mut sc.other_pes);
+    let lower = |radius: u32| -> OrdKey {
+        let x = f64::from(radius.saturating_sub(1));
+        let mut worst = own + per_in * x;
+        for &(q, m) in &out_per {
+            worst = worst.max(r6[q as usize] + m * x);
+        }
+        OrdKey(worst, own + per_total * x)
+    };
+    if sc.bfs_stamp == u32::MAX {
+        sc.bfs_stamp = 0;
+        sc.seen.iter_mut().for_each(|x| *x = 0);
+    }
+    sc.bfs_stamp += 1;
+    sc.seeds.sort_unstable();
+    sc.seeds.dedup();
+    sc.level.clear();
+    for &q in &sc.seeds {
+        sc.seen[q as usize] = sc.bfs_stamp;
+        sc.level.push(q);
+    }
+    let mut radius = 0u32;
+    let mut heap = std::mem::take(&mut sc.bfs_heap);
+    heap.clear();
+    loop {
+        for &p in &sc.level {
+            if !cx.feasible(st, t, p) {
+                continue;
+            }
+            let (w, tot) = fprime(p, &mut sc.other_pes);
+            heap.push((OrdKey(w, tot), p));
+            if heap.len() > s {
+                heap.pop();
+            }
+        }
+        if heap.len() >= s {
+            let worst = heap.peek().map(|e| e.0).expect("a full heap");
+            if lower(radius + 1) > worst {
+                break;
+            }
+        }
+        sc.next_level.clear();
+        for &u in &sc.level {
+            for &v in cx.topo.neighbours(u) {
+                if sc.seen[v as usize] != sc.bfs_stamp {
+                    sc.seen[v as usize] = sc.bfs_stamp;
+                    sc.next_level.push(v);
+                }
+            }
+        }
+        if sc.next_level.is_empty() {
+            break;
+        }
+        std::mem::swap(&mut sc.level, &mut sc.next_level);
+        radius += 1;
+    }
+    sc.order
+        .extend(heap.drain().map(|(OrdKey(w, tot), p)| (false, w, tot, p)));
+    sc.bfs_heap = heap;
+    sc.other_pes = out_per;
+}
+
+/// The `s` best feasible PEs for `t` by F' (`fprime`) into `sc.order`, from a scan of
+/// every PE: with many tasks per PE (the usage-factor rule) or no mapped partner.
+fn scan_candidates(
+    st: &State,
+    cx: &Ctx,
+    sc: &mut Scratch,
+    t: u32,
+    s: usize,
+    fprime: impl Fn(u32, &mut Vec<(u32, f64)>) -> (f64, f64),
+) {
+    let inc = &st.inc;
+    let favour_used = cx.n > cx.k
+        && st.occupied > 0
+        && (inc.mapped() as f64 / st.occupied as f64) < cx.n as f64 / cx.k as f64;
+    for p in 0..cx.k as u32 {
+        if !cx.feasible(st, t, p) {
+            continue;
+        }
+        let (worst, total) = fprime(p, &mut sc.other_pes);
+        let demote = favour_used && inc.tasks_on(p) == 0;
+        sc.order.push((demote, worst, total, p));
+    }
+    if s < sc.order.len() {
+        sc.order.select_nth_unstable_by(s - 1, candidate_cmp);
+        sc.order.truncate(s);
+    }
 }
 
 /// What the tie-breakers read.
