@@ -137,10 +137,43 @@ pub fn alloc_ls_observed(
     progress: &dyn Progress,
 ) -> Result<AmapResult, Error> {
     check_inputs(g, det, machine, params)?;
-    let n = g.modules();
-    let k = machine.processors as usize;
     let modules = Instance::of_modules(g, det, parallel);
     let (cluster, frame1, step1) = step_one(&modules, machine, params, progress)?;
+    let (start, reduced) = ls_start(
+        g, det, parallel, machine, params, &modules, cluster, frame1, progress,
+    )?;
+    let processor = local_search(
+        g,
+        det,
+        &modules,
+        machine,
+        start.processor.clone(),
+        budget,
+        progress,
+    );
+    // re-simulate the kept assignment (the last run may have been a refused move).
+    let mut r = evaluate(g, det, &modules, machine, processor)?;
+    r.step1 = step1;
+    r.reduced = reduced;
+    r.frame = start.frame;
+    Ok(r)
+}
+
+/// The start of the local search: of step 1's clustering reduced to `k`, `k/2`, `k/4`, …
+/// 1 processors and of a [`list_schedule`], the assignment with the least `T_REAL`, and
+/// whether it is reduced (or without `Δ`).
+fn ls_start(
+    g: &PrecedenceGraph,
+    det: &Deterministic,
+    parallel: Option<&ParallelMatrix>,
+    machine: &Machine,
+    params: &AllocParams,
+    modules: &Instance,
+    cluster: Vec<u32>,
+    frame1: f64,
+    progress: &dyn Progress,
+) -> Result<(AmapResult, bool), Error> {
+    let k = machine.processors as usize;
     let mut targets = vec![k];
     while *targets.last().expect("not empty") > 1 {
         let t = targets.last().expect("not empty").div_ceil(2);
@@ -166,7 +199,7 @@ pub fn alloc_ls_observed(
         ) else {
             continue; // memory: too few processors
         };
-        let mut r = evaluate(g, det, &modules, machine, step_three(&modules, machine, c))?;
+        let mut r = evaluate(g, det, modules, machine, step_three(modules, machine, c))?;
         r.frame = frame;
         if best.as_ref().is_none_or(|(b, _)| r.t_real < b.t_real) {
             best = Some((r, reduced || parallel.is_none()));
@@ -175,66 +208,61 @@ pub fn alloc_ls_observed(
     // A list schedule too: by decreasing bottom level, each module to the processor where
     // it would finish first (paying, on the new processor, its links to predecessors
     // elsewhere at the delay of the unclustered load).
-    if let Some(c) = list_schedule(g, det, &modules, machine) {
-        let r = evaluate(g, det, &modules, machine, c)?;
+    if let Some(c) = list_schedule(g, det, modules, machine) {
+        let r = evaluate(g, det, modules, machine, c)?;
         if best.as_ref().is_none_or(|(b, _)| r.t_real < b.t_real) {
             best = Some((r, parallel.is_none()));
         }
     }
-    let (start, reduced) = best.ok_or_else(|| {
+    best.ok_or_else(|| {
         Error::Mismatch(format!(
             "the modules do not fit in the memory of {k} processors"
         ))
-    })?;
-    let mut processor = start.processor.clone();
-    let cost = (n + g.links.len() + k) as u64;
-    let mut spent = 0u64;
-    let mut sim = ScheduleSim::new(g, det, k);
-    let mut comm = vec![0.0f64; n];
-    let mut mem = vec![0.0f64; k];
-    let mut busy = vec![0.0f64; k];
-    for i in 0..n {
-        mem[processor[i] as usize] += g.memory[i];
-    }
-    let cap = memory_cap(machine.memory);
-    // The durations of the assignment scored, rewritten in place.
-    let mut dur = vec![0.0f64; n];
-    let mut score = |processor: &[u32], sim: &mut ScheduleSim, comm: &mut Vec<f64>| {
-        module_comm(&modules, machine, processor, comm);
-        for (((d, t), c), &p) in dur
+    })
+}
+
+/// Scores assignments by simulating their schedule, its buffers kept between runs.
+struct LsScorer<'a> {
+    /// The modules and their communication.
+    modules: &'a Instance<'a>,
+    /// The machine.
+    machine: &'a Machine,
+    /// The modules' times.
+    det: &'a Deterministic,
+    /// The simulation.
+    sim: ScheduleSim,
+    /// The communication time of each module under the assignment scored.
+    comm: Vec<f64>,
+    /// The duration of each module under the assignment scored.
+    dur: Vec<f64>,
+}
+
+impl LsScorer<'_> {
+    /// The length of the schedule of `processor` and the sum of its finish times.
+    fn score(&mut self, processor: &[u32]) -> (f64, f64) {
+        module_comm(self.modules, self.machine, processor, &mut self.comm);
+        for (((d, t), c), &p) in self
+            .dur
             .iter_mut()
-            .zip(&det.time)
-            .zip(comm.iter())
+            .zip(&self.det.time)
+            .zip(self.comm.iter())
             .zip(processor)
         {
-            *d = t / machine.speeds[p as usize] + c;
+            *d = t / self.machine.speeds[p as usize] + c;
         }
-        sim.run(processor, &dur)
-    };
-    let better = |a: (f64, f64), b: (f64, f64)| {
-        a.0 < b.0 * (1.0 - 1e-12) || (a.0 <= b.0 && a.1 < b.1 * (1.0 - 1e-12))
-    };
-    let mut current = score(&processor, &mut sim, &mut comm);
-    spent += cost;
-    let neighbours: Vec<Vec<u32>> = {
-        let mut nb = vec![Vec::new(); n];
-        for l in &g.links {
-            if l.from != l.to {
-                nb[l.from as usize].push(l.to);
-                nb[l.to as usize].push(l.from);
-            }
-        }
-        nb
-    };
-    progress.phase("local search");
-    'search: while spent < budget {
-        progress.step(spent, budget);
+        self.sim.run(processor, &self.dur)
+    }
+
+    /// The processors the local search tries for every critical module besides its
+    /// neighbours' (all of them on small machines, else the 4 least busy); `busy` is
+    /// scratch.
+    fn least_busy(&self, processor: &[u32], busy: &mut [f64]) -> Vec<u32> {
+        let k = busy.len();
         busy.iter_mut().for_each(|b| *b = 0.0);
-        for i in 0..n {
+        for i in 0..processor.len() {
             let p = processor[i] as usize;
-            busy[p] += det.time[i] / machine.speeds[p] + comm[i];
+            busy[p] += self.det.time[i] / self.machine.speeds[p] + self.comm[i];
         }
-        // the least busy processors (all of them on small machines).
         let mut idle: Vec<u32> = (0..k as u32).collect();
         idle.sort_by(|&a, &b| {
             busy[a as usize]
@@ -242,7 +270,59 @@ pub fn alloc_ls_observed(
                 .then(a.cmp(&b))
         });
         idle.truncate(if k <= 16 { k } else { 4 });
-        let path = sim.critical_path(&processor);
+        idle
+    }
+}
+
+/// The local search of `T_REAL` from `processor`: a module on the critical path moves to
+/// the processor of one of its neighbours or of the least busy, when that shortens the
+/// schedule (or keeps its length and lowers the sum of the finish times), until no
+/// critical module can move for the better or `budget` units of work are spent.
+fn local_search(
+    g: &PrecedenceGraph,
+    det: &Deterministic,
+    modules: &Instance,
+    machine: &Machine,
+    mut processor: Vec<u32>,
+    budget: u64,
+    progress: &dyn Progress,
+) -> Vec<u32> {
+    let n = g.modules();
+    let k = machine.processors as usize;
+    let cost = (n + g.links.len() + k) as u64;
+    let mut spent = 0u64;
+    let mut sc = LsScorer {
+        modules,
+        machine,
+        det,
+        sim: ScheduleSim::new(g, det, k),
+        comm: vec![0.0f64; n],
+        // The durations of the assignment scored, rewritten in place.
+        dur: vec![0.0f64; n],
+    };
+    let mut mem = vec![0.0f64; k];
+    let mut busy = vec![0.0f64; k];
+    for i in 0..n {
+        mem[processor[i] as usize] += g.memory[i];
+    }
+    let cap = memory_cap(machine.memory);
+    let better = |a: (f64, f64), b: (f64, f64)| {
+        a.0 < b.0 * (1.0 - 1e-12) || (a.0 <= b.0 && a.1 < b.1 * (1.0 - 1e-12))
+    };
+    let mut current = sc.score(&processor);
+    spent += cost;
+    let mut neighbours = vec![Vec::new(); n];
+    for l in &g.links {
+        if l.from != l.to {
+            neighbours[l.from as usize].push(l.to);
+            neighbours[l.to as usize].push(l.from);
+        }
+    }
+    progress.phase("local search");
+    'search: while spent < budget {
+        progress.step(spent, budget);
+        let idle = sc.least_busy(&processor, &mut busy);
+        let path = sc.sim.critical_path(&processor);
         for &v in &path {
             let v = v as usize;
             let from = processor[v];
@@ -261,7 +341,7 @@ pub fn alloc_ls_observed(
                     break 'search;
                 }
                 processor[v] = q;
-                let s = score(&processor, &mut sim, &mut comm);
+                let s = sc.score(&processor);
                 spent += cost;
                 if better(s, current) {
                     current = s;
@@ -274,12 +354,7 @@ pub fn alloc_ls_observed(
         }
         break; // no critical module moves for the better
     }
-    // re-simulate the kept assignment (the last run may have been a refused move).
-    let mut r = evaluate(g, det, &modules, machine, processor)?;
-    r.step1 = step1;
-    r.reduced = reduced;
-    r.frame = start.frame;
-    Ok(r)
+    processor
 }
 
 /// The schedule of `G'`: module `i` runs on `processor[i]` for `duration[i]` without
