@@ -122,6 +122,132 @@ pub struct ModelError {
     pub message: String,
 }
 
+/// The expected executions of the modules, solved component by component of the link
+/// graph (in reverse order of Tarjan's numbering, so every inflow from outside a
+/// component is known when it is solved).
+struct VisitSolver<'a> {
+    /// The graph.
+    g: &'a PrecedenceGraph,
+    /// Links into each module: `in_links[in_first[j]..in_first[j + 1]]`.
+    in_first: &'a [u32],
+    in_links: &'a [u32],
+    /// Links out of each module: `out_links[out_first[j]..out_first[j + 1]]`.
+    out_first: &'a [u32],
+    out_links: &'a [u32],
+    /// The strong component of each module.
+    comp: &'a [u32],
+    /// Whether each module is an entry (no link from another module).
+    is_entry: &'a [bool],
+    /// Whether each link is a loop's back link.
+    back: &'a [bool],
+    /// Forward links into each module.
+    forward_in: &'a [f64],
+    /// Expected executions of each module, 0 until its component is solved.
+    visits: Vec<f64>,
+}
+
+impl VisitSolver<'_> {
+    /// The share of its source's executions that link `e` passes on to its destination:
+    /// its probability, split among the forward links of an AND input.
+    #[inline]
+    fn weight(&self, e: usize) -> f64 {
+        let l = &self.g.links[e];
+        let to = l.to as usize;
+        match self.g.input[to] {
+            Logic::And if !self.back[e] => l.prob / self.forward_in[to],
+            _ => l.prob,
+        }
+    }
+
+    /// The executions of module `j` of component `c` started from outside the component
+    /// (already solved) and, for an entry, by the program's start.
+    fn inflow(&self, j: usize, c: usize) -> f64 {
+        let links = &self.g.links;
+        let entry = if self.is_entry[j] { 1.0 } else { 0.0 };
+        entry
+            + self.in_links[self.in_first[j] as usize..self.in_first[j + 1] as usize]
+                .iter()
+                .filter(|&&e| self.comp[links[e as usize].from as usize] as usize != c)
+                .map(|&e| self.visits[links[e as usize].from as usize] * self.weight(e as usize))
+                .sum::<f64>()
+    }
+
+    /// Solves component `c` of the single module `j` (which may loop back to itself).
+    fn solve_single(&mut self, j: usize, c: usize) -> Result<(), ModelError> {
+        let links = &self.g.links;
+        let self_w: f64 = self.out_links
+            [self.out_first[j] as usize..self.out_first[j + 1] as usize]
+            .iter()
+            .filter(|&&e| links[e as usize].to as usize == j)
+            .map(|&e| self.weight(e as usize))
+            .sum();
+        let inflow_j = self.inflow(j, c);
+        if inflow_j == 0.0 {
+            return Ok(()); // never reached: it never runs
+        }
+        if 1.0 - self_w <= f64::EPSILON {
+            return Err(ModelError {
+                module: j as u32,
+                message: format!(
+                    "module \"{}\" loops back to itself with probability {self_w}, so it repeats forever",
+                    self.g.names[j]
+                ),
+            });
+        }
+        self.visits[j] = inflow_j / (1.0 - self_w);
+        Ok(())
+    }
+
+    /// Solves component `c` of the modules `ms`, a loop: `(I − W^T) f = inflow` over the
+    /// component, dense.
+    fn solve_loop(&mut self, ms: &[u32], c: usize) -> Result<(), ModelError> {
+        let names = &self.g.names;
+        let inflows: Vec<f64> = ms.iter().map(|&m| self.inflow(m as usize, c)).collect();
+        if inflows.iter().all(|&x| x == 0.0) {
+            return Ok(()); // a loop control never enters: it never runs
+        }
+        if ms.len() > MAX_LOOP_MODULES {
+            return Err(ModelError {
+                module: ms[0],
+                message: format!(
+                    "module \"{}\" is on a loop of {} modules; loops may hold at most {MAX_LOOP_MODULES}",
+                    names[ms[0] as usize],
+                    ms.len()
+                ),
+            });
+        }
+        let s = ms.len();
+        let pos: HashMap<u32, usize> = ms.iter().enumerate().map(|(a, &m)| (m, a)).collect();
+        let mut a = vec![0.0f64; s * (s + 1)];
+        for (r, &m) in ms.iter().enumerate() {
+            a[r * (s + 1) + r] = 1.0;
+            a[r * (s + 1) + s] = inflows[r];
+            for &e in &self.in_links
+                [self.in_first[m as usize] as usize..self.in_first[m as usize + 1] as usize]
+            {
+                if let Some(&col) = pos.get(&self.g.links[e as usize].from) {
+                    a[r * (s + 1) + col] -= self.weight(e as usize);
+                }
+            }
+        }
+        match solve_dense(&mut a, s) {
+            Some(f) if f.iter().all(|v| v.is_finite() && *v >= -1e-9) => {
+                for (r, &m) in ms.iter().enumerate() {
+                    self.visits[m as usize] = f[r].max(0.0);
+                }
+                Ok(())
+            }
+            _ => Err(ModelError {
+                module: ms[0],
+                message: format!(
+                    "module \"{}\" is on a loop that control never leaves (its probabilities of going round add up to 1), so it repeats forever",
+                    names[ms[0] as usize]
+                ),
+            }),
+        }
+    }
+}
+
 impl PrecedenceGraph {
     /// Number of modules.
     pub fn modules(&self) -> usize {
@@ -166,97 +292,27 @@ impl PrecedenceGraph {
         for (i, &c) in comp.iter().enumerate() {
             members[c as usize].push(i as u32);
         }
-        let weight = |e: usize| -> f64 {
-            let l = &self.links[e];
-            let to = l.to as usize;
-            match self.input[to] {
-                Logic::And if !back[e] => l.prob / forward_in[to],
-                _ => l.prob,
-            }
+        let mut vs = VisitSolver {
+            g: self,
+            in_first: &in_first,
+            in_links: &in_links,
+            out_first: &out_first,
+            out_links: &out_links,
+            comp: &comp,
+            is_entry: &is_entry,
+            back: &back,
+            forward_in: &forward_in,
+            visits: vec![0.0f64; n],
         };
-        let mut visits = vec![0.0f64; n];
         for c in (0..ncomp).rev() {
             let ms = &members[c];
-            // inflow from outside the component (already solved) and entries.
-            let inflow = |j: usize| -> f64 {
-                let entry = if is_entry[j] { 1.0 } else { 0.0 };
-                entry
-                    + in_links[in_first[j] as usize..in_first[j + 1] as usize]
-                        .iter()
-                        .filter(|&&e| comp[self.links[e as usize].from as usize] as usize != c)
-                        .map(|&e| visits[self.links[e as usize].from as usize] * weight(e as usize))
-                        .sum::<f64>()
-            };
             if ms.len() == 1 {
-                let j = ms[0] as usize;
-                let self_w: f64 = out_links[out_first[j] as usize..out_first[j + 1] as usize]
-                    .iter()
-                    .filter(|&&e| self.links[e as usize].to as usize == j)
-                    .map(|&e| weight(e as usize))
-                    .sum();
-                let inflow_j = inflow(j);
-                if inflow_j == 0.0 {
-                    continue; // never reached: it never runs
-                }
-                if 1.0 - self_w <= f64::EPSILON {
-                    return Err(ModelError {
-                        module: j as u32,
-                        message: format!(
-                            "module \"{}\" loops back to itself with probability {self_w}, so it repeats forever",
-                            self.names[j]
-                        ),
-                    });
-                }
-                visits[j] = inflow_j / (1.0 - self_w);
-                continue;
-            }
-            let inflows: Vec<f64> = ms.iter().map(|&m| inflow(m as usize)).collect();
-            if inflows.iter().all(|&x| x == 0.0) {
-                continue; // a loop control never enters: it never runs
-            }
-            if ms.len() > MAX_LOOP_MODULES {
-                return Err(ModelError {
-                    module: ms[0],
-                    message: format!(
-                        "module \"{}\" is on a loop of {} modules; loops may hold at most {MAX_LOOP_MODULES}",
-                        self.names[ms[0] as usize],
-                        ms.len()
-                    ),
-                });
-            }
-            // (I − W^T) f = inflow over the component, dense.
-            let s = ms.len();
-            let pos: HashMap<u32, usize> = ms.iter().enumerate().map(|(a, &m)| (m, a)).collect();
-            let mut a = vec![0.0f64; s * (s + 1)];
-            for (r, &m) in ms.iter().enumerate() {
-                a[r * (s + 1) + r] = 1.0;
-                a[r * (s + 1) + s] = inflows[r];
-                for &e in
-                    &in_links[in_first[m as usize] as usize..in_first[m as usize + 1] as usize]
-                {
-                    if let Some(&col) = pos.get(&self.links[e as usize].from) {
-                        a[r * (s + 1) + col] -= weight(e as usize);
-                    }
-                }
-            }
-            let solved = solve_dense(&mut a, s);
-            match solved {
-                Some(f) if f.iter().all(|v| v.is_finite() && *v >= -1e-9) => {
-                    for (r, &m) in ms.iter().enumerate() {
-                        visits[m as usize] = f[r].max(0.0);
-                    }
-                }
-                _ => {
-                    return Err(ModelError {
-                        module: ms[0],
-                        message: format!(
-                            "module \"{}\" is on a loop that control never leaves (its probabilities of going round add up to 1), so it repeats forever",
-                            self.names[ms[0] as usize]
-                        ),
-                    })
-                }
+                vs.solve_single(ms[0] as usize, c)?;
+            } else {
+                vs.solve_loop(ms, c)?;
             }
         }
+        let visits = vs.visits;
         let time: Vec<f64> = (0..n).map(|i| self.time[i] * visits[i]).collect();
         let volume: Vec<f64> = self
             .links
@@ -640,152 +696,188 @@ impl ParallelMatrix {
             )));
         }
         let dag = Dag::new(g, det);
-        // descendants, in reverse topological order.
-        let mut desc = BitMatrix::new(n);
-        for &v in det.order.iter().rev() {
-            let v = v as usize;
-            for &s in dag.succs(v) {
-                let s = s as usize;
-                desc.or_rows(v, s);
-                desc.set(v, s, true);
-            }
-        }
-        let mut par = BitMatrix::new(n);
-        for i in 0..n {
-            let (d, p) = (i * desc.words, i * par.words);
-            for k in 0..par.words {
-                par.bits[p + k] = !desc.bits[d + k];
-            }
-            if !n.is_multiple_of(64) {
-                par.bits[p + par.words - 1] &= (1u64 << (n % 64)) - 1;
-            }
-            par.set(i, i, false);
-        }
-        for i in 0..n {
-            for k in 0..desc.words {
-                let mut w = desc.bits[i * desc.words + k];
-                while w != 0 {
-                    let j = k * 64 + w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    par.set(j, i, false);
-                }
-            }
-        }
+        let desc = descendants(n, &dag, det);
+        let mut par = unordered_pairs(n, &desc);
         // EOR branches: dominators of the DAG (a virtual root before the entries).
-        const ROOT: u32 = u32::MAX;
-        let mut idom = vec![ROOT; n];
-        let mut depth = vec![0u32; n];
-        for &v in &det.order {
-            let v = v as usize;
-            let mut d: Option<u32> = None;
-            for &u in dag.preds(v) {
-                d = Some(match d {
-                    None => u,
-                    Some(x) => lca(&idom, &depth, x, u),
-                });
-                if d == Some(ROOT) {
-                    break;
-                }
-            }
-            idom[v] = d.unwrap_or(ROOT);
-            depth[v] = if idom[v] == ROOT {
-                1
-            } else {
-                depth[idom[v] as usize] + 1
-            };
-        }
-        // Entry and exit times of a walk of the dominator tree: `e` dominates `v` when
-        // `v`'s interval lies within `e`'s.
-        let (tin, tout) = {
-            // children of each module: `children[kids[dfirst[v]..dfirst[v + 1]]]`.
-            let children: Vec<u32> = (0..n as u32)
-                .filter(|&v| idom[v as usize] != ROOT)
-                .collect();
-            let (dfirst, kids) = csr(n, children.iter().map(|&v| idom[v as usize]));
-            let (mut tin, mut tout) = (vec![0u32; n], vec![0u32; n]);
-            let mut clock = 0u32;
-            let mut stack: Vec<(u32, u32)> = Vec::new();
-            for r in (0..n).filter(|&v| idom[v] == ROOT) {
-                tin[r] = clock;
-                clock += 1;
-                stack.push((r as u32, dfirst[r]));
-                while let Some(&mut (v, ref mut c)) = stack.last_mut() {
-                    if *c == dfirst[v as usize + 1] {
-                        tout[v as usize] = clock;
-                        stack.pop();
-                        continue;
-                    }
-                    let w = children[kids[*c as usize] as usize];
-                    *c += 1;
-                    tin[w as usize] = clock;
-                    clock += 1;
-                    stack.push((w, dfirst[w as usize]));
-                }
-            }
-            (tin, tout)
-        };
-        let dominates = |e: usize, v: usize| tin[e] <= tin[v] && tout[v] <= tout[e];
-        const NO: u32 = u32::MAX;
-        const MANY: u32 = u32::MAX - 1;
-        let rank = det.positions();
-        let mut label = vec![NO; n];
-        for e in 0..n {
-            let succ = dag.succs(e);
-            if g.output[e] != Logic::Eor || succ.len() < 2 {
-                continue;
-            }
-            label.iter_mut().for_each(|l| *l = NO);
-            for (b, &s) in succ.iter().enumerate() {
-                let l = &mut label[s as usize];
-                *l = if *l == NO || *l == b as u32 {
-                    b as u32
-                } else {
-                    MANY
-                };
-            }
-            for &v in &det.order[rank[e] as usize + 1..] {
-                let v = v as usize;
-                for &u in dag.preds(v) {
-                    let u = u as usize;
-                    if u == e {
-                        continue;
-                    }
-                    let (lu, lv) = (label[u], label[v]);
-                    label[v] = if lu == NO || lv == lu {
-                        lv
-                    } else if lv == NO {
-                        lu
-                    } else {
-                        MANY
-                    };
-                }
-            }
-            let branch: Vec<(usize, u32)> = (0..n)
-                .filter(|&v| label[v] < MANY && dominates(e, v))
-                .map(|v| (v, label[v]))
-                .collect();
-            if branch.is_empty() {
-                continue;
-            }
-            let mut sets = BitMatrix::rect(succ.len() + 1, n);
-            let all = succ.len();
-            for &(v, b) in &branch {
-                sets.set(b as usize, v, true);
-                sets.set(all, v, true);
-            }
-            for &(v, b) in &branch {
-                let (other, mine) = (sets.row(all), sets.row(b as usize));
-                for (k, w) in par.row_mut(v).iter_mut().enumerate() {
-                    *w &= !(other[k] & !mine[k]);
-                }
-            }
-        }
+        let idom = dominator_tree(n, &dag, det);
+        let (tin, tout) = dominator_intervals(n, &idom);
+        exclude_eor_branches(g, det, &dag, &tin, &tout, &mut par);
         Ok(ParallelMatrix(par))
     }
 
     /// Whether modules `i` and `j` can run in parallel.
     pub fn parallel(&self, i: usize, j: usize) -> bool {
         self.0.get(i, j)
+    }
+}
+
+/// The descendants of every module in the DAG, found in reverse topological order.
+fn descendants(n: usize, dag: &Dag, det: &Deterministic) -> BitMatrix {
+    let mut desc = BitMatrix::new(n);
+    for &v in det.order.iter().rev() {
+        let v = v as usize;
+        for &s in dag.succs(v) {
+            let s = s as usize;
+            desc.or_rows(v, s);
+            desc.set(v, s, true);
+        }
+    }
+    desc
+}
+
+/// The pairs of distinct modules neither of which descends from the other (`desc`).
+fn unordered_pairs(n: usize, desc: &BitMatrix) -> BitMatrix {
+    let mut par = BitMatrix::new(n);
+    for i in 0..n {
+        let (d, p) = (i * desc.words, i * par.words);
+        for k in 0..par.words {
+            par.bits[p + k] = !desc.bits[d + k];
+        }
+        if !n.is_multiple_of(64) {
+            par.bits[p + par.words - 1] &= (1u64 << (n % 64)) - 1;
+        }
+        par.set(i, i, false);
+    }
+    for i in 0..n {
+        for k in 0..desc.words {
+            let mut w = desc.bits[i * desc.words + k];
+            while w != 0 {
+                let j = k * 64 + w.trailing_zeros() as usize;
+                w &= w - 1;
+                par.set(j, i, false);
+            }
+        }
+    }
+    par
+}
+
+/// The immediate dominator of every module in the DAG, `u32::MAX` for the virtual root
+/// before the entries.
+fn dominator_tree(n: usize, dag: &Dag, det: &Deterministic) -> Vec<u32> {
+    const ROOT: u32 = u32::MAX;
+    let mut idom = vec![ROOT; n];
+    let mut depth = vec![0u32; n];
+    for &v in &det.order {
+        let v = v as usize;
+        let mut d: Option<u32> = None;
+        for &u in dag.preds(v) {
+            d = Some(match d {
+                None => u,
+                Some(x) => lca(&idom, &depth, x, u),
+            });
+            if d == Some(ROOT) {
+                break;
+            }
+        }
+        idom[v] = d.unwrap_or(ROOT);
+        depth[v] = if idom[v] == ROOT {
+            1
+        } else {
+            depth[idom[v] as usize] + 1
+        };
+    }
+    idom
+}
+
+/// Entry and exit times of a walk of the dominator tree `idom`: `e` dominates `v` when
+/// `v`'s interval lies within `e`'s.
+fn dominator_intervals(n: usize, idom: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    const ROOT: u32 = u32::MAX;
+    // children of each module: `children[kids[dfirst[v]..dfirst[v + 1]]]`.
+    let children: Vec<u32> = (0..n as u32)
+        .filter(|&v| idom[v as usize] != ROOT)
+        .collect();
+    let (dfirst, kids) = csr(n, children.iter().map(|&v| idom[v as usize]));
+    let (mut tin, mut tout) = (vec![0u32; n], vec![0u32; n]);
+    let mut clock = 0u32;
+    let mut stack: Vec<(u32, u32)> = Vec::new();
+    for r in (0..n).filter(|&v| idom[v] == ROOT) {
+        tin[r] = clock;
+        clock += 1;
+        stack.push((r as u32, dfirst[r]));
+        while let Some(&mut (v, ref mut c)) = stack.last_mut() {
+            if *c == dfirst[v as usize + 1] {
+                tout[v as usize] = clock;
+                stack.pop();
+                continue;
+            }
+            let w = children[kids[*c as usize] as usize];
+            *c += 1;
+            tin[w as usize] = clock;
+            clock += 1;
+            stack.push((w, dfirst[w as usize]));
+        }
+    }
+    (tin, tout)
+}
+
+/// Clears in `par` the pairs of modules on different branches of an EOR module `e` (the
+/// modules `e` dominates that only one of its successors reaches): at most one branch
+/// runs. `tin` and `tout` are the dominator tree's intervals.
+fn exclude_eor_branches(
+    g: &PrecedenceGraph,
+    det: &Deterministic,
+    dag: &Dag,
+    tin: &[u32],
+    tout: &[u32],
+    par: &mut BitMatrix,
+) {
+    let n = g.modules();
+    let dominates = |e: usize, v: usize| tin[e] <= tin[v] && tout[v] <= tout[e];
+    const NO: u32 = u32::MAX;
+    const MANY: u32 = u32::MAX - 1;
+    let rank = det.positions();
+    let mut label = vec![NO; n];
+    for e in 0..n {
+        let succ = dag.succs(e);
+        if g.output[e] != Logic::Eor || succ.len() < 2 {
+            continue;
+        }
+        label.iter_mut().for_each(|l| *l = NO);
+        for (b, &s) in succ.iter().enumerate() {
+            let l = &mut label[s as usize];
+            *l = if *l == NO || *l == b as u32 {
+                b as u32
+            } else {
+                MANY
+            };
+        }
+        for &v in &det.order[rank[e] as usize + 1..] {
+            let v = v as usize;
+            for &u in dag.preds(v) {
+                let u = u as usize;
+                if u == e {
+                    continue;
+                }
+                let (lu, lv) = (label[u], label[v]);
+                label[v] = if lu == NO || lv == lu {
+                    lv
+                } else if lv == NO {
+                    lu
+                } else {
+                    MANY
+                };
+            }
+        }
+        let branch: Vec<(usize, u32)> = (0..n)
+            .filter(|&v| label[v] < MANY && dominates(e, v))
+            .map(|v| (v, label[v]))
+            .collect();
+        if branch.is_empty() {
+            continue;
+        }
+        let mut sets = BitMatrix::rect(succ.len() + 1, n);
+        let all = succ.len();
+        for &(v, b) in &branch {
+            sets.set(b as usize, v, true);
+            sets.set(all, v, true);
+        }
+        for &(v, b) in &branch {
+            let (other, mine) = (sets.row(all), sets.row(b as usize));
+            for (k, w) in par.row_mut(v).iter_mut().enumerate() {
+                *w &= !(other[k] & !mine[k]);
+            }
+        }
     }
 }
 
