@@ -36,12 +36,6 @@ pub fn parse_order(
     processors: usize,
     alloc: &[u32],
 ) -> Result<Vec<Vec<u32>>, Error> {
-    let err = |line: usize, column: usize, message: String| Error::Parse {
-        path: path.to_path_buf(),
-        line,
-        column,
-        message,
-    };
     if alloc.len() != program.tasks() || alloc.iter().any(|&p| p as usize >= processors) {
         return Err(Error::Mismatch(format!(
             "the allocation for the order {} does not give one of the {processors} processors to each of the {} tasks",
@@ -49,23 +43,76 @@ pub fn parse_order(
             program.tasks()
         )));
     }
-    let index: HashMap<&str, u32> = program
-        .subtask_names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i as u32))
-        .collect();
-    let name = |s: u32| &program.subtask_names[s as usize];
-    let mut order = Vec::new();
-    // Line and column of every entry.
-    let mut places: Vec<Vec<(usize, usize)>> = Vec::new();
-    let mut lines = 0;
-    // Where each sub-task is listed.
-    let mut listed: Vec<Option<(usize, usize)>> = vec![None; program.subtasks()];
+    let mut r = OrderReader {
+        path,
+        program,
+        alloc,
+        processors,
+        index: program
+            .subtask_names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i as u32))
+            .collect(),
+        order: Vec::new(),
+        places: Vec::new(),
+        lines: 0,
+        listed: vec![None; program.subtasks()],
+    };
     for (li, raw) in text.lines().enumerate() {
-        lines = li + 1;
+        r.lines = li + 1;
+        r.read_line(li, raw)?;
+    }
+    r.check_all_listed()?;
+    let mut order = r.order;
+    order.resize(processors, Vec::new());
+    check_finishes(path, program, &order, &r.places)?;
+    Ok(order)
+}
+
+/// The parse error at `line` and `column` of `path`.
+fn parse_error(path: &Path, line: usize, column: usize, message: String) -> Error {
+    Error::Parse {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// The lines of an order file read so far.
+struct OrderReader<'a> {
+    /// Names the input in errors.
+    path: &'a Path,
+    /// The program ordered.
+    program: &'a HeteroProgram,
+    /// The processor of each task.
+    alloc: &'a [u32],
+    /// Processors of the platform.
+    processors: usize,
+    /// Every sub-task by name.
+    index: HashMap<&'a str, u32>,
+    /// The sub-tasks of each processor line so far, in order.
+    order: Vec<Vec<u32>>,
+    /// Line and column of every entry.
+    places: Vec<Vec<(usize, usize)>>,
+    /// Lines read.
+    lines: usize,
+    /// Where each sub-task is listed.
+    listed: Vec<Option<(usize, usize)>>,
+}
+
+impl OrderReader<'_> {
+    /// The parse error at `line` and `column`.
+    fn err(&self, line: usize, column: usize, message: String) -> Error {
+        parse_error(self.path, line, column, message)
+    }
+
+    /// Reads line `li` (0-based), the sub-tasks of processor `li`, in order.
+    fn read_line(&mut self, li: usize, raw: &str) -> Result<(), Error> {
+        let (program, processors) = (self.program, self.processors);
         if let Some(c) = raw.find('\r') {
-            return Err(err(
+            return Err(self.err(
                 li + 1,
                 c + 1,
                 "a carriage return not followed by a line feed".into(),
@@ -73,9 +120,9 @@ pub fn parse_order(
         }
         if li >= processors {
             if raw.split('#').next().unwrap_or("").trim().is_empty() {
-                continue;
+                return Ok(());
             }
-            return Err(err(
+            return Err(self.err(
                 li + 1,
                 1,
                 format!("a line for processor {li}, but the platform has {processors}"),
@@ -85,58 +132,74 @@ pub fn parse_order(
         let (mut list, mut at) = (Vec::new(), Vec::new());
         for t in body.split_whitespace() {
             let c = t.as_ptr() as usize - body.as_ptr() as usize + 1;
-            let &s = index
+            let &s = self
+                .index
                 .get(t)
-                .ok_or_else(|| err(li + 1, c, format!("unknown sub-task \"{t}\"")))?;
-            if let Some((l0, c0)) = listed[s as usize] {
-                return Err(err(
+                .ok_or_else(|| self.err(li + 1, c, format!("unknown sub-task \"{t}\"")))?;
+            if let Some((l0, c0)) = self.listed[s as usize] {
+                return Err(self.err(
                     li + 1,
                     c,
                     format!("sub-task \"{t}\" is listed a second time (first at {l0}:{c0})"),
                 ));
             }
             let task = program.subtask_task[s as usize] as usize;
-            if alloc[task] as usize != li {
-                return Err(err(
+            if self.alloc[task] as usize != li {
+                return Err(self.err(
                     li + 1,
                     c,
                     format!(
                         "sub-task \"{t}\" is on the line of processor {li}, but its task {} is allocated to processor {}",
-                        program.task_names[task], alloc[task]
+                        program.task_names[task], self.alloc[task]
                     ),
                 ));
             }
-            listed[s as usize] = Some((li + 1, c));
+            self.listed[s as usize] = Some((li + 1, c));
             list.push(s);
             at.push((li + 1, c));
         }
-        order.push(list);
-        places.push(at);
+        self.order.push(list);
+        self.places.push(at);
+        Ok(())
     }
-    if let Some(s) = listed.iter().position(Option::is_none) {
-        let task = program.subtask_task[s] as usize;
-        let p = alloc[task] as usize;
-        let (line, what) = if p < lines {
-            (p + 1, format!("the line of processor {p}"))
-        } else {
-            (
-                lines.max(1),
-                format!("the order has no line for processor {p}, which"),
-            )
-        };
-        return Err(err(
-            line,
-            1,
-            format!(
-                "{what} does not list sub-task \"{}\" (of task {}, allocated to processor {p})",
-                name(s as u32),
-                program.task_names[task]
-            ),
-        ));
+
+    /// Checks, once every line is read, that every sub-task is listed.
+    fn check_all_listed(&self) -> Result<(), Error> {
+        let program = self.program;
+        let lines = self.lines;
+        if let Some(s) = self.listed.iter().position(Option::is_none) {
+            let task = program.subtask_task[s] as usize;
+            let p = self.alloc[task] as usize;
+            let (line, what) = if p < lines {
+                (p + 1, format!("the line of processor {p}"))
+            } else {
+                (
+                    lines.max(1),
+                    format!("the order has no line for processor {p}, which"),
+                )
+            };
+            return Err(self.err(
+                line,
+                1,
+                format!(
+                    "{what} does not list sub-task \"{}\" (of task {}, allocated to processor {p})",
+                    program.subtask_names[s], program.task_names[task]
+                ),
+            ));
+        }
+        Ok(())
     }
-    order.resize(processors, Vec::new());
-    // A processor waits forever iff the dependencies and the processors' orders form a
-    // cycle: run them as a graph (Kahn), each processor's entries one after the other.
+}
+
+/// Checks that no processor waits forever under `order` (its entries placed by
+/// `places`): that happens iff the dependencies and the processors' orders form a cycle,
+/// so they run as a graph (Kahn), each processor's entries one after the other.
+fn check_finishes(
+    path: &Path,
+    program: &HeteroProgram,
+    order: &[Vec<u32>],
+    places: &[Vec<(usize, usize)>],
+) -> Result<(), Error> {
     let n = program.subtasks();
     let mut pending: Vec<u32> = (0..n).map(|s| program.inputs(s)).collect();
     let mut pos = vec![(0u32, 0u32); n];
@@ -167,15 +230,16 @@ pub fn parse_order(
     for (p, list) in order.iter().enumerate() {
         if let Some(i) = list.iter().position(|&s| !done[s as usize]) {
             let (l, c) = places[p][i];
-            return Err(err(
+            return Err(parse_error(
+                path,
                 l,
                 c,
                 format!(
                     "the order never finishes: processor {p} waits here for sub-task \"{}\", whose inputs depend on sub-tasks queued behind others",
-                    name(list[i])
+                    program.subtask_names[list[i] as usize]
                 ),
             ));
         }
     }
-    Ok(order)
+    Ok(())
 }
