@@ -331,7 +331,6 @@ fn print_report(
     algorithm: &str,
     given: bool,
 ) {
-    let mixed = m.mixed_speeds();
     outln!(
         "{}: {} modules, {} links; {} processors, {}, ITU time {}; {}",
         path,
@@ -357,39 +356,8 @@ fn print_report(
     if r.reduced {
         outln!("step 2: parallelism reduced (without Δ)");
     }
-    if mixed || m.speeds[0] != 1.0 {
-        // as --speeds takes them: runs of equal speeds as S:N
-        let mut runs: Vec<(f64, usize)> = Vec::new();
-        for &s in &m.speeds {
-            match runs.last_mut() {
-                Some((x, n)) if *x == s => *n += 1,
-                _ => runs.push((s, 1)),
-            }
-        }
-        let list: Vec<String> = runs
-            .iter()
-            .map(|&(s, n)| {
-                if n == 1 {
-                    show_speed(s)
-                } else {
-                    format!("{}:{n}", show_speed(s))
-                }
-            })
-            .collect();
-        if list.len() <= 8 {
-            outln!(
-                "processor speeds: {} (T_seq on the fastest)",
-                list.join(",")
-            );
-        } else {
-            let slowest = m.slowest();
-            outln!(
-                "processor speeds: {} runs from {} to {} (listed by -f json; T_seq on the fastest)",
-                list.len(),
-                show_speed(slowest),
-                show_speed(m.fastest())
-            );
-        }
+    if m.mixed_speeds() || m.speeds[0] != 1.0 {
+        print_speeds(m);
     }
     let used = r.loads.iter().filter(|l| !l.modules.is_empty()).count();
     outln!("processors used: {} of {}", used, m.processors);
@@ -401,6 +369,51 @@ fn print_report(
         r.model_active
     );
     outln!();
+    print_utilisation(g, r, m);
+    outln!();
+    print_speedup(r);
+}
+
+/// The report's line of processor speeds, as --speeds takes them: runs of equal speeds as
+/// S:N (a summary when there are more than 8 runs).
+fn print_speeds(m: &Machine) {
+    let mut runs: Vec<(f64, usize)> = Vec::new();
+    for &s in &m.speeds {
+        match runs.last_mut() {
+            Some((x, n)) if *x == s => *n += 1,
+            _ => runs.push((s, 1)),
+        }
+    }
+    let list: Vec<String> = runs
+        .iter()
+        .map(|&(s, n)| {
+            if n == 1 {
+                show_speed(s)
+            } else {
+                format!("{}:{n}", show_speed(s))
+            }
+        })
+        .collect();
+    if list.len() <= 8 {
+        outln!(
+            "processor speeds: {} (T_seq on the fastest)",
+            list.join(",")
+        );
+    } else {
+        let slowest = m.slowest();
+        outln!(
+            "processor speeds: {} runs from {} to {} (listed by -f json; T_seq on the fastest)",
+            list.len(),
+            show_speed(slowest),
+            show_speed(m.fastest())
+        );
+    }
+}
+
+/// The report's table of processor utilisation: total and processing time of every
+/// processor as a share of the frame, its modules, and the averages.
+fn print_utilisation(g: &PrecedenceGraph, r: &AmapResult, m: &Machine) {
+    let mixed = m.mixed_speeds();
     outln!(
         "*** PROCESSOR UTILIZATION *** (time frame T_PAR = {:.6})",
         r.t_par
@@ -457,7 +470,11 @@ fn print_report(
         tot / k,
         pro / k
     );
-    outln!();
+}
+
+/// The report's times, speed-up and efficiency, and the bounds they keep.
+fn print_speedup(r: &AmapResult) {
+    let k = r.loads.len() as f64;
     let (s, ap) = (r.speedup(), r.active());
     outln!(
         "T_seq {:.6}  T_PAR {:.6}  T_REAL {:.6}",
