@@ -186,10 +186,10 @@ impl FmState<'_> {
         x
     }
 
-    /// Moves `v` to the other side, updating loads, cost and gains (and, when `queue`,
+    /// Moves `v` to the other side, updating loads, cost and gains (and, when `QUEUE`,
     /// the queue entries of unlocked neighbours, inserting new boundary tasks).
     #[inline]
-    fn flip(&mut self, v: usize, side: &mut [u8], scratch: &mut BipartScratch, queue: bool) {
+    fn flip<const QUEUE: bool>(&mut self, v: usize, side: &mut [u8], scratch: &mut BipartScratch) {
         let (sp, ncon) = (self.sp, self.ncon);
         let s = side[v] as usize;
         self.cost -= scratch.gain[v];
@@ -201,7 +201,7 @@ impl FmState<'_> {
         let (heaps, locked) = (&mut scratch.heaps, &scratch.locked);
         let stamp = &mut self.stamp;
         move_task(sp, side, &mut scratch.gain, v, |u, gu, su| {
-            if queue && !locked[u] {
+            if QUEUE && !locked[u] {
                 heaps[su as usize].set(u as u32, queue_key(ncon, gu, stamp));
             }
         });
@@ -224,7 +224,7 @@ impl FmState<'_> {
         }
         while scratch.log.len() > best_len {
             let v = scratch.log.pop().expect("non-empty log") as usize;
-            self.flip(v, side, scratch, false);
+            self.flip::<false>(v, side, scratch);
         }
         self.viol = best_viol;
         debug_assert_eq!(self.cost, best_cost);
@@ -292,7 +292,7 @@ impl FmState<'_> {
             scratch.heaps[side[v] as usize].remove(v as u32);
             scratch.locked[v] = true;
             scratch.log.push(v as u32);
-            self.flip(v, side, scratch, true);
+            self.flip::<true>(v, side, scratch);
             self.viol = nv;
             for i in 0..scratch.deferred.len() {
                 let u = scratch.deferred[i] as usize;
