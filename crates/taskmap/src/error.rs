@@ -36,6 +36,21 @@ pub enum Error {
 }
 
 impl Error {
+    /// The parse error at `line` and `column` (1-based) of `path`.
+    pub(crate) fn parse(
+        path: &std::path::Path,
+        line: usize,
+        column: usize,
+        message: String,
+    ) -> Self {
+        Error::Parse {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message,
+        }
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),

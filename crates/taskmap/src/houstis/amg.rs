@@ -93,12 +93,7 @@ struct AmgReader<'t, 'p> {
 impl<'t> AmgReader<'t, '_> {
     /// The parse error at `line` and `column`.
     fn err(&self, line: usize, column: usize, message: String) -> Error {
-        Error::Parse {
-            path: self.path.to_path_buf(),
-            line,
-            column,
-            message,
-        }
+        Error::parse(self.path, line, column, message)
     }
 
     /// The token `(c, t)` as a number of `what`: a finite real `>= 0` (`-0` read as 0).

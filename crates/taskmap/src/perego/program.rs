@@ -580,12 +580,7 @@ struct ProgramReader<'p> {
 impl ProgramReader<'_> {
     /// The parse error at `line` and `column`.
     fn err(&self, line: usize, column: usize, message: String) -> Error {
-        Error::Parse {
-            path: self.path.to_path_buf(),
-            line,
-            column,
-            message,
-        }
+        Error::parse(self.path, line, column, message)
     }
 
     /// The token `(c, t)` as a number of `what`, an integer in `0..2^32`.

@@ -70,16 +70,6 @@ pub fn parse_order(
     Ok(order)
 }
 
-/// The parse error at `line` and `column` of `path`.
-fn parse_error(path: &Path, line: usize, column: usize, message: String) -> Error {
-    Error::Parse {
-        path: path.to_path_buf(),
-        line,
-        column,
-        message,
-    }
-}
-
 /// The lines of an order file read so far.
 struct OrderReader<'a> {
     /// Names the input in errors.
@@ -105,7 +95,7 @@ struct OrderReader<'a> {
 impl OrderReader<'_> {
     /// The parse error at `line` and `column`.
     fn err(&self, line: usize, column: usize, message: String) -> Error {
-        parse_error(self.path, line, column, message)
+        Error::parse(self.path, line, column, message)
     }
 
     /// Reads line `li` (0-based), the sub-tasks of processor `li`, in order.
@@ -230,7 +220,7 @@ fn check_finishes(
     for (p, list) in order.iter().enumerate() {
         if let Some(i) = list.iter().position(|&s| !done[s as usize]) {
             let (l, c) = places[p][i];
-            return Err(parse_error(
+            return Err(Error::parse(
                 path,
                 l,
                 c,

@@ -58,7 +58,7 @@ pub fn parse_stg_program(
     bytes: u64,
 ) -> Result<Ttigha, Error> {
     let err =
-        |line: usize, column: usize, message: String| parse_error(path, line, column, message);
+        |line: usize, column: usize, message: String| Error::parse(path, line, column, message);
     check_slowness(path, &platform, slowness)?;
     let (toks, last_line) = stg_tokens(text, path)?;
     let mut it = toks.into_iter();
@@ -128,16 +128,6 @@ type StgTok<'a> = (usize, usize, &'a str);
 /// A task record: its time, its line, and its predecessors with their line and column.
 type Record = (f64, usize, Vec<(u32, usize, usize)>);
 
-/// The parse error at `line` and `column` of `path`.
-fn parse_error(path: &Path, line: usize, column: usize, message: String) -> Error {
-    Error::Parse {
-        path: path.to_path_buf(),
-        line,
-        column,
-        message,
-    }
-}
-
 /// The tokens of `text` with their places, up to the first `#` line, and the last line
 /// looked at.
 fn stg_tokens<'a>(text: &'a str, path: &Path) -> Result<(Vec<StgTok<'a>>, usize), Error> {
@@ -149,7 +139,7 @@ fn stg_tokens<'a>(text: &'a str, path: &Path) -> Result<(Vec<StgTok<'a>>, usize)
             break;
         }
         if let Some(c) = raw.find('\r') {
-            return Err(parse_error(
+            return Err(Error::parse(
                 path,
                 li + 1,
                 c + 1,
@@ -173,7 +163,7 @@ fn read_record<'a>(
     path: &Path,
 ) -> Result<Record, Error> {
     let err =
-        |line: usize, column: usize, message: String| parse_error(path, line, column, message);
+        |line: usize, column: usize, message: String| Error::parse(path, line, column, message);
     let id = t.parse::<u64>().map_err(|_| {
         err(
             l,
@@ -246,18 +236,18 @@ fn check_records(
 ) -> Result<(), Error> {
     let n = recs.len();
     if n == 0 {
-        return Err(parse_error(path, last_line, 1, "no task records".into()));
+        return Err(Error::parse(path, last_line, 1, "no task records".into()));
     }
     // The count line counts the tasks with or without the two dummies.
     if announced != n as u64 && announced + 2 != n as u64 {
-        return Err(parse_error(path, hl, hc, format!(
+        return Err(Error::parse(path, hl, hc, format!(
             "the count line announces {announced} tasks but the file has {n} records ({announced} or {} expected: truncated?)",
             announced.saturating_add(2)
         )));
     }
     for (_, _, preds) in recs {
         if let Some(&(p, l, c)) = preds.iter().find(|x| x.0 as usize >= n) {
-            return Err(parse_error(
+            return Err(Error::parse(
                 path,
                 l,
                 c,

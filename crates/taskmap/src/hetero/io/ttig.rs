@@ -72,22 +72,12 @@ pub(crate) fn parse_parts(
     let sends = &r.sends;
     let program = HeteroProgram::new(ntypes, r.tasks, messages).map_err(|e| {
         let (line, toks) = &sends[e.message as usize];
-        parse_error(path, *line, toks[0].0, format!(
+        Error::parse(path, *line, toks[0].0, format!(
             "this message lies on a cycle of dependencies ({} -> {} and back): the program would deadlock",
             toks[0].1, toks[1].1
         ))
     })?;
     Ok((platform, Some(program)))
-}
-
-/// The parse error at `line` and `column` of `path`.
-fn parse_error(path: &Path, line: usize, column: usize, message: String) -> Error {
-    Error::Parse {
-        path: path.to_path_buf(),
-        line,
-        column,
-        message,
-    }
 }
 
 /// The declarations of a `.ttig` file read so far, with the indexes that resolve names;
@@ -150,7 +140,7 @@ impl<'t, 'p> TtigReader<'t, 'p> {
 
     /// The parse error at `line` and `column`.
     fn err(&self, line: usize, column: usize, message: String) -> Error {
-        parse_error(self.path, line, column, message)
+        Error::parse(self.path, line, column, message)
     }
 
     /// Reads line `line` of the file: its keyword, its number of values and the
