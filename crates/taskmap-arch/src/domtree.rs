@@ -111,6 +111,11 @@ impl DomainTree {
         })
     }
 
+    /// The representative PEs of two different domains (`None` for one domain twice).
+    pub fn reps(&self, a: &Domain, b: &Domain) -> Option<(PeId, PeId)> {
+        (a.a != b.a).then(|| (self.node(a).rep, self.node(b).rep))
+    }
+
     pub fn pes(&self, d: &Domain) -> &[PeId] {
         let n = self.node(d);
         &self.order[n.first as usize..(n.first + n.len) as usize]
@@ -136,3 +141,27 @@ pub(crate) fn medoid(pes: &[PeId], dist: impl Fn(PeId, PeId) -> u64) -> PeId {
     }
     best.1
 }
+
+/// The domain methods of an [`Architecture`](crate::Architecture) whose domains are the
+/// nodes of its `tree` field, a [`DomainTree`]: one copy for every such target
+/// (`domain_distance` stays each target's own).
+macro_rules! tree_domains {
+    () => {
+        fn root(&self) -> $crate::Domain {
+            self.tree.root()
+        }
+        fn bipartition(&self, d: &$crate::Domain) -> Option<($crate::Domain, $crate::Domain)> {
+            self.tree.bipartition(d)
+        }
+        fn domain_size(&self, d: &$crate::Domain) -> u32 {
+            self.tree.node(d).len
+        }
+        fn domain_pes(&self, d: &$crate::Domain, out: &mut Vec<$crate::PeId>) {
+            out.extend_from_slice(self.tree.pes(d));
+        }
+        fn domain_capacity(&self, d: &$crate::Domain) -> u64 {
+            self.tree.node(d).cap
+        }
+    };
+}
+pub(crate) use tree_domains;

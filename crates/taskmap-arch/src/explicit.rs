@@ -487,26 +487,9 @@ impl Architecture for ExplicitGraph {
     fn pe_capacity(&self, pe: PeId) -> u64 {
         self.caps[pe.idx()]
     }
-    fn root(&self) -> Domain {
-        self.tree.root()
-    }
-    fn bipartition(&self, d: &Domain) -> Option<(Domain, Domain)> {
-        self.tree.bipartition(d)
-    }
+    crate::domtree::tree_domains!();
     fn domain_distance(&self, a: &Domain, b: &Domain) -> u64 {
-        if a.a == b.a {
-            return 0;
-        }
-        self.distance(self.tree.node(a).rep, self.tree.node(b).rep)
-    }
-    fn domain_size(&self, d: &Domain) -> u32 {
-        self.tree.node(d).len
-    }
-    fn domain_pes(&self, d: &Domain, out: &mut Vec<PeId>) {
-        out.extend_from_slice(self.tree.pes(d));
-    }
-    fn domain_capacity(&self, d: &Domain) -> u64 {
-        self.tree.node(d).cap
+        self.tree.reps(a, b).map_or(0, |(x, y)| self.distance(x, y))
     }
     fn spec(&self) -> String {
         format!("graph:{}", self.path.as_deref().unwrap_or("<memory>"))

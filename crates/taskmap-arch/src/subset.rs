@@ -143,12 +143,7 @@ impl Architecture for Subset {
     fn pe_capacity(&self, pe: PeId) -> u64 {
         self.inner.pe_capacity(self.pes[pe.idx()])
     }
-    fn root(&self) -> Domain {
-        self.tree.root()
-    }
-    fn bipartition(&self, d: &Domain) -> Option<(Domain, Domain)> {
-        self.tree.bipartition(d)
-    }
+    crate::domtree::tree_domains!();
     fn domain_distance(&self, a: &Domain, b: &Domain) -> u64 {
         if a.a == b.a {
             return 0;
@@ -162,15 +157,6 @@ impl Architecture for Subset {
         }
         self.inner
             .domain_distance(&self.inner_dom[a.a as usize], &self.inner_dom[b.a as usize])
-    }
-    fn domain_size(&self, d: &Domain) -> u32 {
-        self.tree.node(d).len
-    }
-    fn domain_pes(&self, d: &Domain, out: &mut Vec<PeId>) {
-        out.extend_from_slice(self.tree.pes(d));
-    }
-    fn domain_capacity(&self, d: &Domain) -> u64 {
-        self.tree.node(d).cap
     }
     fn spec(&self) -> String {
         format!("sub:{}:{}", format_pe_list(&self.pes), self.inner.spec())

@@ -82,23 +82,9 @@ impl Architecture for WeightedComplete {
     fn pe_capacity(&self, pe: PeId) -> u64 {
         self.caps[pe.idx()]
     }
-    fn root(&self) -> Domain {
-        self.tree.root()
-    }
-    fn bipartition(&self, d: &Domain) -> Option<(Domain, Domain)> {
-        self.tree.bipartition(d)
-    }
+    crate::domtree::tree_domains!();
     fn domain_distance(&self, a: &Domain, b: &Domain) -> u64 {
         u64::from(a.a != b.a)
-    }
-    fn domain_size(&self, d: &Domain) -> u32 {
-        self.tree.node(d).len
-    }
-    fn domain_pes(&self, d: &Domain, out: &mut Vec<PeId>) {
-        out.extend_from_slice(self.tree.pes(d));
-    }
-    fn domain_capacity(&self, d: &Domain) -> u64 {
-        self.tree.node(d).cap
     }
     fn spec(&self) -> String {
         let w: Vec<String> = self.caps.iter().map(|c| c.to_string()).collect();
