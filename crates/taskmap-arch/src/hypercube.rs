@@ -1,7 +1,7 @@
 //! The binary hypercube (Scotch `hcub`): PE ids are the binary labels, the distance is the
 //! Hamming distance.
 
-use crate::{ArchError, Architecture, Domain, LinkGraph, LinkId, PeId};
+use crate::{ArchError, Architecture, Domain, LinkGraph, LinkId, PeId, Routing};
 
 /// A `dim`-dimensional binary hypercube with `2^dim` PEs.
 ///
@@ -80,33 +80,8 @@ impl Architecture for Hypercube {
     fn domain_capacity(&self, d: &Domain) -> u64 {
         u64::from(self.domain_size(d))
     }
-    fn link_count(&self) -> u32 {
-        if self.links_ok() {
-            (1 << self.dim) * self.dim
-        } else {
-            0
-        }
-    }
-    fn route(&self, a: PeId, b: PeId, out: &mut Vec<LinkId>) -> bool {
-        if !self.links_ok() {
-            return false;
-        }
-        let mut cur = a.0;
-        let mut diff = a.0 ^ b.0;
-        while diff != 0 {
-            let i = diff.trailing_zeros();
-            out.push(cur * self.dim + i);
-            cur ^= 1 << i;
-            diff &= diff - 1;
-        }
-        true
-    }
-    fn link_endpoints(&self, link: LinkId) -> Option<(PeId, PeId)> {
-        if !self.links_ok() || link >= self.link_count() {
-            return None;
-        }
-        let (pe, i) = (link / self.dim, link % self.dim);
-        Some((PeId(pe), PeId(pe ^ (1 << i))))
+    fn routing(&self) -> Option<&dyn Routing> {
+        self.links_ok().then_some(self as &dyn Routing)
     }
     fn spec(&self) -> String {
         format!("hypercube:{}", self.dim)
@@ -141,5 +116,32 @@ impl Architecture for Hypercube {
     }
     fn scotch_target(&self) -> Option<String> {
         Some(format!("hcub {}", self.dim))
+    }
+}
+
+impl Routing for Hypercube {
+    fn link_count(&self) -> u32 {
+        if self.links_ok() {
+            (1 << self.dim) * self.dim
+        } else {
+            0
+        }
+    }
+    fn route(&self, a: PeId, b: PeId, out: &mut Vec<LinkId>) {
+        let mut cur = a.0;
+        let mut diff = a.0 ^ b.0;
+        while diff != 0 {
+            let i = diff.trailing_zeros();
+            out.push(cur * self.dim + i);
+            cur ^= 1 << i;
+            diff &= diff - 1;
+        }
+    }
+    fn link_endpoints(&self, link: LinkId) -> Option<(PeId, PeId)> {
+        if !self.links_ok() || link >= self.link_count() {
+            return None;
+        }
+        let (pe, i) = (link / self.dim, link % self.dim);
+        Some((PeId(pe), PeId(pe ^ (1 << i))))
     }
 }

@@ -89,6 +89,19 @@ pub struct Domain {
     pub c: u32,
 }
 
+/// Deterministic message routes over a target's directed links: dimension order on meshes
+/// and tori, e-cube on hypercubes. The wormhole simulator, the contention model F and link
+/// loads use them; [`Architecture::routing`] gives them where a target has them.
+pub trait Routing {
+    /// Number of directed links, ids `0..link_count()`.
+    fn link_count(&self) -> u32;
+    /// Appends the directed links of the route from `a` to `b` to `out`.
+    fn route(&self, a: PeId, b: PeId, out: &mut Vec<LinkId>);
+    /// The PEs a directed link goes from and to. Links that exist as ids but not
+    /// physically (the `+` link of a mesh PE on the upper boundary) give `None`.
+    fn link_endpoints(&self, link: LinkId) -> Option<(PeId, PeId)>;
+}
+
 /// A target architecture, modelled on Scotch's target abstraction.
 pub trait Architecture: Debug + Send + Sync {
     /// Number of PEs, `k`.
@@ -124,15 +137,10 @@ pub trait Architecture: Debug + Send + Sync {
         self.domain_pes(d, &mut v);
         v.iter().map(|&p| self.pe_capacity(p)).sum()
     }
-    /// Number of directed links (for architectures with routes).
-    fn link_count(&self) -> u32 {
-        0
-    }
-    /// Appends the directed links of the deterministic route from `a` to `b` to `out`
-    /// (dimension-order / e-cube on meshes, tori and hypercubes). Returns `false` when the
-    /// architecture has no routes.
-    fn route(&self, _a: PeId, _b: PeId, _out: &mut Vec<LinkId>) -> bool {
-        false
+    /// The routes over its links, when it has them (meshes, tori and hypercubes whose
+    /// link ids fit in 32 bits).
+    fn routing(&self) -> Option<&dyn Routing> {
+        None
     }
     /// The canonical CLI spec of this architecture; `parse_arch(spec)` gives it back.
     fn spec(&self) -> String;
@@ -148,12 +156,6 @@ pub trait Architecture: Debug + Send + Sync {
     /// Whether every PE has the same capacity.
     fn is_uniform(&self) -> bool {
         (0..self.pe_count()).all(|p| self.pe_capacity(PeId(p)) == self.pe_capacity(PeId(0)))
-    }
-    /// The PEs a directed link goes from and to, for architectures with routes. Links that
-    /// exist as ids but not physically (the `+` link of a mesh PE on the upper boundary)
-    /// give `None`.
-    fn link_endpoints(&self, _link: LinkId) -> Option<(PeId, PeId)> {
-        None
     }
     /// The physical link graph, see [`explicit_graph_of`].
     fn link_graph(&self) -> Option<LinkGraph> {

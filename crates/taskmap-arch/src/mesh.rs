@@ -222,16 +222,8 @@ impl Grid {
         }
     }
 
-    fn links_ok(&self) -> bool {
+    pub(crate) fn links_ok(&self) -> bool {
         u64::from(self.k) * self.dims.len() as u64 * 2 <= u64::from(u32::MAX)
-    }
-
-    pub fn link_count(&self) -> u32 {
-        if self.links_ok() {
-            self.k * self.dims.len() as u32 * 2
-        } else {
-            0
-        }
     }
 
     /// Link id of the link leaving `pe` along dimension `i`, in direction `+` (`neg =
@@ -240,11 +232,18 @@ impl Grid {
     fn link(&self, pe: u32, i: usize, neg: bool) -> LinkId {
         (pe * self.dims.len() as u32 + i as u32) * 2 + u32::from(neg)
     }
+}
 
-    pub fn route(&self, a: PeId, b: PeId, out: &mut Vec<LinkId>) -> bool {
-        if !self.links_ok() {
-            return false;
+impl crate::Routing for Grid {
+    fn link_count(&self) -> u32 {
+        if self.links_ok() {
+            self.k * self.dims.len() as u32 * 2
+        } else {
+            0
         }
+    }
+
+    fn route(&self, a: PeId, b: PeId, out: &mut Vec<LinkId>) {
         let mut cur = a.0;
         for (i, &n) in self.dims.iter().enumerate() {
             let s = self.strides[i];
@@ -278,10 +277,9 @@ impl Grid {
                 x = nx;
             }
         }
-        true
     }
 
-    pub fn link_endpoints(&self, link: LinkId) -> Option<(PeId, PeId)> {
+    fn link_endpoints(&self, link: LinkId) -> Option<(PeId, PeId)> {
         if link >= self.link_count() {
             return None;
         }
@@ -300,7 +298,9 @@ impl Grid {
         };
         Some((PeId(pe), PeId(pe - x * s + nx * s)))
     }
+}
 
+impl Grid {
     pub fn known_diameter(&self) -> u64 {
         self.dims
             .iter()
@@ -408,16 +408,10 @@ macro_rules! grid_arch {
             fn domain_capacity(&self, d: &$crate::Domain) -> u64 {
                 u64::from(self.grid.domain_size(d))
             }
-            fn link_count(&self) -> u32 {
-                self.grid.link_count()
-            }
-            fn route(
-                &self,
-                a: $crate::PeId,
-                b: $crate::PeId,
-                out: &mut Vec<$crate::LinkId>,
-            ) -> bool {
-                self.grid.route(a, b, out)
+            fn routing(&self) -> Option<&dyn $crate::Routing> {
+                self.grid
+                    .links_ok()
+                    .then_some(&self.grid as &dyn $crate::Routing)
             }
             fn spec(&self) -> String {
                 format!("{}:{}", $name, self.grid.dims_spec())
@@ -430,9 +424,6 @@ macro_rules! grid_arch {
             }
             fn is_uniform(&self) -> bool {
                 true
-            }
-            fn link_endpoints(&self, link: $crate::LinkId) -> Option<($crate::PeId, $crate::PeId)> {
-                self.grid.link_endpoints(link)
             }
             fn link_graph(&self) -> Option<$crate::LinkGraph> {
                 self.grid.link_graph()

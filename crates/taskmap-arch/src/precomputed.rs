@@ -1,6 +1,6 @@
 //! A distance-table cache in front of any architecture.
 
-use crate::{Architecture, Domain, LinkGraph, LinkId, PeId};
+use crate::{Architecture, Domain, LinkGraph, PeId, Routing};
 
 /// Largest `k` whose `k x k` table is cached (64 MiB as `u32`).
 pub const PRECOMPUTED_MAX_PES: u32 = 4096;
@@ -88,11 +88,8 @@ impl Architecture for Precomputed {
     fn domain_capacity(&self, d: &Domain) -> u64 {
         self.inner.domain_capacity(d)
     }
-    fn link_count(&self) -> u32 {
-        self.inner.link_count()
-    }
-    fn route(&self, a: PeId, b: PeId, out: &mut Vec<LinkId>) -> bool {
-        self.inner.route(a, b, out)
+    fn routing(&self) -> Option<&dyn Routing> {
+        self.inner.routing()
     }
     fn spec(&self) -> String {
         self.inner.spec()
@@ -105,9 +102,6 @@ impl Architecture for Precomputed {
     }
     fn is_uniform(&self) -> bool {
         self.inner.is_uniform()
-    }
-    fn link_endpoints(&self, link: LinkId) -> Option<(PeId, PeId)> {
-        self.inner.link_endpoints(link)
     }
     fn link_graph(&self) -> Option<LinkGraph> {
         self.inner.link_graph()

@@ -119,17 +119,17 @@ fn check_arch(a: &dyn Architecture, metric: bool, hops: bool) {
             }
         }
     }
-    // Routes.
+    // Routes: targets measured in hops (meshes, tori, hypercubes) route every pair.
+    let routing = a.routing();
+    assert!(routing.is_some() || !hops, "{}: no routes", a.spec());
     let mut r = Vec::new();
     for &x in &pes {
         for &y in &pes {
-            r.clear();
-            let routed = a.route(x, y, &mut r);
-            // Targets measured in hops (meshes, tori, hypercubes) route every pair.
-            assert!(routed || !hops, "{}: no route {x:?} -> {y:?}", a.spec());
-            if !routed {
+            let Some(routing) = routing else {
                 continue;
-            }
+            };
+            r.clear();
+            routing.route(x, y, &mut r);
             if hops {
                 assert_eq!(
                     r.len() as u64,
@@ -140,8 +140,10 @@ fn check_arch(a: &dyn Architecture, metric: bool, hops: bool) {
             }
             let mut cur = x;
             for &l in &r {
-                assert!(l < a.link_count());
-                let (s, t) = a.link_endpoints(l).expect("route uses a non-existent link");
+                assert!(l < routing.link_count());
+                let (s, t) = routing
+                    .link_endpoints(l)
+                    .expect("route uses a non-existent link");
                 assert_eq!(s, cur, "{}: links not consecutive", a.spec());
                 assert_eq!(a.distance(s, t), 1);
                 cur = t;
@@ -420,22 +422,24 @@ fn torus_routes_and_links() {
     check_arch(&t, true, true);
     // Tie (|dx| = d/2) goes towards +.
     let mut r = Vec::new();
-    assert!(t.route(PeId(0), PeId(2), &mut r));
+    let rt = t.routing().unwrap();
+    rt.route(PeId(0), PeId(2), &mut r);
     assert_eq!(r.len(), 2);
-    assert_eq!(t.link_endpoints(r[0]), Some((PeId(0), PeId(1))));
+    assert_eq!(rt.link_endpoints(r[0]), Some((PeId(0), PeId(1))));
     // Size-2 dimension: + and - reach the same neighbour through distinct links.
-    let plus = t
+    let plus = rt
         .link_endpoints(2) /* (pe 0, dim 1, +) */
         .unwrap();
-    let minus = t
+    let minus = rt
         .link_endpoints(3) /* (pe 0, dim 1, -) */
         .unwrap();
     assert_eq!(plus, minus);
-    assert_eq!(t.link_count(), 8 * 3 * 2);
+    assert_eq!(rt.link_count(), 8 * 3 * 2);
     // Mesh boundary link ids exist but go nowhere.
     let m = Mesh::new(vec![3]).unwrap();
-    assert_eq!(m.link_endpoints(2 * 2), None);
-    assert_eq!(m.link_endpoints(1), None);
+    let mr = m.routing().unwrap();
+    assert_eq!(mr.link_endpoints(2 * 2), None);
+    assert_eq!(mr.link_endpoints(1), None);
 }
 
 #[test]
@@ -662,8 +666,7 @@ fn bad_specs() {
     assert_eq!(t.distance(PeId(0), PeId(2_999_999_999)), 1);
     let (a, b) = t.bipartition(&t.root()).unwrap();
     assert_eq!(t.domain_distance(&a, &b), 1_500_000_000);
-    let mut r = Vec::new();
-    assert!(!t.route(PeId(0), PeId(1), &mut r));
+    assert!(t.routing().is_none(), "link ids above 2^32");
     let e = parse_arch("torus:8xx8").unwrap_err().to_string();
     assert!(e.starts_with("bad architecture spec \"torus:8xx8\""), "{e}");
 }

@@ -41,5 +41,5 @@ pub use mapping::{Mapping, MappingFormat};
 pub use metrics::{evaluate, EvalOptions, Evaluation};
 pub use problem::{Capacities, Problem};
 pub use registry::AlgorithmSpec;
-pub use taskmap_arch::{parse_arch, Architecture, PeId};
+pub use taskmap_arch::{parse_arch, Architecture, PeId, Routing};
 pub use taskmap_graph::{TaskGraph, TaskId};

@@ -74,7 +74,7 @@ pub(crate) fn cmd_arch(a: ArchArgs) -> Result<u8> {
         total_capacity: (0..k).map(|p| arch.pe_capacity(PeId(p))).sum(),
         diameter: taskmap_arch::diameter(arch.as_ref()),
         mean_distance: taskmap_arch::mean_distance(arch.as_ref()),
-        links: arch.link_count(),
+        links: arch.routing().map_or(0, |r| r.link_count()),
         distance,
     };
     match a.format {

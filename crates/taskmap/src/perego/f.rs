@@ -248,7 +248,7 @@ impl<'a> IncrementalF<'a> {
             }
             touched.clear();
         }
-        let links = arch.link_count() as usize;
+        let links = super::routes(arch).link_count() as usize;
         let s = Scratch {
             root_stamp: vec![0; ne],
             root_node: vec![0; ne],
@@ -610,7 +610,7 @@ impl<'a> IncrementalF<'a> {
                 }
                 let (from, to) = if dir == 0 { (q, pe) } else { (pe, q) };
                 let lo = self.s.routes.len() as u32;
-                self.arch.route(PeId(from), PeId(to), &mut self.s.routes);
+                super::routes(self.arch).route(PeId(from), PeId(to), &mut self.s.routes);
                 let hi = self.s.routes.len() as u32;
                 let d = (hi - lo) as f64;
                 self.s

@@ -120,7 +120,7 @@ impl SpmModel {
         // link with its route. The (link, entry) pairs of a phase sorted by link; the
         // entries on a link are a run of them.
         let mut overlap = vec![0u64; self.phase_entries.len()];
-        let links = arch.link_count() as usize;
+        let links = super::routes(arch).link_count() as usize;
         let mut run_of = vec![(0u32, 0u32); links];
         let mut seen = vec![NONE; self.phase_entries.len()];
         let mut pairs: Vec<(LinkId, u32)> = Vec::new();
@@ -303,7 +303,7 @@ mod tests {
                 let ch = &model.channels[c as usize];
                 let mut r = Vec::new();
                 if pes[ch.src as usize] != pes[ch.dst as usize] {
-                    arch.route(
+                    arch.routing().unwrap().route(
                         PeId(pes[ch.src as usize]),
                         PeId(pes[ch.dst as usize]),
                         &mut r,

@@ -30,7 +30,7 @@ pub use program::{parse_program, read_program, Channel, Message, Op, Program, Pr
 pub use spm::{FEstimate, SpmModel, SpmParams};
 pub use wormhole::{simulate, simulate_ideal, ReadyPolicy, SimReport, WormholeParams};
 
-use taskmap_arch::{Architecture, PeId};
+use taskmap_arch::{Architecture, Routing};
 
 use crate::error::Error;
 use crate::mapping::Mapping;
@@ -44,7 +44,8 @@ pub const MAX_ROUTED_LINKS: u64 = 1 << 24;
 /// Errors if `arch` has more than [`MAX_ROUTED_LINKS`] directed links or PEs (`what`
 /// names the model that refuses it).
 pub(crate) fn check_target_size(arch: &dyn Architecture, what: &str) -> Result<(), Error> {
-    let (links, pes) = (u64::from(arch.link_count()), u64::from(arch.pe_count()));
+    let links = arch.routing().map_or(0, |r| u64::from(r.link_count()));
+    let pes = u64::from(arch.pe_count());
     if links > MAX_ROUTED_LINKS || pes > MAX_ROUTED_LINKS {
         return Err(Error::Config(format!(
             "{}: the target {} has {} PEs and {} directed links; at most {} (2^24) of each are supported",
@@ -79,12 +80,17 @@ pub(crate) fn one_task_per_pe(pes: &[u32], k: u32) -> bool {
         .all(|&p| !std::mem::replace(&mut used[p as usize], true))
 }
 
+/// The routes of `arch`, a target that [`check_routed_target`] accepted.
+pub(crate) fn routes(arch: &dyn Architecture) -> &dyn Routing {
+    arch.routing()
+        .expect("a target with routes (check_routed_target)")
+}
+
 /// Checks that `arch` has routes (`what` names the model that needs them) and at most
 /// [`MAX_ROUTED_LINKS`] directed links and PEs.
 pub(crate) fn check_routed_target(arch: &dyn Architecture, what: &str) -> Result<(), Error> {
     check_target_size(arch, what)?;
-    let mut probe = Vec::new();
-    if arch.pe_count() == 0 || !arch.route(PeId(0), PeId(0), &mut probe) {
+    if arch.pe_count() == 0 || arch.routing().is_none() {
         return Err(Error::Config(format!(
             "the target {} has no routes; {} needs a mesh, torus or hypercube",
             arch.spec(),

@@ -415,7 +415,7 @@ impl SpmModel {
         }
         // Contention, phase by phase. A link's stamp is the epoch of the phase that last
         // used it (epochs run on across calls, so the table is never cleared).
-        let links = arch.link_count() as usize;
+        let links = super::routes(arch).link_count() as usize;
         if sc.stamp.len() != links {
             sc.stamp.clear();
             sc.stamp.resize(links, 0);
@@ -513,7 +513,7 @@ impl SpmModel {
         for (ci, c) in self.channels.iter().enumerate() {
             let (pi, pj) = (pes[c.src as usize], pes[c.dst as usize]);
             if pi != u32::MAX && pj != u32::MAX && pi != pj {
-                arch.route(PeId(pi), PeId(pj), routes);
+                super::routes(arch).route(PeId(pi), PeId(pj), routes);
             }
             route_start[ci + 1] = routes.len() as u32;
         }

@@ -4,7 +4,7 @@
 //! # Machine model (all times in CPU cycles)
 //!
 //! * **Routes**: the architecture's deterministic dimension-order (e-cube) routes over
-//!   directed links ([`Architecture::route`]); meshes, tori and hypercubes have them.
+//!   directed links ([`taskmap_arch::Routing::route`], through `Architecture::routing`); meshes, tori and hypercubes have them.
 //! * **Wormhole flow control**, one flit per `flit_cycles` (`T_c`) per link, one packet per
 //!   link at a time (per virtual channel on tori, see below; meshes and hypercubes have
 //!   one channel per link), a one-flit buffer at the end of every link. A message of `L`
@@ -375,7 +375,7 @@ impl<'a> Sim<'a> {
     ) -> Self {
         let n = prog.num_tasks();
         let m = prog.messages().len();
-        let links = arch.map_or(0, |a| a.link_count() as usize);
+        let links = arch.map_or(0, |a| super::routes(a).link_count() as usize);
         let vc_info = match arch {
             Some(a) if a.name() == "torus" && p.torus_virtual_channels => {
                 let spec = a.spec();
@@ -386,7 +386,7 @@ impl<'a> Sim<'a> {
                     (0..links as u32)
                         .map(|l| {
                             let dim = (l / 2) % dims;
-                            let wrap = match a.link_endpoints(l) {
+                            let wrap = match super::routes(a).link_endpoints(l) {
                                 Some((x, y)) => {
                                     (l % 2 == 0 && y.0 < x.0) || (l % 2 == 1 && y.0 > x.0)
                                 }
@@ -605,7 +605,7 @@ impl<'a> Sim<'a> {
         f.msg = m;
         f.hop = 0;
         f.route.clear();
-        arch.route(PeId(sp), PeId(dp), &mut f.route);
+        super::routes(arch).route(PeId(sp), PeId(dp), &mut f.route);
         if let Some(info) = &self.vc_info {
             // Links become resources link * 2 + virtual channel (dateline rule).
             let mut vc = 0;
@@ -747,7 +747,7 @@ impl<'a> Sim<'a> {
         let (mut usum, mut umax, mut nl) = (0.0f64, 0.0f64, 0usize);
         if let Some(arch) = self.arch {
             for (l, &b) in self.link_busy.iter().enumerate() {
-                if arch.link_endpoints(l as LinkId).is_some() {
+                if super::routes(arch).link_endpoints(l as LinkId).is_some() {
                     let u = if completion > 0 {
                         b as f64 / completion as f64
                     } else {

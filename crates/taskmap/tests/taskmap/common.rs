@@ -18,7 +18,9 @@ pub fn entry_routes(
         .map(|&(c, _)| {
             let ch = model.channels[c as usize];
             let mut v = Vec::new();
-            arch.route(mapping.pe(ch.src), mapping.pe(ch.dst), &mut v);
+            arch.routing()
+                .unwrap()
+                .route(mapping.pe(ch.src), mapping.pe(ch.dst), &mut v);
             v.into_iter().collect()
         })
         .collect()

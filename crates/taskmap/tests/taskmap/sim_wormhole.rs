@@ -296,7 +296,10 @@ fn torus_dateline_virtual_channels() {
     let vc = simulate(&p, arch.as_ref(), &m, &WormholeParams::default()).unwrap();
     assert_eq!((vc.latency.min, vc.latency.max), (17, 18));
     // Link statistics are per physical link (both channels summed).
-    assert_eq!(vc.link_busy.len(), arch.link_count() as usize);
+    assert_eq!(
+        vc.link_busy.len(),
+        arch.routing().unwrap().link_count() as usize
+    );
     assert_eq!(vc.link_flits.iter().sum::<u64>(), 16 * 5);
     let no_vc = WormholeParams {
         torus_virtual_channels: false,

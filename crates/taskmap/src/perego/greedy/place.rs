@@ -306,7 +306,7 @@ pub(crate) fn lookahead(j: u32, t: u32, cx: &ChooseCtx, route: &mut Vec<LinkId>)
             total += cx.topo.dist(j, q);
             for (a, b) in [(j, q), (q, j)] {
                 route.clear();
-                cx.arch.route(PeId(a), PeId(b), route);
+                crate::perego::routes(cx.arch).route(PeId(a), PeId(b), route);
                 total += route.iter().filter(|&&l| used[l as usize] > 0).count() as u64;
             }
         }

@@ -61,8 +61,9 @@ impl<'a> Topo<'a> {
             }
         }
         // Physical neighbours from the links (deduplicated: a ring of two has one).
-        let mut pairs: Vec<(u32, u32)> = (0..arch.link_count())
-            .filter_map(|l| arch.link_endpoints(l))
+        let routes = crate::perego::routes(arch);
+        let mut pairs: Vec<(u32, u32)> = (0..routes.link_count())
+            .filter_map(|l| routes.link_endpoints(l))
             .filter(|(a, b)| a != b)
             .map(|(a, b)| (a.0, b.0))
             .collect();
