@@ -92,8 +92,8 @@ impl Architecture for Hypercube {
     fn known_diameter(&self) -> Option<u64> {
         Some(u64::from(self.dim))
     }
-    fn mesh_layout(&self) -> Option<Box<dyn Architecture>> {
-        crate::GrayMesh::new(self.dim).map(|g| Box::new(g) as Box<dyn Architecture>)
+    fn shape(&self) -> crate::Shape<'_> {
+        crate::Shape::Hypercube { dim: self.dim }
     }
     fn is_uniform(&self) -> bool {
         true

@@ -102,6 +102,68 @@ pub trait Routing {
     fn link_endpoints(&self, link: LinkId) -> Option<(PeId, PeId)>;
 }
 
+/// The shape of a target, as far as mappers exploit it: the hints that its PE ids lie on
+/// a grid or a hypercube. [`Architecture::shape`] gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape<'a> {
+    /// A mesh (`torus: false`) or torus of these dimension sizes (dimension 0 first, the
+    /// PE id in mixed radix, dimension 0 fastest).
+    Grid {
+        /// The dimension sizes.
+        dims: &'a [u32],
+        /// Whether it has wrap-around links.
+        torus: bool,
+    },
+    /// A hypercube of `2^dim` PEs.
+    Hypercube {
+        /// Its dimension.
+        dim: u32,
+    },
+    /// No shape the mappers use.
+    Other,
+}
+
+impl Shape<'_> {
+    /// The dimension sizes of a mesh or torus.
+    pub fn grid_dims(&self) -> Option<&[u32]> {
+        match self {
+            Shape::Grid { dims, .. } => Some(dims),
+            _ => None,
+        }
+    }
+
+    /// The same PEs (same ids) without wrap-around links, for a torus with a ring of more
+    /// than two PEs: its mesh. Its distances are at least the torus's, so a mapping made
+    /// for it costs at most as much on the torus. Recursive mappers use its domains for
+    /// task graphs that are not periodic themselves: on a torus, the two halves of a split
+    /// ring are equally close to either end of the other half, and bipartitioning cannot
+    /// tell which end a cut should face (Scotch's 100x100 grid onto `torus2D 16 16` suffers
+    /// from this).
+    pub fn unwrapped(&self) -> Option<Box<dyn Architecture>> {
+        match self {
+            Shape::Grid { dims, torus: true } if dims.iter().any(|&d| d > 2) => {
+                let mesh = Mesh::new(dims.to_vec()).ok()?;
+                Some(Box::new(mesh))
+            }
+            _ => None,
+        }
+    }
+
+    /// The same PEs (same ids) laid out as a two-dimensional mesh whose distances are at
+    /// least the target's, for a hypercube: its Gray-code mesh ([`GrayMesh`]). Recursive
+    /// mappers may split its domains instead of the hypercube's, whose halves are all
+    /// alike, so that the splits of a mesh-like task graph drift into strips (the
+    /// 1000x1000 grid onto `hypercube:8` cut 41,432 edges, where 16x16 blocks cut 30,000).
+    pub fn mesh_layout(&self) -> Option<Box<dyn Architecture>> {
+        match self {
+            Shape::Hypercube { dim } => {
+                GrayMesh::new(*dim).map(|g| Box::new(g) as Box<dyn Architecture>)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// A target architecture, modelled on Scotch's target abstraction.
 pub trait Architecture: Debug + Send + Sync {
     /// Number of PEs, `k`.
@@ -165,28 +227,8 @@ pub trait Architecture: Debug + Send + Sync {
     fn scotch_target(&self) -> Option<String> {
         None
     }
-    /// The same PEs (same ids) without wrap-around links, when this architecture has them:
-    /// the mesh of a torus. Its distances are at least this architecture's, so a mapping
-    /// made for it costs at most as much here. Recursive mappers use its domains for task
-    /// graphs that are not periodic themselves: on a torus, the two halves of a split ring
-    /// are equally close to either end of the other half, and bipartitioning cannot tell
-    /// which end a cut should face (Scotch's 100x100 grid onto `torus2D 16 16` suffers from
-    /// this).
-    fn unwrapped(&self) -> Option<Box<dyn Architecture>> {
-        None
-    }
-    /// The same PEs (same ids) laid out as a two-dimensional mesh whose distances are at
-    /// least this architecture's, when this architecture has such a layout: a hypercube's
-    /// Gray-code mesh ([`GrayMesh`]). Recursive mappers may split its domains instead of
-    /// this architecture's: on a hypercube, whose halves are all alike, the splits of a
-    /// mesh-like task graph drift into strips (the 1000x1000 grid onto `hypercube:8` cut
-    /// 41,432 edges, where 16x16 blocks cut 30,000).
-    fn mesh_layout(&self) -> Option<Box<dyn Architecture>> {
-        None
-    }
-    /// The dimension sizes of a mesh or torus (dimension 0 first); `None` for every other
-    /// architecture.
-    fn grid_dims(&self) -> Option<&[u32]> {
-        None
+    /// Its shape, as far as mappers use it (a grid, a hypercube).
+    fn shape(&self) -> Shape<'_> {
+        Shape::Other
     }
 }

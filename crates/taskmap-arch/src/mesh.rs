@@ -431,15 +431,11 @@ macro_rules! grid_arch {
             fn scotch_target(&self) -> Option<String> {
                 Some(self.grid.scotch_target())
             }
-            fn unwrapped(&self) -> Option<Box<dyn $crate::Architecture>> {
-                if !self.grid.torus || self.grid.dims.iter().all(|&d| d <= 2) {
-                    return None;
+            fn shape(&self) -> $crate::Shape<'_> {
+                $crate::Shape::Grid {
+                    dims: &self.grid.dims,
+                    torus: self.grid.torus,
                 }
-                let mesh = $crate::mesh::Mesh::new(self.grid.dims.clone()).ok()?;
-                Some(Box::new(mesh))
-            }
-            fn grid_dims(&self) -> Option<&[u32]> {
-                Some(&self.grid.dims)
             }
         }
     };

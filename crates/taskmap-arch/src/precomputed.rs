@@ -109,13 +109,7 @@ impl Architecture for Precomputed {
     fn scotch_target(&self) -> Option<String> {
         self.inner.scotch_target()
     }
-    fn unwrapped(&self) -> Option<Box<dyn Architecture>> {
-        self.inner.unwrapped()
-    }
-    fn mesh_layout(&self) -> Option<Box<dyn Architecture>> {
-        self.inner.mesh_layout()
-    }
-    fn grid_dims(&self) -> Option<&[u32]> {
-        self.inner.grid_dims()
+    fn shape(&self) -> crate::Shape<'_> {
+        self.inner.shape()
     }
 }

@@ -219,8 +219,8 @@ proptest! {
     fn torus_unwraps_to_its_mesh(dims in dims_strategy()) {
         let t = Torus::new(dims.clone()).unwrap();
         let m = Mesh::new(dims.clone()).unwrap();
-        prop_assert!(m.unwrapped().is_none());
-        match t.unwrapped() {
+        prop_assert!(m.shape().unwrapped().is_none());
+        match t.shape().unwrapped() {
             // Rings of at most 2 PEs have no wrap-around of their own.
             None => prop_assert!(dims.iter().all(|&d| d <= 2)),
             Some(u) => {

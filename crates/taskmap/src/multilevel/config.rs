@@ -109,15 +109,16 @@ pub const UNWRAP_MIN_RING: u32 = 8;
 /// [`UNWRAP_MIN_DIMS`] dimensions longer than two whose longest ring has at least
 /// [`UNWRAP_MIN_RING`] PEs (see the module documentation, step 2).
 pub fn unwrap_by_default(arch: &dyn Architecture) -> bool {
-    arch.unwrapped().is_some()
-        && arch.grid_dims().is_some_and(|d| {
+    let shape = arch.shape();
+    shape.unwrapped().is_some()
+        && shape.grid_dims().is_some_and(|d| {
             d.iter().filter(|&&s| s > 2).count() >= UNWRAP_MIN_DIMS
                 && d.iter().any(|&s| s >= UNWRAP_MIN_RING)
         })
 }
 
 /// On a torus, which initial runs split the domains of the mesh without its wrap-around
-/// links (see `Architecture::unwrapped`).
+/// links (see `Shape::unwrapped`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Unwrap {
     /// The even-numbered runs (run 0 first), on the tori of [`unwrap_by_default`] only.
@@ -180,7 +181,7 @@ pub struct MultilevelMapper {
     /// links.
     pub unwrap: Unwrap,
     /// On a target with a mesh layout (a hypercube's Gray-code mesh, see
-    /// `Architecture::mesh_layout`), one more initial run, which splits the layout's
+    /// `Shape::mesh_layout`), one more initial run, which splits the layout's
     /// domains (not in `fast`). The suite's 28 graphs, seeds 1-2, onto `hypercube:8`: f_C
     /// 0.981 in 1.25 times the time (the 1000x1000 grid 0.71, the 100x100 grid 0.87-0.89,
     /// `delaunay_n15` and `whitaker3` 0.93-0.94, no run worse; seed 1 onto `hypercube:6`

@@ -2,7 +2,7 @@
 //! the [`Architecture`] trait into a `u32` table, so hot loops make no virtual call. Larger
 //! targets (or distances above `u32::MAX`) fall back to the trait.
 
-use taskmap_arch::{Architecture, PeId};
+use taskmap_arch::{Architecture, PeId, Shape};
 
 /// Largest `k` for which a table is built (4096² · 4 bytes = 64 MiB).
 pub const MAX_TABLE_PES: u32 = 4096;
@@ -42,12 +42,10 @@ impl Separable {
         let arch = dist.arch();
         let k = dist.k();
         dist.row(0)?;
-        let sides: Vec<u32> = match arch.grid_dims() {
-            Some(d) => d.to_vec(),
-            None if arch.name() == "hypercube" && k.is_power_of_two() => {
-                vec![2; k.trailing_zeros() as usize]
-            }
-            None => return None,
+        let sides: Vec<u32> = match arch.shape() {
+            Shape::Grid { dims, .. } => dims.to_vec(),
+            Shape::Hypercube { .. } if k.is_power_of_two() => vec![2; k.trailing_zeros() as usize],
+            _ => return None,
         };
         if sides.is_empty() || sides.iter().map(|&s| u64::from(s)).product::<u64>() != u64::from(k)
         {

@@ -165,7 +165,7 @@ pub(crate) fn coarsest_size(
 pub(crate) fn min_coarsest_per_pe(arch: &dyn Architecture, nested: bool) -> usize {
     if nested {
         MULTISECTION_MIN_COARSEST_PER_PE
-    } else if arch.unwrapped().is_some() {
+    } else if arch.shape().unwrapped().is_some() {
         TORUS_MIN_COARSEST_PER_PE
     } else {
         MIN_COARSEST_PER_PE
@@ -177,6 +177,7 @@ pub(crate) fn min_coarsest_per_pe(arch: &dyn Architecture, nested: bool) -> usiz
 /// smaller, else [`MultilevelMapper::coarsest_per_pe`].
 pub(crate) fn coarsest_tasks_per_pe(cfg: &MultilevelMapper, arch: &dyn Architecture) -> usize {
     let grid2d = arch
+        .shape()
         .grid_dims()
         .is_some_and(|d| d.iter().filter(|&&s| s > 1).count() == 2)
         && arch.pe_count() as usize <= GRID2D_MAX_PES;

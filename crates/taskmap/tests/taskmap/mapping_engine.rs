@@ -550,8 +550,8 @@ fn unwrapped_runs_by_default_on_long_3d_tori() {
 fn hypercubes_get_a_run_on_their_gray_mesh() {
     assert!(MultilevelMapper::default().layout_runs);
     assert!(!MultilevelMapper::fast().layout_runs);
-    assert!(arch("hypercube:8").mesh_layout().is_some());
-    assert!(arch("torus:16x16").mesh_layout().is_none());
+    assert!(arch("hypercube:8").shape().mesh_layout().is_some());
+    assert!(arch("torus:16x16").shape().mesh_layout().is_none());
     let problem = Problem::new(gen::grid(&[100, 100], false), arch("hypercube:8"));
     for seed in 1..=2 {
         let cost = |alg: &str| {

@@ -67,7 +67,7 @@ pub(crate) fn initial_mapping(
     // On a target with a mesh layout (a hypercube), one more run splits the layout's
     // domains; its seed is derived from the first run's, so the other runs and everything
     // after them draw the same numbers as without it.
-    let layout = arch.mesh_layout().filter(|_| cfg.layout_runs);
+    let layout = arch.shape().mesh_layout().filter(|_| cfg.layout_runs);
     if layout.is_some() {
         seeds.push(seeds[0] ^ LAYOUT_SEED_SALT);
     }
@@ -87,8 +87,11 @@ pub(crate) fn initial_mapping(
     // On a torus with `unwrap=1` (`fast`), and by default on the tori of
     // `unwrap_by_default`, the even-numbered runs (so the only one when there is one)
     // bipartition the domains of its mesh (same PEs, no wrap-around): see
-    // `Architecture::unwrapped`.
-    let unwrapped = arch.unwrapped().filter(|_| cfg.unwrapped_runs(arch));
+    // `Shape::unwrapped`.
+    let unwrapped = arch
+        .shape()
+        .unwrapped()
+        .filter(|_| cfg.unwrapped_runs(arch));
     // The runs refine without pairwise rounds: only the best run goes on, and the
     // uncoarsening, the V-cycles and multisection's steps refine with them (on the best
     // run alone they gained nothing on the small graphs, which the V-cycles refine).

@@ -3,7 +3,7 @@
 //! physical neighbours of every PE, degree sums within a distance, the PE centre, and the
 //! bounding rectangle of a set of PEs.
 
-use taskmap_arch::{Architecture, PeId};
+use taskmap_arch::{Architecture, PeId, Shape};
 
 /// PEs up to which the centre of a target other than a k-ary n-cube is found exactly
 /// (O(k²) distances).
@@ -33,15 +33,11 @@ pub(crate) struct Topo<'a> {
 impl<'a> Topo<'a> {
     pub(crate) fn new(arch: &'a dyn Architecture) -> Self {
         let k = arch.pe_count() as usize;
-        let spec = arch.spec();
-        let (kind, dims) = match (arch.grid_dims(), spec.split_once(':')) {
-            (Some(d), _) if arch.name() == "torus" => (Kind::Torus, d.to_vec()),
-            (Some(d), _) => (Kind::Mesh, d.to_vec()),
-            (None, Some(("hypercube", d))) => match d.trim().parse::<u32>() {
-                Ok(n) => (Kind::Hypercube, vec![2; n as usize]),
-                Err(_) => (Kind::Other, Vec::new()),
-            },
-            _ => (Kind::Other, Vec::new()),
+        let (kind, dims) = match arch.shape() {
+            Shape::Grid { dims, torus: true } => (Kind::Torus, dims.to_vec()),
+            Shape::Grid { dims, torus: false } => (Kind::Mesh, dims.to_vec()),
+            Shape::Hypercube { dim } => (Kind::Hypercube, vec![2; dim as usize]),
+            Shape::Other => (Kind::Other, Vec::new()),
         };
         let product = dims
             .iter()
