@@ -767,25 +767,3 @@ proptest! {
         prop_assert!(g.validate().is_ok());
     }
 }
-
-/// Release-mode timing of the METIS reader on a 1000 x 1000 grid (1e6 tasks, 2e6 edges):
-/// `cargo test --release -p taskmap-graph --test formats -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn perf_metis_grid_1000() {
-    let dir = tmp_dir("perf");
-    let p = dir.join("grid1000.graph");
-    let g = gen::grid(&[1000, 1000], false);
-    write_graph_file(&p, &g, GraphFormat::Metis).unwrap();
-    let t = std::time::Instant::now();
-    let back = read_graph(&p, None).unwrap();
-    let secs = t.elapsed().as_secs_f64();
-    eprintln!(
-        "read 1000x1000 grid (METIS, {} bytes) in {:.1} ms",
-        std::fs::metadata(&p).unwrap().len(),
-        secs * 1e3
-    );
-    assert_eq!(back, g);
-    std::fs::remove_dir_all(&dir).unwrap();
-    assert!(secs < 1.0);
-}
