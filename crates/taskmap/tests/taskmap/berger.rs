@@ -357,49 +357,6 @@ fn circuit_netlist_is_reproducible_and_sparse() {
     );
 }
 
-/// One million tasks on torus:32x32 with capacity 1,000 (2.3 % slack), one thread.
-/// `cargo test --release -p taskmap --test taskmap -- --ignored --nocapture berger::million`;
-/// set `BERGER_MILLION_OUT=file.graph` to also write the graph.
-#[test]
-#[ignore]
-fn million_task_netlist_timings() {
-    let t0 = std::time::Instant::now();
-    let g = circuit_netlist(1_000_000, 1);
-    eprintln!(
-        "generated {} tasks, {} edges in {:.2} s",
-        g.num_tasks(),
-        g.num_edges(),
-        t0.elapsed().as_secs_f64()
-    );
-    if let Ok(path) = std::env::var("BERGER_MILLION_OUT") {
-        taskmap_graph::write_graph_file(
-            std::path::Path::new(&path),
-            &g,
-            taskmap_graph::GraphFormat::Metis,
-        )
-        .unwrap();
-    }
-    let mut p = Problem::new(g, arch("torus:32x32"));
-    p.capacities = Some(Capacities::uniform(1024, &[1000]));
-    let algs = std::env::var("BERGER_MILLION_ALGS")
-        .unwrap_or_else(|_| "gtwp,gtwp-fit,subgraph,subgraph-dist,multilevel".into());
-    for alg in algs.split(',') {
-        let t = std::time::Instant::now();
-        let m = run(alg, &p, 0).unwrap();
-        let secs = t.elapsed().as_secs_f64();
-        let opts = EvalOptions {
-            epsilon: None,
-            capacities: p.capacities.clone(),
-        };
-        let e = evaluate(&p.graph, p.arch.as_ref(), &m, &opts).unwrap();
-        eprintln!(
-            "{:<14} {:>8.2} s  f_C {:>10}  capacities respected: {:?}",
-            alg, secs, e.comm_cost, e.capacities_respected
-        );
-        assert_eq!(e.capacities_respected, Some(true));
-    }
-}
-
 /// Every Berger mapper's f_C on two fixed instances, pinned: the speed work on these
 /// mappers must not change a mapping (docs/berger.md). grid23x23 onto a 4x4 torus with
 /// capacity 40 gives the values of the table in docs/berger.md; a random geometric graph
