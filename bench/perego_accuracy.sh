@@ -6,11 +6,13 @@
 # (the paper: 5.8 % and 1.7 % against its own simulator), on the studied set and on a
 # held-out one, for F (SpmModel::evaluate, with slack absorption) and for eq. 2-10 alone,
 # with the terms of R at the argmax PE of each. With --sweep, also the sensitivity to the
-# phase overlap fraction and to the message length, the alternatives studied
-# (accuracy_variants) and the messages of one program's critical task
-# (accuracy_critical_task, PROG=0..39, default 22).
+# phase overlap fraction and to the message length (sweep), the alternatives studied
+# (variants), the messages of one program's critical task (critical-task, PROG=0..39,
+# default 22) and the experiment on ten sets of 40 (many-sets, SETS=N for another count):
+# the tables of the example crates/taskmap/examples/perego_accuracy.rs.
 set -eu
 cd "$(dirname "$0")/.."
-tests=sim_perego_accuracy::accuracy_table
-if [ "${1:-}" = "--sweep" ]; then tests=sim_perego_accuracy::accuracy_; fi
-exec cargo test -q -p taskmap --release --test taskmap -- --ignored --nocapture --test-threads 1 "$tests"
+tables=table
+if [ "${1:-}" = "--sweep" ]; then tables="table sweep variants critical-task many-sets"; fi
+# shellcheck disable=SC2086 # one argument per table
+exec cargo run -q --release -p taskmap --example perego_accuracy -- $tables

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests (and by the example `perego_accuracy`, which
+//! includes this file with `#[path]`).
 
 use std::collections::HashSet;
 

@@ -10,6 +10,7 @@ mod hetero;
 mod mapping_engine;
 mod metrics;
 mod mutated_inputs;
+mod perego_experiment;
 mod program;
 mod registry;
 mod sim_greedy;
