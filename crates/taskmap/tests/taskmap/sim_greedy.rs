@@ -1,57 +1,20 @@
 //! The greedy mapper of De Petris & Perego: its incremental F against a recomputation, the
 //! paper's Table II (§6.2) against the ideal machine, feasibility (memory bound, hard
-//! capacities), and the registered mapper. `table2_measure` and `scaling_measure` print
-//! the figures of `docs/simulation.md` (`cargo test --release -p taskmap --test
-//! taskmap -- --ignored --nocapture sim_greedy::`).
+//! capacities), and the registered mapper. The figures of `docs/simulation.md` come from
+//! the example `greedy_perego_tables` (`cargo run --release -p taskmap --example
+//! greedy_perego_tables -- butterfly|table2|scaling`).
 
 use std::str::FromStr;
+
+use crate::greedy_outcome::{outcome, run};
 
 use rand::{Rng, SeedableRng};
 use taskmap::perego::f::IncrementalF;
 use taskmap::perego::gen::{generate_program, mesh2d, random, ring, GenParams};
-use taskmap::perego::greedy::{greedy_map, greedy_map_program, GreedyPerego};
+use taskmap::perego::greedy::{greedy_map_program, GreedyPerego};
 use taskmap::perego::spm::{SpmModel, SpmParams};
-use taskmap::perego::wormhole::{simulate, simulate_ideal, WormholeParams};
-use taskmap::perego::Program;
+use taskmap::perego::wormhole::{simulate, WormholeParams};
 use taskmap::{parse_arch, AlgorithmSpec, Capacities, Mapper, Mapping, PeId, Problem, RunContext};
-
-/// Simulated completion, ideal completion, largest dilation, and whether every PE holds
-/// at most one task.
-struct Outcome {
-    sim: u64,
-    ideal: u64,
-    max_dilation: u64,
-    one_per_pe: bool,
-}
-
-fn run(gen: &str, arch: &str, params: &GreedyPerego) -> Outcome {
-    let prog = generate_program(gen).unwrap();
-    let arch = parse_arch(arch).unwrap();
-    let m = greedy_map_program(&prog, arch.as_ref(), params).unwrap();
-    outcome(&prog, arch.as_ref(), &m)
-}
-
-fn outcome(prog: &Program, arch: &dyn taskmap::Architecture, m: &Mapping) -> Outcome {
-    let wp = WormholeParams::default();
-    let ideal = simulate_ideal(prog, &wp).unwrap().completion;
-    let sim = simulate(prog, arch, m, &wp).unwrap().completion;
-    let g = prog.to_task_graph();
-    let mut max_dilation = 0;
-    for u in 0..g.num_tasks() as u32 {
-        for &v in g.neighbors(u) {
-            max_dilation = max_dilation.max(arch.distance(m.pe(u), m.pe(v)));
-        }
-    }
-    let mut used: Vec<u32> = m.as_slice().iter().map(|p| p.0).collect();
-    used.sort_unstable();
-    used.dedup();
-    Outcome {
-        sim,
-        ideal,
-        max_dilation,
-        one_per_pe: used.len() == m.len(),
-    }
-}
 
 /// The rows of Table II that the paper maps optimally, at the paper's largest sizes.
 const OPTIMAL: &[(&str, &str)] = &[
@@ -128,10 +91,10 @@ fn table2_suboptimal_rows() {
 }
 
 /// Butterflies on meshes at the paper's sizes 16, 64 and 256 (4 is the ideal machine,
-/// above): within 0.5 % of the best mapping `butterfly_best_known_measure` found (the
-/// paper: at most 1.8 %, mean 0.5 %, above the optimal mappings). Before the multilevel
-/// start of the simulated pass they were +0.71 %, +1.61 % and +7.91 % above the best
-/// found then (4090, 6479, 9356).
+/// above): within 0.5 % of the best mapping found by the example `greedy_perego_tables
+/// -- butterfly` (the paper: at most 1.8 %, mean 0.5 %, above the optimal mappings).
+/// Before the multilevel start of the simulated pass they were +0.71 %, +1.61 % and
+/// +7.91 % above the best found then (4090, 6479, 9356).
 #[test]
 fn butterflies_within_the_papers_error_of_best_found() {
     let params = GreedyPerego::default();
@@ -581,201 +544,4 @@ fn large_programs_choose_the_start_by_f_prop() {
     );
     assert!(a.one_per_pe);
     assert!(a.sim < b.sim, "{} after, {} before", a.sim, b.sim);
-}
-
-/// Butterflies on meshes: the paper reports its greedy at most 1.8 % (mean 0.5 %) above
-/// the optimal mappings, which nobody knows for these sizes. This prints the greedy against
-/// the best mapping we could find: simulated annealing on the simulated completion time
-/// (swaps of two PEs' tasks, the sum of the finishing times as a small tie-breaker),
-/// started from the best of the identity (row-major), the multilevel and the greedy
-/// mappings. `STEPS=N` simulations per case (default 20,000), `CASES="K mesh;..."`.
-#[test]
-#[ignore]
-fn butterfly_best_known_measure() {
-    let steps: u64 = std::env::var("STEPS").map_or(20_000, |v| v.parse().expect("STEPS"));
-    let cases = std::env::var("CASES")
-        .unwrap_or_else(|_| "3 mesh:2x4;4 mesh:4x4;5 mesh:4x8;6 mesh:8x8".to_string());
-    let wp = WormholeParams::default();
-    for case in cases.split(';') {
-        let (k, a) = case.trim().split_once(' ').unwrap();
-        let gen = format!("butterfly:{k}");
-        let prog = generate_program(&gen).unwrap();
-        let arch = parse_arch(a).unwrap();
-        let n = prog.num_tasks();
-        let npe = arch.pe_count() as usize;
-        let score = |pe_of: &[u32]| {
-            let m = Mapping::new(pe_of.iter().map(|&p| PeId(p)).collect());
-            let r = simulate(&prog, arch.as_ref(), &m, &wp).unwrap();
-            let sum: u64 = r.task_finish.iter().sum();
-            (
-                r.completion,
-                r.completion as f64 + sum as f64 / (100.0 * n as f64),
-            )
-        };
-        let pes_of = |m: &Mapping| m.as_slice().iter().map(|p| p.0).collect::<Vec<u32>>();
-        let greedy =
-            pes_of(&greedy_map_program(&prog, arch.as_ref(), &GreedyPerego::default()).unwrap());
-        let problem = Problem::new(prog.to_task_graph(), parse_arch(a).unwrap());
-        let ml = pes_of(
-            &AlgorithmSpec::from_str("multilevel")
-                .unwrap()
-                .map(&problem, &mut RunContext::new(1))
-                .unwrap(),
-        );
-        let identity: Vec<u32> = (0..n as u32).collect();
-        let starts = [
-            ("greedy", greedy.clone()),
-            ("multilevel", ml),
-            ("identity", identity),
-        ];
-        let (mut best_name, mut cur) = ("", Vec::new());
-        let mut cur_s = (u64::MAX, f64::INFINITY);
-        for (name, p) in &starts {
-            let sc = score(p);
-            if sc.1 < cur_s.1 {
-                (best_name, cur, cur_s) = (name, p.clone(), sc);
-            }
-        }
-        let greedy_c = score(&greedy).0;
-        // Task on each PE (u32::MAX: none); a move swaps the contents of two PEs.
-        let mut task_on = vec![u32::MAX; npe];
-        for (t, &p) in cur.iter().enumerate() {
-            task_on[p as usize] = t as u32;
-        }
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
-        // Two distinct PEs.
-        let pick = |rng: &mut rand_xoshiro::Xoshiro256PlusPlus| {
-            let a = rng.gen_range(0..npe as u32);
-            let b = rng.gen_range(0..npe as u32 - 1);
-            (a, if b >= a { b + 1 } else { b })
-        };
-        let swap = |cur: &mut [u32], task_on: &mut [u32], a: u32, b: u32| {
-            let (ta, tb) = (task_on[a as usize], task_on[b as usize]);
-            if ta != u32::MAX {
-                cur[ta as usize] = b;
-            }
-            if tb != u32::MAX {
-                cur[tb as usize] = a;
-            }
-            task_on.swap(a as usize, b as usize);
-        };
-        // Initial temperature: accepts the mean uphill change of a sample with probability 1/2.
-        let mut ups = Vec::new();
-        for _ in 0..200 {
-            let (a, b) = pick(&mut rng);
-            swap(&mut cur, &mut task_on, a, b);
-            let d = score(&cur).1 - cur_s.1;
-            swap(&mut cur, &mut task_on, a, b);
-            if d > 0.0 {
-                ups.push(d);
-            }
-        }
-        let mean_up = ups.iter().sum::<f64>() / ups.len().max(1) as f64;
-        let mut temp = mean_up / 2f64.ln();
-        let cooling = (1e-3f64).powf(1.0 / steps as f64);
-        let mut best = cur_s;
-        for _ in 0..steps {
-            let (a, b) = pick(&mut rng);
-            swap(&mut cur, &mut task_on, a, b);
-            let sc = score(&cur);
-            let d = sc.1 - cur_s.1;
-            if d <= 0.0 || rng.gen::<f64>() < (-d / temp).exp() {
-                cur_s = sc;
-                if sc.1 < best.1 {
-                    best = sc;
-                }
-            } else {
-                swap(&mut cur, &mut task_on, a, b);
-            }
-            temp *= cooling;
-        }
-        println!(
-            "{gen:<12} {a:<9} greedy {greedy_c:>6}  best found {:>6} (annealed from {best_name})  greedy vs best {:+.2} %",
-            best.0,
-            100.0 * (greedy_c as f64 / best.0 as f64 - 1.0)
-        );
-    }
-}
-
-/// Prints Table II (environment `TABLE2="gen arch;gen arch;..."` and `PARAMS=k=v,...`
-/// override the cases and the parameters).
-#[test]
-#[ignore]
-fn table2_measure() {
-    let default_cases = "ring:64 hypercube:6;ring:64 torus:8x8;ring:64 mesh:8x8;\
-        ring:512 hypercube:9;ring:512 torus:8x8x8;ring:512 mesh:16x32;ring:512 mesh:8x8x8;\
-        mesh:8x8 hypercube:6;mesh:16x16 hypercube:8;mesh:8x8 mesh:8x8;mesh:28x28 mesh:28x28;\
-        butterfly:6 hypercube:6;butterfly:9 hypercube:9;butterfly:2 mesh:2x2;butterfly:4 mesh:4x4;\
-        butterfly:6 mesh:8x8;butterfly:8 mesh:16x16;tree:7 mesh:2x4;tree:31 mesh:4x8;\
-        tree:127 mesh:8x16;tree:511 mesh:16x32";
-    let cases = std::env::var("TABLE2").unwrap_or_else(|_| default_cases.to_string());
-    let params = greedy_params();
-    for case in cases.split(';') {
-        let Some((g, a)) = case.trim().split_once(' ') else {
-            continue;
-        };
-        let t0 = std::time::Instant::now();
-        let o = run(g, a, &params);
-        let secs = t0.elapsed().as_secs_f64();
-        println!(
-            "{:<14} {:<14} sim {:>7} ideal {:>7} {:+7.2} %  max dilation {:>2}  {:.3} s",
-            g,
-            a,
-            o.sim,
-            o.ideal,
-            100.0 * (o.sim as f64 / o.ideal as f64 - 1.0),
-            o.max_dilation,
-            secs
-        );
-    }
-}
-
-/// Prints the mapping time against the number of tasks (`SIZES=100,400,...`), random
-/// and mesh programs on the smallest square mesh that holds them: the greedy alone
-/// (`greedy_map`) and the whole mapper with the program (`greedy_map_program`: the model,
-/// the greedy and the simulated exchange pass).
-#[test]
-#[ignore]
-fn scaling_measure() {
-    let sizes: Vec<u32> = std::env::var("SIZES")
-        .unwrap_or_else(|_| "100,400,1000,2500,10000".into())
-        .split(',')
-        .map(|s| s.trim().parse().unwrap())
-        .collect();
-    let params = greedy_params();
-    for &n in &sizes {
-        let side = (n as f64).sqrt().ceil() as u32;
-        let arch = parse_arch(&format!("mesh:{side}x{side}")).unwrap();
-        for gen in [format!("random:{n}"), format!("mesh:{side}x{side}")] {
-            let prog = generate_program(&gen).unwrap();
-            let t0 = std::time::Instant::now();
-            let model = SpmModel::build(&prog, &params.spm).unwrap();
-            let t1 = t0.elapsed().as_secs_f64();
-            let m = greedy_map(&model, arch.as_ref(), &params).unwrap();
-            let t2 = t0.elapsed().as_secs_f64() - t1;
-            let o = outcome(&prog, arch.as_ref(), &m);
-            // The whole mapper with the program: model, greedy, simulated exchange pass.
-            let t3 = std::time::Instant::now();
-            let mr = greedy_map_program(&prog, arch.as_ref(), &params).unwrap();
-            let t3 = t3.elapsed().as_secs_f64();
-            let or = outcome(&prog, arch.as_ref(), &mr);
-            println!(
-                "{gen:<14} mesh:{side}x{side}  phases {:>4}  model {t1:7.3} s  greedy {t2:7.3} s  sim {} ideal {}  with sim_refine {t3:7.3} s  sim {}",
-                model.num_phases(),
-                o.sim,
-                o.ideal,
-                or.sim
-            );
-        }
-    }
-}
-
-/// The greedy mapper configured by `PARAMS` (`key=value,...`, as after `greedy-perego,`).
-fn greedy_params() -> GreedyPerego {
-    let spec = format!(
-        "greedy-perego,{}",
-        std::env::var("PARAMS").unwrap_or_default()
-    );
-    let s: taskmap::AlgorithmSpec = spec.parse().unwrap();
-    s.get::<GreedyPerego>().unwrap().clone()
 }
