@@ -98,6 +98,10 @@ pub struct AmapArgs {
     /// "index processor" lines for a name ending in .map).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Threads that cluster a round's frames (1 to 1024; the assignment does not depend
+    /// on them).
+    #[arg(short, long, default_value_t = 1)]
+    pub threads: usize,
     /// Report format: human, json or csv.
     #[arg(short, long, value_enum, default_value = "human")]
     pub format: crate::output::OutputFormat,
@@ -202,10 +206,12 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
                 .map_err(|e| anyhow::anyhow!("{path}: {e}; give --no-parallelism"))?,
         )
     };
+    let ctx = taskmap::RunContext::new(0).with_threads(a.threads)?;
     let params = AllocParams {
         parallelism: a.parallelism,
         tolerance: a.tolerance,
         samples: a.samples,
+        pool: ctx.pool.as_ref(),
     };
     let progress = crate::output::Bar::start(&a.algorithm, !quiet);
     let r = match a.algorithm.as_str() {

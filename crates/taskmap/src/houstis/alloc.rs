@@ -60,22 +60,26 @@ pub const SAMPLES: usize = 4;
 pub const DELAY_ROUNDS: usize = 6;
 
 /// Parameters of [`algorithm_mapper`](crate::houstis::mapper::algorithm_mapper).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AllocParams {
+#[derive(Clone, Copy, Debug)]
+pub struct AllocParams<'a> {
     /// Step 1's target (the assigned degree of parallelism); default the processors.
     pub parallelism: Option<u32>,
     /// Relative width of the final frame interval.
     pub tolerance: f64,
-    /// Frames clustered (in parallel) per round of the multisection.
+    /// Frames clustered per round of the multisection, in parallel on `pool`.
     pub samples: usize,
+    /// The threads that cluster a round's frames (`None`: the caller's thread); the
+    /// result does not depend on them.
+    pub pool: Option<&'a rayon::ThreadPool>,
 }
 
-impl Default for AllocParams {
+impl Default for AllocParams<'_> {
     fn default() -> Self {
         AllocParams {
             parallelism: None,
             tolerance: 1e-4,
             samples: SAMPLES,
+            pool: None,
         }
     }
 }
@@ -824,6 +828,7 @@ pub fn search_frame(
     target: usize,
     tolerance: f64,
     samples: usize,
+    pool: Option<&rayon::ThreadPool>,
     progress: &dyn Progress,
 ) -> Result<(f64, Clustering), Clustering> {
     let samples = samples.max(1);
@@ -851,10 +856,11 @@ pub fn search_frame(
             .map(|i| lo + (hi - lo) * i as f64 / (samples + 1) as f64)
             .collect();
         let rho = best.rho;
-        let runs: Vec<Clustering> = frames
-            .par_iter()
-            .map(|&t| alloc_settled(inst, t, machine, rho))
-            .collect();
+        let settle = |&t: &f64| alloc_settled(inst, t, machine, rho);
+        let runs: Vec<Clustering> = match pool {
+            Some(pool) => pool.install(|| frames.par_iter().map(settle).collect()),
+            None => frames.iter().map(settle).collect(),
+        };
         let before = (lo, hi);
         match runs.iter().position(ok) {
             Some(i) => {

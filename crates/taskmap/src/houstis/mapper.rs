@@ -199,6 +199,7 @@ pub(crate) fn step_one(
             t,
             params.tolerance,
             params.samples,
+            params.pool,
             progress,
         )
     };
@@ -253,6 +254,7 @@ pub(crate) fn reduce(
         target,
         params.tolerance,
         params.samples,
+        params.pool,
         progress,
     )
     .map_err(|_| {

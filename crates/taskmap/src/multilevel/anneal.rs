@@ -340,6 +340,54 @@ mod tests {
         assert!(improved >= 3, "annealing improved {improved} of 4");
     }
 
+    /// Every proposal's rise (a move, or a swap with a neighbour on the full PE) equals the
+    /// recomputed change of `f_C` once it is applied, on every kind of target.
+    #[test]
+    fn proposal_rise_equals_recomputed_cost_change() {
+        let mut swaps = 0;
+        for (i, spec) in [
+            "torus:4x4",
+            "mesh:3x5",
+            "tree:4:4/1:10",
+            "hypercube:4",
+            "wcomplete:1,2,3,4",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let arch = taskmap_arch::parse_arch(spec).unwrap();
+            let dist = DistTable::new(arch.as_ref());
+            let g = gen::random_geometric(300, 6.0, i as u64 + 7);
+            let k = dist.k();
+            let n = g.num_tasks() as u64;
+            // Tight bounds, so that many proposals are swaps.
+            let cap = (n * 21).div_ceil(20 * u64::from(k));
+            let bound = vec![cap; k as usize];
+            let start: Vec<u32> = (0..n as u32).map(|t| t % k).collect();
+            let mut st = KwayState::new(&g, &dist, &bound, start);
+            rebalance(&mut st);
+            let tasks: Vec<u32> = (0..n as u32).filter(|&t| g.degree(t) > 0).collect();
+            let mut near = Near::new(k);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(i as u64);
+            for _ in 0..2000 {
+                let Some(pr) = propose(&mut st, &tasks, &mut near, &mut rng) else {
+                    continue;
+                };
+                let before = st.comm_cost() as i64;
+                let p = st.part[pr.v as usize];
+                st.apply(pr.v, pr.q);
+                if let Some(y) = pr.swap {
+                    st.apply(y, p);
+                    swaps += 1;
+                }
+                let after = KwayState::new(&g, &dist, &bound, st.part.clone()).comm_cost() as i64;
+                assert_eq!(after - before, pr.rise, "{spec}: task {} to {}", pr.v, pr.q);
+                assert!(st.is_balanced(), "{spec}: a proposal broke a bound");
+            }
+        }
+        assert!(swaps > 0, "no swap was proposed");
+    }
+
     /// A deadline already passed leaves no proposal to make (the walk is shortened to what
     /// fits before it), the mapping unchanged, however many proposals were asked for. (The
     /// check every 4,096 proposals is not reached here.)
