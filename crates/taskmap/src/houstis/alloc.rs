@@ -6,40 +6,27 @@
 //!   most communication (the sum of `l'` between them) merges first, if (a) no two of
 //!   their modules can run in parallel (`Δ`, step 1 only), (b) the merged cluster's
 //!   processing plus communication time fits in `T`, and (c) its memory fits in a
-//!   processor's. A cluster's communication time is its ITUs to other clusters × the time
-//!   of an ITU × the interconnect's delay `D` ([`crate::houstis::interconnect`]). After a
-//!   merge, the new cluster's pairs whose communication changed are ranked again, and when
-//!   its time dropped, so are its pairs refused before for their time. Without `Δ` (step
-//!   2), pairs that do not communicate come last: they merge first-fit, the heaviest
-//!   clusters first.
-//! * **Delay**: `D` depends on the load `ρ` = (ITUs between clusters × ITU time) /
-//!   processing time, and the clustering depends on `D`; ALLOC starts from the load of the
-//!   unclustered graph (the search's first frame) or of the best clustering so far (its
-//!   later frames) and is run again with the load of its own result until `D` settles (at
-//!   most [`DELAY_ROUNDS`] runs).
-//! * **`T_PAR`**: the shortest frame for which the clusters reach their target, read as
-//!   the longest cluster time (processing and communication) of the clustering the search
-//!   ends with, at the delay of its load (the search's frame may differ from it when the
-//!   delay had not settled).
-//! * **The frame**: the paper's multisection. A number of frames ([`SAMPLES`] by default)
-//!   spread over an interval are clustered in parallel; the interval shrinks to the gap
-//!   before the smallest frame that reaches the target number of clusters, until it is
-//!   shorter than the tolerance.
-//! * **Step 1** targets the assigned parallelism (default: the processors). Where `Δ`
-//!   keeps more clusters than the target even with an unbounded frame, the target becomes
-//!   the fewest clusters reached. **Step 2** (parallelism reduction), when there are more
-//!   clusters than processors: the clusters become modules, `Δ` is dropped, and the search
-//!   runs again with the processors as target. **Step 3**: cluster `c` (numbered by its
-//!   first module) goes to processor `c`.
-//! * **Speeds** (ours; the paper lists them among ALLOC's inputs, its examples have
-//!   none): a module runs in `m'/speed`. ALLOC keeps every merge within the frame on the
-//!   fastest processor and under Hall's condition (for every speed, the clusters that fit
-//!   on no slower processor are at most the processors that fast), and step 3 becomes the
-//!   assignment with the least longest time ([`assign`](crate::houstis::mapper::assign)).
-//! * **Schedule**: every module runs once for `m'_i / speed` plus the communication time of its
-//!   ITUs to modules on other processors (the processor is busy while it transfers), when
-//!   all its predecessors in the precedence DAG have finished; an idle processor takes its
-//!   ready module first in topological order ([`ScheduleSim`](crate::houstis::schedule::ScheduleSim)).
+//!   processor's. Communication costs the interconnect's delay `D`
+//!   ([`crate::houstis::interconnect`]), which depends on the load of the clustering, so
+//!   ALLOC is run again with the load of its own result until `D` settles (at most
+//!   [`DELAY_ROUNDS`] runs).
+//! * **The frame**: the paper's multisection. [`SAMPLES`] frames (by default) spread over
+//!   an interval are clustered in parallel; the interval shrinks to the gap before the
+//!   smallest frame that reaches the target number of clusters, down to the tolerance.
+//! * **Steps**: step 1 targets the assigned parallelism (default: the processors); step 2
+//!   (parallelism reduction), when there are more clusters than processors, clusters the
+//!   clusters again without `Δ`; step 3 gives cluster `c` to processor `c`, or, with
+//!   processor speeds (ours), the assignment with the least longest time
+//!   ([`assign`](crate::houstis::mapper::assign)).
+//! * **Schedule**: every module runs once for `m'_i / speed` plus its communication with
+//!   other processors, when all its predecessors in the precedence DAG have finished
+//!   ([`ScheduleSim`](crate::houstis::schedule::ScheduleSim)).
+//!
+//! Complexity: O(F · E log E) for `F` ALLOC runs in the frame search (samples × rounds ×
+//! delay rounds) and `E` links; with `Δ` plus O(n / 64) words per merge and n² bits.
+//!
+//! Every step, the readings where the paper is silent and the measurements:
+//! `docs/algorithm-mapper.md`, "ALLOC and the search" and "Processor speeds".
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};

@@ -14,37 +14,16 @@
 //! `l'_ij` is the sum over both directions). [`ParallelMatrix`] is the paper's `Δ`: the
 //! pairs of modules that can run in parallel.
 //!
-//! # Readings where the paper is silent
+//! Where the paper is silent: the links back to a module on a depth-first path from the
+//! entry modules are back links, which count for `f` and the volumes but not for
+//! precedence (without them the graph is a DAG, which orders `Δ` and the schedule); `f` is
+//! solved exactly, loop by loop (an `AND`-input module runs once per complete set of
+//! inputs, read as the mean over its forward links); two modules can run in parallel
+//! unless one reaches the other in the DAG, or they lie on different branches only of an
+//! `EOR` module that dominates both. Cost: `Δ` is built in two n×n bit matrices, kept in one.
 //!
-//! * Loops: a depth-first search from the entry modules (those with no link from another
-//!   module), in declaration order, marks as back links the links to a module on its path
-//!   (self links too). For a loop entered at one module, its head, these are the links
-//!   that return to the head, whatever the order of the declarations. Back links count for
-//!   `f` and for the volumes, but not for precedence: without them the graph is acyclic,
-//!   and that DAG orders the modules for `Δ` and the schedule.
-//! * Entry modules run once per program run. A module with `EOR` input runs once per
-//!   arriving control transfer, `f_j = Σ f_i·p_ij`; one with `AND` input once per
-//!   complete set of inputs, read as the mean over its `n` forward (not back) incoming
-//!   links, `f_j = Σ f_i·p_ij / n` (on a well-formed fork/join every branch carries the
-//!   same flow, and the mean equals it), plus what its back links return. The system is
-//!   solved exactly, loop by loop; a loop whose control never leaves it is an error (one
-//!   that control never enters runs 0 times).
-//! * `Δ`: two modules can run in parallel unless one reaches the other in the DAG, or
-//!   they lie on different branches of an `EOR` module that dominates both (every path
-//!   from the entries to them passes through it) and no branch reaches both.
-//!
-//! # The file format (`.amg`)
-//!
-//! ```text
-//! # Algorithm Mapper graph      ('#' starts a comment; keywords are case-insensitive)
-//! MODULE read 10 mem=4 out=eor  # a name, a time, optional mem=, in=and|eor, out=and|eor
-//! MODULE fast 5
-//! MODULE slow 30 in=eor
-//! LINK read fast 100 0.7        # from, to, ITUs, probability (needed after out=eor)
-//! LINK read slow 100 0.3
-//! ```
-//!
-//! Logic is `AND` unless given. Errors name `file:line:column` and what is wrong.
+//! The readings in full: `docs/algorithm-mapper.md`, "Readings where the paper is silent";
+//! the `.amg` file format: `docs/formats.md`, "Algorithm Mapper graphs".
 
 use std::collections::HashMap;
 

@@ -5,44 +5,29 @@
 //!
 //! [`IncrementalF`] holds a partial mapping and everything [`SpmModel::evaluate_partial`]
 //! would compute from it: `R(m, n)` per PE (eq. 10) and eq. 6 alone per PE, `F_sum`, the
-//! interference classes of every phase (a union-find over the model's phase entries, with
-//! the number of remote members `|S|`, their flits `Σ v`, and a circular list of the
-//! members at each root), the owner of every `(phase, directed link)` already used, and a
-//! max-tree over `R`. Tasks are only ever added, so classes only merge and union-find
-//! suffices.
+//! interference classes of every phase (a union-find over the model's phase entries), the
+//! owner of every `(phase, directed link)` already used, and a max-tree over `R`. Tasks are
+//! only ever added, so classes only merge and union-find suffices.
 //!
-//! * [`IncrementalF::assign`] maps one more task: its channels to mapped partners become
-//!   active; each remote one is routed once, and for every phase it is active in, its links
-//!   are looked up in the owner table and the classes it touches are merged. The members of a
-//!   class that changed get the new share `T_c·(Σv − v)/(2|S|)` (their PEs' `R` is updated
-//!   member by member).
-//! * [`IncrementalF::trial`] gives `F` and `F_sum` of the mapping with one more task
-//!   `t → p` without changing the state. It computes the same merges on a scratch
-//!   union-find, the exact new `R` of the PEs whose value changes through a direct term (eq.
-//!   3-5 on `p` and the partners' PEs, and the new channels' contention) or through a small
-//!   class that changed (members enumerated, each adding its change of share to its PE),
-//!   and bounds the change on every other PE by
-//!   `U = Σ_{large changed classes} max(A,0)·c_h + |B|·f_h` (`A`, `B`: the change of the
-//!   per-member share `A − v·B`; `c_h`, `f_h`: the most entries and flits one PE can receive
-//!   in phase `h`). It then visits the other PEs in decreasing committed `R` (best-first
-//!   over the max-tree) and computes a PE's exact value only while `R + U` can still beat
-//!   the best value found, so the maximum is exact. A large class's change on one PE is
-//!   one lookup: every class keeps, per PE, how many of its members the PE receives and
-//!   their flits (a hash map keyed by root and PE; a union moves the absorbed root's PEs to
-//!   the kept root).
+//! * [`IncrementalF::assign`] maps one more task: its new remote channels are routed once,
+//!   the classes their links meet are merged, and the members of the enlarged classes get
+//!   their new share of the contention.
+//! * [`IncrementalF::trial`] gives `F` and `F_sum` with one more task `t → p` without
+//!   changing the state: exact new values on the PEs with a direct change or a member in a
+//!   small changed class, a bound on every other PE, and those PEs visited best-first only
+//!   while the bound can beat the best value found, so the maximum is exact.
 //!
 //! Costs, with `D(t)` the task's channels, `e` phase entries per channel, `δ` the route
 //! length: `trial` is O(D(t)·e·δ·α + Σ small classes + (|E| + scanned PEs)·(large changed
 //! classes) + scanned·log k), whatever the number of tasks per PE; `assign` adds the
 //! members of every class it enlarges (O(a_h) in the worst case, when one class spans a
 //! phase) and the PEs of every class a union absorbs (each entry's PE moves O(log entries)
-//! times, union by size). Memory: O(entries + k + links·P) (the owner table is dense when
-//! `links·P ≤ 2^24`, a hash map otherwise). The per-PE counts spare a PE's exact value a
-//! scan of the channels into every task on it, O(tasks per PE) per trial: a 200x200 grid
-//! onto `torus:8x8` maps in 1.5 s instead of 35.7 s, with the same mapping.
+//! times, union by size). Memory: O(entries + k + links·P).
 //!
 //! The values equal [`SpmModel::evaluate_partial`] up to floating-point rounding of the
-//! sums (tested on random partial mappings, `tests/sim_greedy.rs`).
+//! sums (tested on random partial mappings, `tests/sim_greedy.rs`). The state, the shares,
+//! the bound and the measurements in full: `docs/simulation.md`, "The greedy mapper",
+//! "Incremental F".
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

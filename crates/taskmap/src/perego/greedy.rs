@@ -1,100 +1,39 @@
 //! The greedy contention-aware mapper of De Petris & Perego (CNUCE C94-09, 1994, §5),
-//! with incremental evaluation of its objective F and two improvements of ours.
+//! with incremental evaluation of its objective F and two improvements of ours. Every rule
+//! with its readings, budgets and measurements: `docs/simulation.md`, "The greedy mapper".
 //!
-//! # The paper's algorithm (`variant=paper`, [`GreedyPerego::paper`])
+//! The paper's rules (`variant=paper`, [`GreedyPerego::paper`]): the first pair is the task
+//! graph's centre on the centre PE (`Select_First_Pair`); the next task is the one of M'
+//! (unmapped tasks with a mapped partner) with the most mapped partners (`Select_Task`,
+//! §5.1); its feasible PEs (Figure 5: one task per PE, the memory bound, hard capacities)
+//! are ranked by F' (eq. 6 on the PEs it changes, §5.2), the first `s = (2n+1)·|C(t)|` by F
+//! through [`IncrementalF::trial`], ties by F_sum, the look-ahead (Figure 6), degrees within
+//! a radius and the bounding box. We compare F_sum before the look-ahead, which the paper
+//! lists first: F is a maximum over PEs and cannot tell a candidate next to the partners
+//! from a distant one while the maximum lies elsewhere.
 //!
-//! * **First pair** (`Select_First_Pair`): the centre of the task graph (smallest total hop
-//!   distance to the other tasks; exact up to 4096 tasks and 2^27 search steps, beyond a
-//!   double sweep improved by descent) on the centre PE (smallest total distance to the
-//!   other PEs; closed form on meshes, tori and hypercubes).
-//! * **Task selection** (`Select_Task`, §5.1): the task of M' (unmapped tasks with a
-//!   mapped partner) with the most mapped partners; ties by connectivity (tasks within
-//!   hop distance `< min(D_a/4, D_p/4)`), then (our reading, the paper leaves it open) the
-//!   earliest to enter M' — so the two ends of a ring grow in turn —, then the lowest id;
-//!   an unconnected task (highest connectivity) when M' is empty. M' is a heap with lazy
-//!   deletion.
-//! * **Feasible(m)** (Figure 5): one task per PE while there are no more tasks than PEs
-//!   (`one_to_one`), the memory bound `M` as tasks per PE (`max_tasks_per_pe`), and, run as
-//!   a registered mapper, the problem's hard capacities. No feasible PE is an error.
-//! * **F'** (§5.2): eq. 6 (computation and idle, distance, multitasking) on the PEs whose
-//!   value changes — the candidate and the partners' PEs —: the largest new value, then the
-//!   total increase; with more tasks than PEs, occupied PEs first while the usage factor is
-//!   below `T/N`. With one task per PE F' only grows with the distances to the partners'
-//!   PEs, so the PEs are visited breadth-first from the partners' PEs and the search stops
-//!   once a lower bound for the next distance exceeds the s-th best value: exactly the s
-//!   best of a scan of all PEs (tested), in time proportional to the area searched.
-//! * **F** on the first `s = (2n+1)·|C(t)|` (at least `min_candidates`) by
-//!   [`IncrementalF::trial`]; the smallest wins.
-//! * **Ties** (values within `tie_tolerance`): F_sum, the look-ahead (§5.2, Figure 6: for
-//!   each unmapped partner `c` of the task and each mapped partner `c'` of `c`, the distance
-//!   from the candidate to `c'` plus the links of the two routes between them that mapped
-//!   channels already use), the difference between the degree sums within distance `g` of
-//!   the task and of the PE (`g` = the connectivity radius by default), the smallest
-//!   bounding box of the used PEs (volume, then the sum of its sides; on tori the shortest
-//!   circular extent, on hypercubes the spanned subcube), then the F' order. The paper
-//!   lists the look-ahead before F_sum; we compare F_sum first because F is a maximum over
-//!   PEs and cannot tell a candidate next to the partners from a distant one while the
-//!   maximum lies elsewhere (with the paper's order an 8×8 mesh program on `mesh:8x8`
-//!   ends 21 % above the ideal machine, `mesh:16x16` on `hypercube:8` 16 %).
+//! Ours, on by default: an end-game search for a completion that puts every remaining task
+//! next to all its partners (`endgame`: it closes the rings and finds the Gray-code
+//! embeddings the paper's rules miss); an exchange pass scored by F (`refine_evals`); and,
+//! in [`greedy_map_program`], one scored by the wormhole simulator (`sim_refine`), for what
+//! F cannot see (a delay travelling from task to task, as up a reduce tree), run from the
+//! greedy's mapping and from the multilevel mapper's (`multilevel_start`), the better kept.
 //!
-//! # Ours (on by default)
+//! Results (`tests/sim_greedy.rs`): Table II's optimal rows reach the ideal machine with
+//! dilation 1; reduce trees on meshes end at most 3.1 % above contention-free mappings on
+//! twice the PEs (the paper: 6.8 %), butterflies on meshes within 0.3 % of the best mappings
+//! annealing found (the paper: 1.8 % of the optima); the paper's rules alone miss by up to 215 %.
 //!
-//! * **End-game search** (`endgame`, `endgame_budget`): with one task per PE and every
-//!   mapped task next to all its mapped partners so far, a depth-first search (the
-//!   unmapped task with the fewest options first; options with the fewest free neighbours,
-//!   then by the degree rule; as many tasks as PEs: a free PE left with fewer usable
-//!   neighbours than the smallest remaining degree prunes) for a completion that puts every
-//!   remaining task next to all its partners. Found, it is taken: it adds neither distance
-//!   nor contention. It runs from the second task on, with a budget of 64 nodes per
-//!   remaining task (at most 2^22) and of 64 option evaluations per node of that budget
-//!   (at most 2^26; each node evaluates the options of the whole frontier to find the most
-//!   constrained task); after a failure it is retried once half as many tasks are left.
-//!   It closes the rings and finds the Gray-code embeddings the paper's rules miss.
-//! * **Exchange pass** (`refine_evals`): when the result has a task farther than distance
-//!   1 from a partner and no task has more partners than a PE has neighbours (rings,
-//!   meshes, trees; not butterflies or random programs on meshes, where it costs much and
-//!   gains little), tasks with a distant partner are moved to a free PE next to a
-//!   partner's PE or swapped with the task there, keeping changes that lower F_sum without
-//!   raising F (first improvement; changes that lengthen the routes are tried last). Each
-//!   try is a full evaluation of F (buffers reused), drawn from one pool of
-//!   `refine_evals · T` evaluations (64 · T by default), at most 2^16 and at most 2^31
-//!   steps in all.
-//! * **Simulated exchange pass** (`sim_refine`, [`greedy_map_program`] only): the same
-//!   moves scored by the wormhole simulator (completion, then the sum of the finishing
-//!   times), for what F cannot see: a delay travelling from task to task, as up a reduce
-//!   tree. Per pass at most `sim_refine · T` simulations (8 · T by default: enough for
-//!   the passes to end by themselves on programs of up to 64 tasks) and 2^23 simulated
-//!   events; see `greedy/sim_refine.rs`.
-//! * **Multilevel start** (`multilevel_start`, [`greedy_map_program`] only): the simulated
-//!   pass also runs from the multilevel mapper's one-task-per-PE mapping of the task
-//!   graph, with its own budget, and the better result is kept (butterflies on meshes,
-//!   which the construction embeds poorly: `butterfly:8` on `mesh:16x16` 10,096 → 9,243
-//!   cycles). Skipped when the first pass reaches the ideal machine. Above the pass's
-//!   budget, the two mappings are compared by `F_prop` instead.
-//!
-//! # Results (`tests/sim_greedy.rs`; the tables are in `docs/simulation.md`)
-//!
-//! Every optimal row of the paper's Table II reaches the ideal machine with dilation 1;
-//! reduce trees on meshes end at most 3.1 % above contention-free mappings on twice the PEs
-//! (the paper: 6.8 %), butterflies on meshes within 0.3 % of the best mappings annealing
-//! found (the paper: 1.8 % of the optima). The paper's rules alone miss by up to 215 %.
-//!
-//! # Costs
-//!
-//! Per step: the task heap O(log a); F' over the PEs visited (all k with many tasks per
-//! PE); `s` trials of the incremental F (see [`crate::perego::f`]); the
-//! tie-breakers on the tied candidates only (routes for the look-ahead). Before: the
-//! centre (O(T·(T + a)), at most 2^27 steps) and the balls of the connectivity and degree
-//! rules (at most 2^27 steps per radius tried: a radius whose balls cost more is halved).
-//! Targets with more than 2^24 directed links or PEs are an error
-//! ([`crate::perego::MAX_ROUTED_LINKS`]): every table is sized by the target. A 400-task
-//! random program maps in about 0.1 s, 10,000 tasks in about 5 s (release build); the
-//! two simulated exchange passes of [`greedy_map_program`] and the multilevel run add up
-//! to about 2.5 s (about a second per pass).
-//!
-//! Run as a registered algorithm on a task graph it uses
-//! [`SpmModel::from_task_graph`] (one phase, one message per edge and direction of `w/2`
-//! flits, no waiting); [`greedy_map_program`] uses the program's phase model.
+//! Costs, per step: the task heap O(log a); F' over the PEs visited (all k with many tasks
+//! per PE); `s` trials of the incremental F (see [`crate::perego::f`]); the tie-breakers on
+//! the tied candidates only (routes for the look-ahead). Before: the centre (O(T·(T + a)),
+//! at most 2^27 steps) and the balls of the connectivity and degree rules (at most 2^27
+//! steps per radius).
+//! Targets above 2^24 directed links or PEs are an error
+//! ([`crate::perego::MAX_ROUTED_LINKS`]). A 400-task random program maps in about 0.1 s, 10,000 tasks in about 5 s (release
+//! build); the simulated passes and the multilevel run add about 2.5 s. As a registered
+//! algorithm on a task graph it uses [`SpmModel::from_task_graph`] (one phase, one message
+//! per edge and direction of `w/2` flits, no waiting).
 
 mod endgame;
 mod exchange;

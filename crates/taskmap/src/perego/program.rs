@@ -17,29 +17,17 @@
 //! STOP
 //! ```
 //!
-//! * One instruction per line, tokens separated by blanks; keywords are case-insensitive
-//!   (`process`, `Int_Op` are accepted). Empty lines and comment lines are skipped.
-//! * `PROCESS i` opens the description of task `i`; `STOP` closes it. Task ids are 0-based
-//!   and the blocks must describe exactly the tasks `0..T` once each, in any order. Since
-//!   every task takes a `PROCESS` and a `STOP` line, an id that is not below the number of
-//!   lines of the file is an error at once (memory never depends on the ids' values).
-//! * `INT_OP p`: the task is busy `p` CPU cycles (`0 <= p < 2^32`).
-//! * `SEND dest f`: the task sends a message of `f` **flits** (`1 <= f < 2^32`) to task
-//!   `dest`; the sender is busy for the fixed send overhead, then continues (sends never
-//!   block). A task cannot send to itself.
-//! * `RECEIVE sndr f`: the task waits until the message from `sndr` has arrived, then is
-//!   busy for the fixed receive overhead. `f` must equal the length of the matching `SEND`.
-//! * Sends and receives are matched per ordered channel `(sndr, dest)` in FIFO order: the
-//!   k-th `RECEIVE sndr` of task `dest` receives the k-th `SEND dest` of task `sndr`. A
-//!   `RECEIVE` without a matching `SEND` is an error; a `SEND` nobody receives is allowed
-//!   (the message is delivered and never consumed; see [`Program::unmatched_sends`]).
-//! * A program whose tasks cannot all reach `STOP` on the ideal machine (every task on its
-//!   own PE; since sends never block, whether a program deadlocks does not depend on the
-//!   timing) is rejected, naming the blocked tasks and the `RECEIVE` each waits at.
+//! One instruction per line; `PROCESS i` … `STOP` describes task `i` (0-based; the blocks
+//! describe the tasks `0..T` once each, in any order). Sends never block; sends and
+//! receives are matched per ordered channel `(sndr, dest)` in FIFO order, and a `RECEIVE`
+//! needs a matching `SEND` of the same length (a `SEND` nobody receives is allowed: see
+//! [`Program::unmatched_sends`]). A program whose tasks cannot all reach `STOP` on the
+//! ideal machine is rejected (an untimed check, O(instructions)). Errors of a file name
+//! `file:line:column`. Every rule of the format: `docs/formats.md`, "Timed programs".
 //!
-//! Errors of a file name `file:line:column`. Storage is compact: one 12-byte [`Op`] per
-//! instruction in task-major (CSR) order, `u32` ids, and a 16-byte [`Message`] per message,
-//! so millions of messages fit in tens of megabytes.
+//! Storage is compact: one 12-byte [`Op`] per instruction in task-major (CSR) order, `u32`
+//! ids, and a 16-byte [`Message`] per message, so millions of messages fit in tens of
+//! megabytes.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

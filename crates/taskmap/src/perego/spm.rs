@@ -1,22 +1,14 @@
 //! The Synchronous Phases Model and the mapping evaluation function `F` of De Petris &
 //! Perego (1994, §3.2 and §4, equations 2-10).
 //!
-//! [`SpmModel::build`] runs the program on the ideal machine
-//! ([`simulate_ideal`]) and derives:
+//! [`SpmModel::build`] runs the program on the ideal machine ([`simulate_ideal`]) and
+//! derives the busy cycles `w_i` of every task, per channel `i → j` its messages `m_ij`,
+//! their mean length `l_ij` in flits and the cycles `q_ij` the receiver waited for them,
+//! the slack of every message, and the phases: the classes of messages whose network
+//! intervals on the ideal machine overlap for more than `overlap_fraction`.
 //!
-//! * `w_i`: cycles task `i` is busy (its `INT_OP`s plus the send and receive overheads);
-//! * per channel `i → j`: `m_ij` (messages), `l_ij` (mean length in flits) and `q_ij` (total
-//!   cycles the receiver `j` waited at `RECEIVE`s from `i`), and `q_j = Σ_i q_ij`;
-//! * per message, its slack: how long before the receiver reached the matching `RECEIVE`
-//!   it had arrived (0 when the receiver waited for it), summed per phase entry;
-//! * the phases: two messages belong to the same phase when their network intervals on the
-//!   ideal machine overlap for more than `overlap_fraction` of the longer of their two
-//!   minimal latencies (`T_c · L`); phases are the classes of the transitive closure,
-//!   numbered in time order. `P` is their number and `p^h_ij` holds when a message of
-//!   `i → j` is in phase `h`; we keep, per phase, the flits each channel sends in it.
-//!
-//! [`SpmModel::evaluate`] computes, for a mapping `m` on a target with routes, per PE `n`
-//! (all in cycles):
+//! [`SpmModel::evaluate_partial`], the paper's F, which the greedy mapper minimises (and
+//! [`super::f`] maintains), computes for a mapping `m`, per PE `n` (all in cycles):
 //!
 //! ```text
 //! R(m,n) = Σ_{m(j)=n} (w_j + q_j)                                        (eq. 3)
@@ -26,33 +18,20 @@
 //! F(m) = max_n R(m,n)   (eq. 2)        F_sum(m) = Σ_n R(m,n)   (§5.2)
 //! ```
 //!
-//! where `c_loc` is the memory-copy cost per flit of a local message, `S^h(i,j)` is the
-//! interference class of `(i,j)` in phase `h` (transitive closure, kept with union-find, of
-//! "the routes share a directed link" among the remote channels active in `h`), and `v^h_st`
-//! the flits `(s,t)` sends in phase `h` (the paper's `l_st` when the channel sends one
-//! message per phase). That is [`SpmModel::evaluate_partial`], the paper's F, which the
-//! greedy mapper minimises (and [`super::f`] maintains).
+//! with `c_loc` the memory-copy cost per flit of a local message, `S^h(i,j)` the
+//! interference class of `(i,j)` in phase `h` (routes sharing a directed link, closed
+//! transitively) and `v^h_st` the flits `(s,t)` sends in phase `h`.
 //!
 //! [`SpmModel::evaluate`], the estimate of the completion time of a complete mapping, also
-//! lets the receivers' slack absorb the delays: a message that reached its receiver `s`
-//! cycles before the receiver executed the `RECEIVE` on the ideal machine delays it only
-//! by `max(0, δ − s)` when the mapping makes it `δ` cycles slower. This is the case
-//! analysis the paper gives for eq. 5 (a faster local message saves only the cycles the
-//! receiver waited), applied to a slower remote message. Per phase entry `(h, i→j)`, with
-//! `n^h_ij` its messages and `s^h_ij` their summed slack:
+//! lets the receivers' slack absorb the delays: a message that had arrived `s` cycles
+//! before its receiver asked for it on the ideal machine delays the receiver only by
+//! `max(0, δ − s)` when the mapping makes it `δ` cycles slower (the paper's case analysis
+//! for eq. 5, applied to a slower remote message). Without it F overestimates on the
+//! accuracy experiment. The absorbed cycles are reported in `slack` and in `multitasking`.
 //!
-//! ```text
-//! δ^h_ij = n^h_ij · T_c · (d(m(i),m(j)) − 1) + T_c · Σ_{(s,t)∈S^h(i,j),(s,t)≠(i,j)} v^h_st / (2|S^h(i,j)|)
-//! R(m,n) = eq. 10 − Σ_{m(j)=n} Σ_{m(i)≠n} Σ_h min(δ^h_ij, s^h_ij)
-//! ```
-//!
-//! Without it, F adds the distance and contention of every channel to its receiver even
-//! when the receiver never waits for that channel; on the accuracy experiment (random
-//! programs, random mappings) F's maximum then sits on a task with little waiting whose
-//! simulated wait hardly grows, and F overestimates (`docs/simulation.md`). The absorbed
-//! cycles are reported in `slack` and, being a saving like eq. 5, in `multitasking`.
-//!
-//! Complexity of `evaluate`: O(T + a·D + Σ_h a_h·D·α), D the diameter.
+//! Complexity of `evaluate`: O(T + a·D + Σ_h a_h·D·α), D the diameter. The model, the
+//! phases, slack absorption and the accuracy measured: `docs/simulation.md`, "The
+//! Synchronous Phases Model and F".
 
 use taskmap_arch::{Architecture, LinkId, PeId};
 

@@ -4,48 +4,31 @@
 //! # Machine model (all times in CPU cycles)
 //!
 //! * **Routes**: the architecture's deterministic dimension-order (e-cube) routes over
-//!   directed links ([`taskmap_arch::Routing::route`], through `Architecture::routing`); meshes, tori and hypercubes have them.
-//! * **Wormhole flow control**, one flit per `flit_cycles` (`T_c`) per link, one packet per
-//!   link at a time (per virtual channel on tori, see below; meshes and hypercubes have
-//!   one channel per link), a one-flit buffer at the end of every link. A message of `L`
-//!   flits is one packet. Its header starts crossing link `k` of its route
-//!   at `a_k`: `a_0` = injection time (or later, when link 0 is free), `a_{k+1} >= a_k +
-//!   T_c`, later when link `k+1` is held by another packet. A blocked header keeps every
-//!   link its worm still occupies. The tail leaves link `k` at `r_k = a_{k+L-1} + T_c`
-//!   (with `a_j = a_{d-1} + (j-d+1)·T_c` for `j >= d`: past the last link the destination
-//!   drains one flit per `T_c`); so with `L >= d` (the usual case) the whole path stays
-//!   held until the header arrives, then the links are freed one flit-time apart. The
-//!   message is delivered when its tail arrives, at `a_{d-1} + L·T_c`. Without contention
-//!   the latency is `T_c·(L + d − 1)` (eq. 1 of the paper, `L` in flits).
-//! * **Arbitration**: a link freed goes to the header that requested it first (ties by
-//!   event order, which is deterministic). The simulation works at packet granularity: one
-//!   event per header hop, link releases computed in closed form (no event per flit).
-//! * **Processors**: a task executing `SEND` is busy `send_overhead` cycles, then the
-//!   message enters the network and the task continues. `RECEIVE` waits (the task leaves
-//!   the PE) until the message has been delivered, then the task is busy `recv_overhead`
-//!   cycles. `INT_OP p` is busy `p` cycles. A PE runs one task at a time; a task that becomes
-//!   ready (at the start, or when a message it waits for arrives) joins the PE's ready queue
-//!   ([`ReadyPolicy`]). Switching a PE to a different task than the one it ran last costs
-//!   `switch_cycles`.
-//! * **Tasks on the same PE** communicate through memory: the message is delivered
-//!   `local_cycles_per_flit · L` cycles after the send overhead, without using the
-//!   network (the paper assumes 0). Both overheads still apply.
+//!   directed links ([`taskmap_arch::Routing::route`], through `Architecture::routing`);
+//!   meshes, tori and hypercubes have them.
+//! * **Wormhole flow control**: a message of `L` flits is one packet; one flit per
+//!   `flit_cycles` (`T_c`) per link, one packet per link at a time, a one-flit buffer at the
+//!   end of every link. A blocked header keeps every link its worm still occupies; a freed
+//!   link goes to the header that requested it first. Without contention the latency is
+//!   `T_c·(L + d − 1)` (eq. 1 of the paper).
+//! * **Processors**: `SEND` is busy `send_overhead` cycles, then the message enters the
+//!   network and the task continues; `RECEIVE` waits until the message has been delivered,
+//!   then is busy `recv_overhead` cycles; `INT_OP p` is busy `p` cycles. A PE runs one task
+//!   at a time, from a ready queue ([`ReadyPolicy`]); switching tasks costs `switch_cycles`.
+//!   Tasks on the same PE communicate through memory (`local_cycles_per_flit · L`).
 //! * **Ideal machine** ([`simulate_ideal`]): every task on its own PE, fully connected, no
 //!   contention, distance 1: every message takes `T_c · L`.
+//! * **Tori** get two virtual channels per directed link by the dateline rule
+//!   ([`WormholeParams::torus_virtual_channels`]), which makes dimension-order routing
+//!   deadlock-free; without them a deadlock stops the simulation with a report of the
+//!   blocked tasks and the stuck messages.
 //!
-//! * **Tori**: by default every directed link has two virtual channels assigned by the
-//!   dateline rule ([`WormholeParams::torus_virtual_channels`]), which makes
-//!   dimension-order routing deadlock-free; each channel is a separate resource (one packet
-//!   each), the bandwidth the two share is not modelled. Link statistics sum both channels.
-//!   Without them a torus can deadlock: the simulation then stops and reports the blocked
-//!   tasks and the stuck messages. Meshes and hypercubes with e-cube routing are
-//!   deadlock-free.
-//!
-//! * **Large times** saturate at `u64::MAX − 1` (never reaching the `u64::MAX` "not yet"
-//!   sentinels) instead of overflowing; the CLI refuses parameters above 2^32.
+//! The header's timing, arbitration, virtual channels and saturation in full:
+//! `docs/simulation.md`, "The wormhole simulator".
 //!
 //! Complexity: O((ops + Σ hops) · log E) time, E the number of pending events (at most
-//! PEs + messages in flight), O(T + M + links) memory (24 bytes per message).
+//! PEs + messages in flight), O(T + M + links) memory (24 bytes per message): one event per
+//! header hop, link releases in closed form, no event per flit.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};

@@ -1,57 +1,34 @@
-//! Greedy Task-Wise Placement (GTWP), Algorithm 1 of Berger et al. 2014, and an improved
-//! variant.
+//! Greedy Task-Wise Placement (GTWP), Algorithm 1 of Berger, Galea, Le Cun & Sirdey, "Fast
+//! generation of large task network mappings", IPDPSW 2014, and an improved variant.
 //!
 //! Tasks are placed one at a time. The distance affinity of an unplaced task `t` to PE `n` is
 //! `β_tn = Σ_{t' placed on n'} q_tt' / (2·d(n, n') + 1)`.
 //!
-//! **`gtwp`** (the paper, literally):
-//! 1. The task with the largest sum of edge weights goes to the first PE it fits on (PE 0);
-//!    its neighbours enter a FIFO queue Q; a breadth-first order of all tasks from it is
-//!    computed (`Q_BFT`).
-//! 2. Repeatedly take from Q the task with the highest affinity `max_n β_tn` (ties: FIFO
-//!    order) together with its best PE `n` (ties: lowest PE id). If it fits on `n`, place it
-//!    there and enqueue its unplaced neighbours. Otherwise `n` is saturated: every task of Q
-//!    whose best PE is `n` leaves Q, and each neighbour PE of `n` (PEs at the smallest
-//!    distance, by id) that still has room receives the next unplaced task of `Q_BFT`, whose
-//!    neighbours enter Q.
-//! 3. The paper does not say what happens when Q runs empty (tasks removed in step 2, or a
-//!    disconnected graph); we then place the next unplaced task of `Q_BFT` on the PE with
-//!    the highest affinity among those it fits on (ties: lowest id).
-//!
-//! Which PEs the best PE ranges over once some are saturated, the pseudo-code leaves open
-//! (parameter `saturated`):
-//! * `drop` (default): a PE found saturated in step 2 leaves the choice for good, so the
-//!   saturation of a node is one event, as the paper's prose tells it ("sooner or later,
-//!   some nodes become saturated. All tasks whose greatest affinity corresponds to a
-//!   saturated node are removed from the queue"); the tasks removed then come back with a
-//!   best PE among the others when a neighbour of theirs is placed. This reading lands near
-//!   the published values (1.1-1.4 times them on the grids, b12 and b17).
-//! * `keep`: the best PE ranges over all PEs, saturated or not, as in a T2NA matrix over
-//!   all nodes; a full PE keeps attracting the tasks next to it, each of which then
-//!   triggers step 2 again, and the frontier fragments (about twice the published values).
-//!
-//! With several resources a PE is "saturated" for a task when the task does not fit on it.
+//! **`gtwp`** (the paper, literally): the task with the largest sum of edge weights goes to
+//! PE 0 and its neighbours enter a FIFO queue Q; then the task of Q with the highest
+//! affinity `max_n β_tn` goes to its best PE `n` if it fits there, its unplaced neighbours
+//! entering Q. Otherwise `n` is saturated: the tasks of Q that prefer it leave Q, and each
+//! neighbour PE of `n` with room receives the next unplaced task of a breadth-first order
+//! from the first task (`Q_BFT`). When Q runs empty, which the paper leaves open, the next
+//! `Q_BFT` task goes to its best PE among those it fits on. Which PEs the best PE ranges
+//! over once some are saturated is open too (parameter `saturated`): `drop` (default), a
+//! PE found saturated leaves the choice for good, as the paper's prose tells it (near the
+//! published values); `keep`, all PEs, saturated or not (the frontier fragments, about
+//! twice the published values). With several resources a PE is "saturated" for a task
+//! when the task does not fit on it.
 //!
 //! **`gtwp-fit`** (ours): the best PE of a task ranges over the PEs it still fits on; when
 //! a task's best PE fills up, its best fitting PE is recomputed and it goes back into the
 //! priority queue. No jumps through the BFT order.
 //!
 //! Implementation: affinities are kept sparse per task (the PEs holding its placed
-//! neighbours, at most its degree, in a slab laid out like the CSR so nothing is allocated
-//! per edge) and updated in O(h) when a neighbour is placed (h = PEs holding its placed
-//! neighbours); `max_n β_tn` over all PEs is exact but rarely needs all PEs: a PE holding
-//! no neighbour has `β ≤ Σ_j Q_j/(2·dmin_j+1)` (Q_j = bandwidth to hosting PE j, dmin_j its
-//! smallest distance to another PE), so the h hosting PEs suffice when their best beats
-//! that bound; then their neighbour PEs are scored, which suffices when the best beats
-//! `Σ_j Q_j/(2·(dmin_j+1)+1)`; only otherwise are all k PEs scanned (O(k·h)). Ties go to
-//! the lowest PE id in every case. The first bound is checked first through
-//! `Σ_j Q_j / min_p (2·dmin_p+1)` (one division instead of h; `quick_bound`), and a
-//! task's first hosting PE is its best PE without a bound (β = q there, at most q/3
-//! elsewhere). Q is a binary heap with lazy deletion keyed by (affinity, FIFO rank), fed
-//! through a buffer of the entries pushed since the last pop (the largest of them is
-//! popped without entering the heap when it beats the top), and purged of its stale
-//! entries when they are more than half of it; saturated PEs drain per-PE buckets of the
-//! tasks that prefer them.
+//! neighbours, in a slab laid out like the CSR, nothing allocated per edge) and updated in
+//! O(h) when a neighbour is placed (h = PEs holding its placed neighbours); `max_n β_tn`
+//! over all PEs is exact, but bounds on the PEs holding no neighbour spare most scans of
+//! all k PEs. Q is a binary heap with lazy deletion; saturated PEs drain per-PE buckets of
+//! the tasks that prefer them. Ties, the bounds and the measurements: `docs/berger.md`,
+//! "GTWP step by step" and "Speed".
+//!
 //! Complexity: O((n + m)·h + m log m) plus O(k·h) per full scan and O(k²) for the distance
 //! table.
 
