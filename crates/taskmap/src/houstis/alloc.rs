@@ -11,8 +11,9 @@
 //!   ALLOC is run again with the load of its own result until `D` settles (at most
 //!   [`DELAY_ROUNDS`] runs).
 //! * **The frame**: the paper's multisection. [`SAMPLES`] frames (by default) spread over
-//!   an interval are clustered (in parallel on `AllocParams::pool`); the interval shrinks to the gap before the
-//!   smallest frame that reaches the target number of clusters, down to the tolerance.
+//!   an interval are clustered (in parallel on `AllocParams::pool`); the interval shrinks
+//!   to the gap before the smallest frame that reaches the target number of clusters,
+//!   down to the tolerance.
 //! * **Steps**: step 1 targets the assigned parallelism (default: the processors); step 2
 //!   (parallelism reduction), when there are more clusters than processors, clusters the
 //!   clusters again without `Δ`; step 3 gives cluster `c` to processor `c`, or, with
