@@ -2072,3 +2072,24 @@ fn dash_is_stdin_and_stdout_and_csv_reports() {
         .unwrap();
     assert!(values[col].parse::<u64>().unwrap() > 0);
 }
+
+/// `-t` of `hetero` and `amap` is checked before any work: 0 or more than 1024 threads is
+/// an error with exit code 2, with or without the parallel part.
+#[test]
+fn threads_are_checked_first() {
+    let (model, amg) = (fixture("hetero/small.ttig"), fixture("amap/realtime.amg"));
+    let assign = fixture("golden/inputs/realtime_k2.assign");
+    for args in [
+        vec!["hetero", &model, "-t", "0"],
+        vec!["hetero", &model, "--optimal", "-t", "2000"],
+        vec!["amap", &amg, "-k", "2", "-t", "0"],
+        vec!["amap", &amg, "-k", "2", "-m", &assign, "-t", "5000"],
+    ] {
+        let o = taskmap(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("threads"), "{args:?}: {}", stderr(&o));
+    }
+    let o = taskmap(&["hetero", &model, "--optimal", "-t", "2", "-f", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"optimal\""), "{}", stdout(&o));
+}

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use taskmap::hetero::gen::{random_ttigha, RandomTtigha};
 use taskmap::hetero::heft::{heft, peft};
-use taskmap::hetero::mateha::{exhaustive, iterated_local_search, mateha, SearchParams};
+use taskmap::hetero::mateha::{exhaustive_observed, iterated_local_search, mateha, SearchParams};
 use taskmap::hetero::simulha::Simulator;
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -36,6 +36,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let slow = env("SLOW", 1.2f64);
     let kicks = env("KICKS", 100usize);
     let comm = env("COMM", 1.0f64);
+    // The exhaustive search on every core (its optimum does not depend on the threads).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pool = taskmap::RunContext::new(0).with_threads(cores)?;
     let params = |c1: usize, c2: usize| {
         let mut p = RandomTtigha {
             tasks,
@@ -103,7 +106,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .schedule(&pf.alloc, Some(&pf.order))?
                 .makespan;
             let t0 = Instant::now();
-            let o = exhaustive(&m, u64::MAX)?;
+            let o = exhaustive_observed(&m, u64::MAX, pool.pool.as_ref(), &taskmap::NoProgress)?;
             t_opt += t0.elapsed().as_secs_f64();
             let gap = 100.0 * (ms - o.makespan) / o.makespan;
             sum += gap;

@@ -151,6 +151,8 @@ fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, Deterministic, String)> 
 /// Runs `taskmap amap`.
 pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
     crate::output::claim_stdout(&[a.output.as_ref()]);
+    // The threads of the frame search, checked before any work.
+    let ctx = taskmap::RunContext::new(0).with_threads(a.threads)?;
     let json = a.format != crate::output::OutputFormat::Human;
     if let Some(out) = &a.output {
         crate::output::refuse_overwriting_inputs(
@@ -206,7 +208,6 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
                 .map_err(|e| anyhow::anyhow!("{path}: {e}; give --no-parallelism"))?,
         )
     };
-    let ctx = taskmap::RunContext::new(0).with_threads(a.threads)?;
     let params = AllocParams {
         parallelism: a.parallelism,
         tolerance: a.tolerance,

@@ -110,6 +110,8 @@ pub struct HeteroArgs {
 /// Runs `taskmap hetero`.
 pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
     crate::output::claim_stdout(&[a.output.as_ref(), a.svg.as_ref(), a.write_order.as_ref()]);
+    // The threads of --optimal, checked before any work.
+    let ctx = taskmap::RunContext::new(0).with_threads(a.threads)?;
     let inputs = [
         a.model.as_ref(),
         a.stg.as_ref(),
@@ -180,7 +182,6 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
     let optimum = if a.optimal {
         let progress = crate::output::Bar::start("hetero", !quiet);
         taskmap::Progress::phase(&*progress, "exhaustive search");
-        let ctx = taskmap::RunContext::new(0).with_threads(a.threads)?;
         let optimum = exhaustive_observed(&model, a.limit, ctx.pool.as_ref(), &*progress)?;
         progress.finish();
         Some(optimum)

@@ -132,7 +132,6 @@ pub(crate) struct MapConfig<'a> {
 }
 
 pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
-    claim_stdout(&[a.output.as_ref()]);
     if let Some(out) = &a.output {
         let target = a.arch.as_deref().and_then(target_file);
         refuse_overwriting_inputs(
@@ -169,6 +168,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     if a.dump_config {
         return dump_config(&a, spec, &alg_text, &algorithm);
     }
+    claim_stdout(&[a.output.as_ref()]);
     warn_before_run(&a, &algorithm, &problem, refine.is_some());
     let t0 = Instant::now();
     ctx.deadline = a

@@ -729,8 +729,8 @@ fn class_lists(model: &Ttigha) -> Vec<Vec<u32>> {
 
 /// Simulates every allocation of the tasks to the processors, up to permutations of
 /// interchangeable processors, and returns the one of least final time. Errors when there
-/// are more than `limit` of them (see [`exhaustive_count`]). Runs on rayon's threads;
-/// the result does not depend on their number.
+/// are more than `limit` of them (see [`exhaustive_count`]). Runs on the calling
+/// thread; [`exhaustive_observed`] takes a pool (the result does not depend on it).
 pub fn exhaustive(model: &Ttigha, limit: u64) -> Result<Optimum, Error> {
     exhaustive_observed(model, limit, None, &NoProgress)
 }
