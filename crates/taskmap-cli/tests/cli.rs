@@ -2073,7 +2073,7 @@ fn dash_is_stdin_and_stdout_and_csv_reports() {
     assert!(values[col].parse::<u64>().unwrap() > 0);
 }
 
-/// `-t` of `hetero` and `amap` is checked before any work: 0 or more than 1024 threads is
+/// `-t` of `hetero`, `amap` and `sim` is checked before any work: 0 or more than 1024 threads is
 /// an error with exit code 2, with or without the parallel part.
 #[test]
 fn threads_are_checked_first() {
@@ -2084,6 +2084,17 @@ fn threads_are_checked_first() {
         vec!["hetero", &model, "--optimal", "-t", "2000"],
         vec!["amap", &amg, "-k", "2", "-t", "0"],
         vec!["amap", &amg, "-k", "2", "-m", &assign, "-t", "5000"],
+        vec![
+            "sim",
+            "--gen",
+            "ring:8",
+            "-a",
+            "torus:2x2",
+            "-A",
+            "drb",
+            "-t",
+            "0",
+        ],
     ] {
         let o = taskmap(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

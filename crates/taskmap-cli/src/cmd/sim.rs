@@ -45,6 +45,9 @@ pub struct SimArgs {
     /// Seed for --algorithm.
     #[arg(short, long, default_value_t = 0)]
     pub seed: u64,
+    /// Threads for --algorithm's parallel phases (1 to 1024).
+    #[arg(short, long, default_value_t = 1)]
+    pub threads: usize,
     /// Allowed imbalance for --algorithm: load(p) <= floor((1+eps) * ceil(share of p)) (default
     /// 0.03; the mappers that do not balance, greedy-perego among them, ignore it).
     #[arg(long, value_name = "EPS")]
@@ -280,6 +283,13 @@ pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
 
 /// Refuses option values the simulator cannot take.
 fn check_args(a: &SimArgs) -> Result<()> {
+    if a.threads == 0 || a.threads > taskmap::mapper::MAX_THREADS {
+        bail!(
+            "--threads takes 1 to {}, not {}",
+            taskmap::mapper::MAX_THREADS,
+            a.threads
+        );
+    }
     // Bounded so that simulated times (sums and products of these with 32-bit instruction
     // arguments) stay far from overflow; the simulator also saturates.
     const MAX_CYCLES: u64 = 1 << 32;
@@ -340,7 +350,7 @@ fn mapping_for(
             if let Some(eps) = a.epsilon {
                 problem.epsilon = eps;
             }
-            let mut ctx = RunContext::new(a.seed);
+            let mut ctx = RunContext::new(a.seed).with_threads(a.threads)?;
             ctx.progress = progress.clone();
             alg_spec
                 .mapper()
