@@ -57,8 +57,12 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff) to stdout: `taskmap man > taskmap.1`.
-    Man,
+    /// Print a manual page (roff) to stdout: `taskmap man > taskmap.1`, or one
+    /// subcommand's: `taskmap man map > taskmap-map.1`.
+    Man {
+        /// The subcommand (default: the whole program).
+        subcommand: Option<String>,
+    },
 }
 
 /// Parses the arguments and runs the subcommand. Returns the exit code.
@@ -83,9 +87,23 @@ pub fn run() -> Result<u8> {
             out!("{}", String::from_utf8_lossy(&out));
             Ok(0)
         }
-        Command::Man => {
+        Command::Man { subcommand } => {
+            let top = Cli::command();
+            let page = match subcommand {
+                None => top,
+                Some(name) => {
+                    let Some(sub) = top.find_subcommand(&name) else {
+                        let names: Vec<&str> =
+                            top.get_subcommands().map(|c| c.get_name()).collect();
+                        anyhow::bail!("no subcommand \"{name}\"; known: {}", names.join(", "));
+                    };
+                    // A process prints one page: the name may live to its end.
+                    let title: &'static str = format!("taskmap-{name}").leak();
+                    sub.clone().name(title)
+                }
+            };
             let mut out = Vec::new();
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            clap_mangen::Man::new(page).render(&mut out)?;
             out!("{}", String::from_utf8_lossy(&out));
             Ok(0)
         }

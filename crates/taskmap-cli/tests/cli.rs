@@ -2027,6 +2027,17 @@ fn completions_and_man_page() {
         s.contains(".TH taskmap 1") && s.contains("SUBCOMMANDS"),
         "{s}"
     );
+    // One page per subcommand, with its options.
+    let o = taskmap(&["man", "map"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(
+        s.contains(".TH taskmap-map 1") && s.contains("\\-\\-preset"),
+        "{s}"
+    );
+    let o = taskmap(&["man", "nosuch"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("known: map"), "{}", stderr(&o));
     // -q is accepted by every subcommand.
     let o = taskmap(&["arch", "-q", "torus:2x2"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
