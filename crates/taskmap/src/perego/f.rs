@@ -35,7 +35,7 @@ use std::collections::BinaryHeap;
 use crate::max_tree::MaxTree;
 use rustc_hash::FxHashMap as KeyMap;
 
-use taskmap_arch::{Architecture, LinkId, PeId};
+use taskmap_arch::{Architecture, LinkId, PeId, Routing};
 
 use super::spm::{find_root as find, SpmModel};
 use crate::error::Error;
@@ -56,7 +56,8 @@ pub struct FValue {
 #[derive(Clone)]
 pub struct IncrementalF<'a> {
     model: &'a SpmModel,
-    arch: &'a dyn Architecture,
+    /// The target's routes (a routed target: checked in [`Self::new`]).
+    routes: &'a dyn Routing,
     k: usize,
     tc: f64,
     /// Classes larger than this are bounded rather than enumerated in [`Self::trial`].
@@ -247,7 +248,7 @@ impl<'a> IncrementalF<'a> {
         let machine = &model.params().machine;
         Ok(Self {
             model,
-            arch,
+            routes: super::routes(arch),
             k,
             tc: machine.flit_cycles as f64,
             small_class: 64,
@@ -595,7 +596,7 @@ impl<'a> IncrementalF<'a> {
                 }
                 let (from, to) = if dir == 0 { (q, pe) } else { (pe, q) };
                 let lo = self.s.routes.len() as u32;
-                super::routes(self.arch).route(PeId(from), PeId(to), &mut self.s.routes);
+                self.routes.route(PeId(from), PeId(to), &mut self.s.routes);
                 let hi = self.s.routes.len() as u32;
                 let d = (hi - lo) as f64;
                 self.s

@@ -489,10 +489,13 @@ impl SpmModel {
         route_start.clear();
         route_start.resize(self.channels.len() + 1, 0);
         routes.clear();
+        let routing = arch.routing();
         for (ci, c) in self.channels.iter().enumerate() {
             let (pi, pj) = (pes[c.src as usize], pes[c.dst as usize]);
             if pi != u32::MAX && pj != u32::MAX && pi != pj {
-                super::routes(arch).route(PeId(pi), PeId(pj), routes);
+                routing
+                    .expect("a target with routes (check_routed_target)")
+                    .route(PeId(pi), PeId(pj), routes);
             }
             route_start[ci + 1] = routes.len() as u32;
         }

@@ -33,7 +33,7 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-use taskmap_arch::{Architecture, LinkId, PeId};
+use taskmap_arch::{Architecture, LinkId, PeId, Routing};
 
 use crate::error::Error;
 use crate::mapper::{NoProgress, Progress};
@@ -308,7 +308,8 @@ enum Action {
 
 struct Sim<'a> {
     prog: &'a Program,
-    arch: Option<&'a dyn Architecture>,
+    /// The target's routes; `None`: the ideal machine.
+    routes: Option<&'a dyn Routing>,
     p: &'a WormholeParams,
     pe_of: Vec<u32>,
     // events
@@ -386,7 +387,7 @@ impl<'a> Sim<'a> {
         let res = links * vcs;
         Sim {
             prog,
-            arch,
+            routes: arch.map(super::routes),
             p,
             pe_of,
             heap: BinaryHeap::new(),
@@ -554,7 +555,7 @@ impl<'a> Sim<'a> {
         self.inject[m as usize] = now;
         let len = u64::from(msg.flits);
         let (sp, dp) = (self.pe_of[msg.src as usize], self.pe_of[msg.dst as usize]);
-        let arch = match self.arch {
+        let routes = match self.routes {
             None => {
                 self.network_messages += 1;
                 let lat = tmul(len, self.p.flit_cycles);
@@ -588,7 +589,7 @@ impl<'a> Sim<'a> {
         f.msg = m;
         f.hop = 0;
         f.route.clear();
-        super::routes(arch).route(PeId(sp), PeId(dp), &mut f.route);
+        routes.route(PeId(sp), PeId(dp), &mut f.route);
         if let Some(info) = &self.vc_info {
             // Links become resources link * 2 + virtual channel (dateline rule).
             let mut vc = 0;
@@ -728,9 +729,9 @@ impl<'a> Sim<'a> {
             .map(|&b| completion.saturating_sub(b))
             .collect();
         let (mut usum, mut umax, mut nl) = (0.0f64, 0.0f64, 0usize);
-        if let Some(arch) = self.arch {
+        if let Some(routes) = self.routes {
             for (l, &b) in self.link_busy.iter().enumerate() {
-                if super::routes(arch).link_endpoints(l as LinkId).is_some() {
+                if routes.link_endpoints(l as LinkId).is_some() {
                     let u = if completion > 0 {
                         b as f64 / completion as f64
                     } else {
@@ -744,7 +745,7 @@ impl<'a> Sim<'a> {
         }
         let msgs = self.prog.messages();
         let pe_of = &self.pe_of;
-        let network = self.arch.is_some();
+        let network = self.routes.is_some();
         let latency = Stats::of((0..msgs.len()).filter_map(|m| {
             let msg = msgs[m];
             let remote = !network || pe_of[msg.src as usize] != pe_of[msg.dst as usize];

@@ -294,6 +294,7 @@ pub(crate) fn lookahead(j: u32, t: u32, cx: &ChooseCtx, route: &mut Vec<LinkId>)
     let pes = cx.inc.pes();
     let used = cx.inc.link_use();
     let mut total = 0u64;
+    let routes = crate::perego::routes(cx.arch);
     for &c in cx.partners.of(t) {
         if pes[c as usize] != UNMAPPED {
             continue;
@@ -306,7 +307,7 @@ pub(crate) fn lookahead(j: u32, t: u32, cx: &ChooseCtx, route: &mut Vec<LinkId>)
             total += cx.topo.dist(j, q);
             for (a, b) in [(j, q), (q, j)] {
                 route.clear();
-                crate::perego::routes(cx.arch).route(PeId(a), PeId(b), route);
+                routes.route(PeId(a), PeId(b), route);
                 total += route.iter().filter(|&&l| used[l as usize] > 0).count() as u64;
             }
         }
