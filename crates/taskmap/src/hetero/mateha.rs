@@ -24,11 +24,13 @@
 use std::collections::HashMap;
 
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::hetero::simulha::Simulator;
 use crate::hetero::ttigha::{HeteroProgram, Platform, Ttigha};
 use crate::mapper::{NoProgress, Progress};
+use crate::registry::{ParamDoc, Params};
 
 /// The TTIGHa graph of a program on a platform's processor types. The concurrency `TP`
 /// of a pair is simulated when asked for (MATEHa asks once per adjacent pair and type of
@@ -534,8 +536,10 @@ impl<'a> Search<'a> {
     }
 }
 
-/// Limits of [`local_search`] and [`iterated_local_search`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Limits of [`local_search`] and [`iterated_local_search`]: the parameters of `mateha-ls`
+/// and `heft-ls` (`mateha-ls,kicks=5,budget=1000000,seed=3`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SearchParams {
     /// Rounds of each descent at most (it stops earlier when a round changes nothing).
     pub rounds: usize,
@@ -557,9 +561,34 @@ impl Default for SearchParams {
             rounds: 20,
             kicks: 100,
             budget: 100_000_000,
-            seed: 1,
+            seed: 0,
         }
     }
+}
+
+impl Params for SearchParams {
+    const DOCS: &'static [ParamDoc] = &[
+        ParamDoc {
+            name: "kicks",
+            aliases: &[],
+            doc: "random kicks of the iterated local search (0: the local search alone)",
+        },
+        ParamDoc {
+            name: "budget",
+            aliases: &[],
+            doc: "work budget: a simulation costs the program's sub-tasks + messages + the platform's processors; the search stops when it is spent",
+        },
+        ParamDoc {
+            name: "seed",
+            aliases: &[],
+            doc: "seed of the kicks",
+        },
+        ParamDoc {
+            name: "rounds",
+            aliases: &[],
+            doc: "rounds of each descent at most (it stops earlier when a round changes nothing)",
+        },
+    ];
 }
 
 /// Improves an allocation by SIMULHa-guided local search (ours, not in the paper): moves of

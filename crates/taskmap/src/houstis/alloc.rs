@@ -36,10 +36,12 @@ use crate::max_tree::MaxTree;
 use rustc_hash::FxHashMap as KeyMap;
 
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::houstis::machine::*;
 use crate::houstis::precedence::{BitMatrix, Deterministic, ParallelMatrix, PrecedenceGraph};
 use crate::mapper::Progress;
+use crate::registry::{ParamDoc, Params};
 
 /// Frames clustered per round of the multisection, by default.
 pub const SAMPLES: usize = 4;
@@ -69,6 +71,92 @@ impl Default for AllocParams<'_> {
             samples: SAMPLES,
             pool: None,
         }
+    }
+}
+
+/// The keys of `alloc` (`alloc,parallelism=4,tolerance=1e-4,samples=8`): [`AllocParams`]
+/// without the threads, and whether to map without `Δ`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AllocOptions {
+    /// Step 1's target (the assigned degree of parallelism); `None`: the processors.
+    pub parallelism: Option<u32>,
+    /// Map without the parallelism constraint `Δ` (step 2 only).
+    pub no_parallelism: bool,
+    /// Relative width of the final frame interval.
+    pub tolerance: f64,
+    /// Frames clustered per round of the multisection.
+    pub samples: usize,
+}
+
+impl Default for AllocOptions {
+    fn default() -> Self {
+        let d = AllocParams::default();
+        AllocOptions {
+            parallelism: d.parallelism,
+            no_parallelism: false,
+            tolerance: d.tolerance,
+            samples: d.samples,
+        }
+    }
+}
+
+impl AllocOptions {
+    /// The parameters of a run whose frames are clustered on `pool`.
+    pub fn params<'a>(&self, pool: Option<&'a rayon::ThreadPool>) -> AllocParams<'a> {
+        AllocParams {
+            parallelism: self.parallelism,
+            tolerance: self.tolerance,
+            samples: self.samples,
+            pool,
+        }
+    }
+}
+
+/// The keys of [`AllocOptions`], also `alloc-ls`'s.
+pub(crate) const ALLOC_DOCS: [ParamDoc; 4] = [
+    ParamDoc {
+        name: "parallelism",
+        aliases: &[],
+        doc: "step 1's number of clusters, the assigned degree of parallelism (none: the processors), at least 1",
+    },
+    ParamDoc {
+        name: "no_parallelism",
+        aliases: &[],
+        doc: "map without the parallelism constraint Δ (step 2 only; needed above 65,536 modules); not with parallelism",
+    },
+    ParamDoc {
+        name: "tolerance",
+        aliases: &[],
+        doc: "relative width of the final time-frame interval, in [1e-12, 1)",
+    },
+    ParamDoc {
+        name: "samples",
+        aliases: &[],
+        doc: "frames clustered in parallel per round of the time-frame search, 1 to 1024 (the result depends on it, not on the threads)",
+    },
+];
+
+impl Params for AllocOptions {
+    const DOCS: &'static [ParamDoc] = &ALLOC_DOCS;
+
+    fn validate(&self) -> Result<(), String> {
+        if self.parallelism == Some(0) {
+            return Err("parallelism must be at least 1".into());
+        }
+        if self.parallelism.is_some() && self.no_parallelism {
+            return Err("parallelism does not go with no_parallelism".into());
+        }
+        if !(self.tolerance >= 1e-12 && self.tolerance < 1.0) {
+            return Err(format!(
+                "the frame tolerance must lie in [1e-12, 1), not {}",
+                self.tolerance
+            ));
+        }
+        if !(1..=1024).contains(&self.samples) {
+            return Err(format!("samples takes 1 to 1024, not {}", self.samples));
+        }
+        Ok(())
     }
 }
 

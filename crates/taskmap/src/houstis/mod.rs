@@ -11,6 +11,7 @@
 //! * [`alloc`]: ALLOC, clustering under a time frame, and the frame search.
 //! * [`mapper`]: the Algorithm Mapper's steps 1-3 and the scoring of an assignment.
 //! * [`schedule`]: the schedule simulator (`T_REAL`), the list schedule and `alloc-ls`.
+//! * [`spec`]: `alloc` and `alloc-ls` configured from `name,key=value,...`.
 
 pub mod alloc;
 pub mod amg;
@@ -20,3 +21,4 @@ pub mod machine;
 pub mod mapper;
 pub mod precedence;
 pub mod schedule;
+pub mod spec;

@@ -4,12 +4,15 @@
 
 use std::collections::BinaryHeap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::Error;
 use crate::houstis::alloc::*;
 use crate::houstis::machine::*;
 use crate::houstis::mapper::*;
 use crate::houstis::precedence::{Dag, Deterministic, ParallelMatrix, PrecedenceGraph};
 use crate::mapper::{NoProgress, Progress};
+use crate::registry::{ParamDoc, Params};
 
 /// A list schedule of `G'` (ours): modules by decreasing bottom level (the longest path
 /// of processing times from them to an exit), ties by topological order, each placed on
@@ -104,6 +107,66 @@ pub fn list_schedule(
 /// Work budget of [`alloc_ls`] by default: each schedule it simulates costs the modules
 /// plus the links plus the processors.
 pub const LS_BUDGET: u64 = 100_000_000;
+
+/// The keys of `alloc-ls` (`alloc-ls,budget=1000000,samples=8`): `alloc`'s
+/// ([`AllocOptions`]) and the local search's work budget.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AllocLsOptions {
+    /// [`AllocOptions::parallelism`].
+    pub parallelism: Option<u32>,
+    /// [`AllocOptions::no_parallelism`].
+    pub no_parallelism: bool,
+    /// [`AllocOptions::tolerance`].
+    pub tolerance: f64,
+    /// [`AllocOptions::samples`].
+    pub samples: usize,
+    /// Work budget of the local search ([`alloc_ls`]).
+    pub budget: u64,
+}
+
+impl Default for AllocLsOptions {
+    fn default() -> Self {
+        let d = AllocOptions::default();
+        AllocLsOptions {
+            parallelism: d.parallelism,
+            no_parallelism: d.no_parallelism,
+            tolerance: d.tolerance,
+            samples: d.samples,
+            budget: LS_BUDGET,
+        }
+    }
+}
+
+impl AllocLsOptions {
+    /// Its ALLOC part.
+    pub fn alloc(&self) -> AllocOptions {
+        AllocOptions {
+            parallelism: self.parallelism,
+            no_parallelism: self.no_parallelism,
+            tolerance: self.tolerance,
+            samples: self.samples,
+        }
+    }
+}
+
+impl Params for AllocLsOptions {
+    const DOCS: &'static [ParamDoc] = &[
+        ALLOC_DOCS[0],
+        ALLOC_DOCS[1],
+        ALLOC_DOCS[2],
+        ALLOC_DOCS[3],
+        ParamDoc {
+            name: "budget",
+            aliases: &[],
+            doc: "work budget of the local search: a simulated schedule costs the modules + links + processors",
+        },
+    ];
+
+    fn validate(&self) -> Result<(), String> {
+        self.alloc().validate()
+    }
+}
 
 /// `alloc-ls` (ours, beyond the paper): the paper's steps 1 and 2 for `k`, `k/2`, `k/4`,
 /// … 1 processors (a parallel program may run faster on fewer) and a

@@ -1,8 +1,10 @@
 //! The registry: every algorithm of every system, in one table ([`ALGORITHMS`]).
 //!
 //! A row gives an algorithm's name, its aliases, its family (what it maps), one line of
-//! help and its parameters ([`params`]); rows of mappers the CLI runs by name also build
-//! the configured mapper from `name,key=value,...` ([`AlgorithmSpec`]). The CLI's lists
+//! help and its parameters ([`params`]), parsed from `name,key=value,...`: into a
+//! configured mapper for the static and program families ([`AlgorithmSpec`]), into
+//! [`HeteroSpec`](crate::hetero::allocate::HeteroSpec) and
+//! [`PrecedenceSpec`](crate::houstis::spec::PrecedenceSpec) for the others. The CLI's lists
 //! and help, `taskmap algorithms` and the parameter tables of `docs/algorithms.md` all
 //! come from this table. Adding a static mapper is its file, its row here and its line in
 //! the docs.
@@ -17,12 +19,15 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use crate::error::Error;
+use crate::hetero::mateha::SearchParams;
+use crate::houstis::alloc::AllocOptions;
+use crate::houstis::schedule::AllocLsOptions;
 use crate::mapper::Mapper;
 use crate::mappers::berger::{gtwp, pnp, subgraph};
 use crate::mappers::{block, drb, random, round_robin};
 use crate::multilevel::config::MultilevelMapper;
 use crate::perego::greedy::GreedyPerego;
-pub use params::{ParamDoc, Params};
+pub use params::{NoParams, ParamDoc, Params};
 
 /// What an algorithm maps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -107,8 +112,7 @@ pub struct Algorithm {
     pub family: Family,
     /// One line of help.
     pub summary: &'static str,
-    /// Its parameters (`None`: none, or, for the hetero and precedence families, the
-    /// subcommand's own options).
+    /// Its parameters (`None`: none).
     pub params: Option<ParamSet>,
     /// Builds it from `name,key=value,...` (the static and program families).
     pub build: Option<Build>,
@@ -151,14 +155,18 @@ const fn mapper<P: Params + Mapper + 'static>(
     }
 }
 
-/// The row of an algorithm its subcommand runs by name, with its own options.
-const fn by_name(name: &'static str, family: Family, summary: &'static str) -> Algorithm {
+/// The row of an algorithm its subcommand runs, with its parameter struct `P`.
+const fn run_with<P: Params>(
+    name: &'static str,
+    family: Family,
+    summary: &'static str,
+) -> Algorithm {
     Algorithm {
         name,
         aliases: &[],
         family,
         summary,
-        params: None,
+        params: Some(ParamSet::of::<P>()),
         build: None,
     }
 }
@@ -231,40 +239,40 @@ pub static ALGORITHMS: &[Algorithm] = &[
         Family::Static,
         "partition and place: GRASP partitioning into capacity-feasible parts, simulated-annealing QAP placement",
     ),
-    by_name(
+    run_with::<NoParams>(
         "mateha",
         Family::Hetero,
         "MATEHa, De Giusti et al.'s allocation by levels of the TTIGHa graph (the default)",
     ),
-    by_name(
+    run_with::<SearchParams>(
         "mateha-ls",
         Family::Hetero,
-        "MATEHa, then an iterated local search guided by SIMULHa (ours; --kicks, --budget, --seed)",
+        "MATEHa, then an iterated local search guided by SIMULHa (ours; keys kicks, budget, seed, rounds)",
     ),
-    by_name(
+    run_with::<NoParams>(
         "heft",
         Family::Hetero,
         "Topcuoglu et al.'s HEFT list scheduler, for comparison (the simulation follows its order unless --order is given)",
     ),
-    by_name(
+    run_with::<SearchParams>(
         "heft-ls",
         Family::Hetero,
-        "HEFT, then mateha-ls's search in HEFT's priority order from the better of HEFT's and MATEHa's allocations (ours; --kicks, --budget, --seed)",
+        "HEFT, then mateha-ls's search in HEFT's priority order from the better of HEFT's and MATEHa's allocations (ours; keys kicks, budget, seed, rounds)",
     ),
-    by_name(
+    run_with::<NoParams>(
         "peft",
         Family::Hetero,
         "Arabnejad & Barbosa's PEFT lookahead list scheduler, followed in its order like heft",
     ),
-    by_name(
+    run_with::<AllocOptions>(
         "alloc",
         Family::Precedence,
         "Houstis et al.'s ALLOC: clustering under a time frame, then assignment by the queueing delay model (the default)",
     ),
-    by_name(
+    run_with::<AllocLsOptions>(
         "alloc-ls",
         Family::Precedence,
-        "ALLOC, then a local search on the simulated schedule (ours; --budget)",
+        "ALLOC, then a local search on the simulated schedule (ours; alloc's keys and budget)",
     ),
 ];
 
@@ -282,6 +290,16 @@ pub fn find(name: &str, families: &[Family]) -> Result<&'static Algorithm, Error
                 names(families).join(", ")
             ))
         })
+}
+
+/// The row of `text` (`name,key=value,...`) in `families` and its `key=value` entries.
+pub fn split<'t>(
+    text: &'t str,
+    families: &[Family],
+) -> Result<(&'static Algorithm, Vec<&'t str>), Error> {
+    let mut parts = text.split(',');
+    let row = find(parts.next().unwrap_or(""), families)?;
+    Ok((row, parts.collect()))
 }
 
 /// The names of the algorithms of `families`, in the table's order.
@@ -321,10 +339,7 @@ impl AlgorithmSpec {
     /// Parses `text` (`name` or `name,key=value,...`) with a preset given apart
     /// (`--preset`; an error for an algorithm without presets, or with one in `text`).
     pub fn parse_with_preset(text: &str, preset: Option<&str>) -> Result<Self, Error> {
-        let mut parts = text.split(',');
-        let name = parts.next().unwrap_or("").trim();
-        let row = find(name, &[Family::Static, Family::Program])?;
-        let params: Vec<&str> = parts.collect();
+        let (row, params) = split(text, &[Family::Static, Family::Program])?;
         if preset.is_some() && row.params.and_then(|p| p.preset_key).is_none() {
             return Err(Error::Config(format!("{}: takes no preset", row.name)));
         }

@@ -46,6 +46,16 @@ pub trait Params: Serialize + DeserializeOwned + Default + 'static {
     }
 }
 
+/// The parameters of an algorithm that takes none (its key list is empty, so every key is
+/// refused).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}
+
+impl Params for NoParams {
+    const DOCS: &'static [ParamDoc] = &[];
+}
+
 /// The base configuration of `P` named `name`.
 pub fn preset<P: Params>(name: &str) -> Option<P> {
     P::PRESETS

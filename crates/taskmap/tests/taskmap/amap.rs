@@ -870,3 +870,42 @@ fn bad_speeds_are_refused() {
     }
     assert!(m.with_speeds(vec![1.0, 2.0, 0.5]).is_ok());
 }
+
+/// A spec's keys map as the same parameters given to the library's calls.
+#[test]
+fn specs_run_as_their_parameters() {
+    use taskmap::houstis::schedule::alloc_ls;
+    use taskmap::houstis::spec::PrecedenceSpec;
+    use taskmap::NoProgress;
+    let g = read_amg(&fixture("amap/realtime.amg")).unwrap();
+    let det = g.deterministic().unwrap();
+    let par = ParallelMatrix::new(&g, &det).unwrap();
+    let m = machine(3, "multibus:2:4", 0.1);
+    let params = AllocParams {
+        parallelism: Some(2),
+        tolerance: 1e-3,
+        samples: 8,
+        ..AllocParams::default()
+    };
+    let spec: PrecedenceSpec = "alloc,parallelism=2,tolerance=1e-3,samples=8"
+        .parse()
+        .unwrap();
+    assert_eq!(
+        spec.run(&g, &det, &m, None, &NoProgress).unwrap(),
+        algorithm_mapper(&g, &det, Some(&par), &m, &params).unwrap()
+    );
+    let spec: PrecedenceSpec = "alloc-ls,budget=100000,samples=8".parse().unwrap();
+    let params = AllocParams {
+        samples: 8,
+        ..AllocParams::default()
+    };
+    assert_eq!(
+        spec.run(&g, &det, &m, None, &NoProgress).unwrap(),
+        alloc_ls(&g, &det, Some(&par), &m, &params, 100_000).unwrap()
+    );
+    let spec: PrecedenceSpec = "alloc,no_parallelism=1".parse().unwrap();
+    assert_eq!(
+        spec.run(&g, &det, &m, None, &NoProgress).unwrap(),
+        algorithm_mapper(&g, &det, None, &m, &AllocParams::default()).unwrap()
+    );
+}

@@ -1128,6 +1128,7 @@ fn heft_ls_never_loses_to_heft_or_mateha() {
     use taskmap::hetero::heft::{heft, heft_ls};
     let search = taskmap::hetero::mateha::SearchParams {
         kicks: 5,
+        seed: 1,
         ..Default::default()
     };
     let mut searched = 0;
@@ -1282,6 +1283,43 @@ fn peft_cost_table_matches_its_definition() {
                     "seed {seed}: {s} {p}"
                 );
             }
+        }
+    }
+}
+
+/// A spec's keys run the search the same parameters run; the algorithms without a search
+/// run as by name.
+#[test]
+fn specs_run_as_their_parameters() {
+    use taskmap::hetero::allocate::{allocate, HeteroSpec};
+    use taskmap::hetero::mateha::SearchParams;
+    let search = SearchParams {
+        kicks: 5,
+        budget: 1_000_000,
+        seed: 3,
+        ..SearchParams::default()
+    };
+    for seed in 0..5u64 {
+        let m = random_ttigha(&params(10, 2, 2), seed);
+        for name in ["mateha-ls", "heft-ls"] {
+            let spec: HeteroSpec = format!("{name},kicks=5,budget=1000000,seed=3")
+                .parse()
+                .unwrap();
+            assert_eq!(spec.search(), search);
+            let a = spec.allocate(&m);
+            let b = allocate(name, &m, &search).unwrap();
+            assert_eq!(
+                (a.algorithm, &a.alloc, &a.order),
+                (name, &b.alloc, &b.order)
+            );
+        }
+        for name in ["mateha", "heft", "peft"] {
+            let a = name.parse::<HeteroSpec>().unwrap().allocate(&m);
+            let b = allocate(name, &m, &SearchParams::default()).unwrap();
+            assert_eq!(
+                (&a.alloc, &a.order, &a.levels),
+                (&b.alloc, &b.order, &b.levels)
+            );
         }
     }
 }

@@ -4,12 +4,30 @@
 
 use std::path::Path;
 
+use taskmap::hetero::allocate::HeteroSpec;
+use taskmap::houstis::spec::PrecedenceSpec;
 use taskmap::multilevel::config::MultilevelMapper;
 use taskmap::registry::{doc, find, names, Family, ALGORITHMS};
 use taskmap::{AlgorithmSpec, Mapper};
 
 fn parse(s: &str) -> Result<AlgorithmSpec, String> {
     s.parse::<AlgorithmSpec>().map_err(|e| e.to_string())
+}
+
+/// The name and effective parameters of `text`, parsed as its family's spec.
+fn parse_in(family: Family, text: &str) -> Result<(&'static str, serde_json::Value), String> {
+    let e = |e: taskmap::Error| e.to_string();
+    match family {
+        Family::Static | Family::Program => parse(text).map(|s| (s.name(), s.parameters())),
+        Family::Hetero => text
+            .parse::<HeteroSpec>()
+            .map(|s| (s.name(), s.parameters()))
+            .map_err(e),
+        Family::Precedence => text
+            .parse::<PrecedenceSpec>()
+            .map(|s| (s.name(), s.parameters()))
+            .map_err(e),
+    }
 }
 
 /// A value of the key other than its default, by the default's JSON type.
@@ -22,6 +40,7 @@ fn other_value(default: &serde_json::Value, key: &str) -> String {
         ("endgame", _) => "7".into(),
         ("degree_radius", _) => "2".into(),
         ("combines" | "batch", _) => "3".into(),
+        ("parallelism", _) => "2".into(),
         (_, serde_json::Value::Bool(b)) => if *b { "0" } else { "1" }.into(),
         (_, serde_json::Value::Number(n)) if n.is_f64() => {
             let v = n.as_f64().unwrap();
@@ -43,17 +62,18 @@ fn other_value(default: &serde_json::Value, key: &str) -> String {
     }
 }
 
-/// Every row of the static and program families parses by its name and its aliases, its
-/// documented keys are exactly its fields, and each key changes what it names.
+/// Every row of every family parses by its name and its aliases (through its family's
+/// spec: [`AlgorithmSpec`], [`HeteroSpec`], [`PrecedenceSpec`]), its documented keys are
+/// exactly its fields, and each key changes what it names.
 #[test]
 fn every_row_parses_and_documents_its_fields() {
-    for row in ALGORITHMS.iter().filter(|r| r.family.maps_task_graphs()) {
-        let spec = parse(row.name).unwrap();
-        assert_eq!(spec.name(), row.name);
+    for row in ALGORITHMS {
+        let parse = |text: &str| parse_in(row.family, text);
+        let (name, params) = parse(row.name).unwrap();
+        assert_eq!(name, row.name);
         for alias in row.aliases {
-            assert_eq!(parse(alias).unwrap(), spec, "{alias}");
+            assert_eq!(parse(alias).unwrap(), (name, params.clone()), "{alias}");
         }
-        let params = spec.parameters();
         assert!(params.is_object(), "{}: {params}", row.name);
         let fields: Vec<&String> = params.as_object().unwrap().keys().collect();
         let Some(ps) = row.params else {
@@ -70,6 +90,7 @@ fn every_row_parses_and_documents_its_fields() {
         let mut fields: Vec<&str> = fields.iter().map(|s| s.as_str()).collect();
         fields.sort_unstable();
         assert_eq!(documented, fields, "{}", row.name);
+        assert_eq!(params, (ps.defaults)(), "{}: the defaults", row.name);
         for d in ps.docs.iter().filter(|d| Some(d.name) != ps.preset_key) {
             let v = other_value(&params[d.name], d.name);
             // combines and batch apply to the memetic mode only.
@@ -77,10 +98,12 @@ fn every_row_parses_and_documents_its_fields() {
                 "combines" | "batch" => format!("{},population=2", row.name),
                 _ => row.name.to_string(),
             };
-            let set = parse(&format!("{name},{}={v}", d.name)).unwrap_or_else(|e| panic!("{e}"));
-            assert_ne!(set, spec, "{}: {}={v} changes nothing", row.name, d.name);
+            let set = parse(&format!("{name},{}={v}", d.name))
+                .unwrap_or_else(|e| panic!("{e}"))
+                .1;
+            assert_ne!(set, params, "{}: {}={v} changes nothing", row.name, d.name);
             for alias in d.aliases {
-                let by_alias = parse(&format!("{name},{alias}={v}")).unwrap();
+                let by_alias = parse(&format!("{name},{alias}={v}")).unwrap().1;
                 assert_eq!(by_alias, set, "{}: {alias}", row.name);
                 let e = parse(&format!("{name},{alias}={v},{}={v}", d.name)).unwrap_err();
                 assert!(e.contains("given twice"), "{e}");
@@ -95,6 +118,95 @@ fn every_row_parses_and_documents_its_fields() {
             e.contains("unknown parameter \"no_such_key\"") && e.starts_with(row.name),
             "{e}"
         );
+    }
+}
+
+/// The hetero and precedence families' keys: the searches' seed defaults to 0, a key of
+/// another row of the family is refused, and ranges are checked.
+#[test]
+fn hetero_and_precedence_keys() {
+    let h = |s: &str| s.parse::<HeteroSpec>().map_err(|e| e.to_string());
+    let p = |s: &str| s.parse::<PrecedenceSpec>().map_err(|e| e.to_string());
+    let ls = h("mateha-ls,kicks=5,budget=1000000,seed=3").unwrap();
+    assert_eq!(
+        (ls.search().kicks, ls.search().budget, ls.search().seed),
+        (5, 1_000_000, 3)
+    );
+    assert_eq!(h("heft-ls").unwrap().search().seed, 0);
+    assert_eq!(
+        h("heft-ls,rounds=3").unwrap().search(),
+        taskmap::hetero::mateha::SearchParams {
+            rounds: 3,
+            ..Default::default()
+        }
+    );
+    let alloc = p("alloc,parallelism=4,tolerance=1e-3,samples=8").unwrap();
+    assert_eq!(
+        (
+            alloc.alloc().parallelism,
+            alloc.alloc().tolerance,
+            alloc.alloc().samples
+        ),
+        (Some(4), 1e-3, 8)
+    );
+    assert!(
+        p("alloc-ls,no-parallelism=1")
+            .unwrap()
+            .alloc()
+            .no_parallelism
+    );
+    assert_eq!(
+        p("alloc-ls,budget=5").unwrap().parameters()["budget"].as_u64(),
+        Some(5)
+    );
+    for (bad, says) in [
+        (
+            "mateha,kicks=5",
+            "mateha: unknown parameter \"kicks\"; known: none",
+        ),
+        ("heft,seed=1", "heft: unknown parameter \"seed\""),
+        ("peft,budget=1", "peft: unknown parameter \"budget\""),
+        (
+            "mateha-ls,kicks=x",
+            "\"kicks\" expects a non-negative integer",
+        ),
+        ("mateha-ls,kicks=1,kicks=2", "\"kicks\" is given twice"),
+        (
+            "cpop",
+            "unknown algorithm \"cpop\"; known: mateha, mateha-ls, heft",
+        ),
+        ("alloc", "unknown algorithm \"alloc\""),
+    ] {
+        let e = h(bad).unwrap_err();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+    for (bad, says) in [
+        (
+            "alloc,budget=5",
+            "alloc: unknown parameter \"budget\"; known: parallelism",
+        ),
+        ("alloc,parallelism=0", "parallelism must be at least 1"),
+        (
+            "alloc-ls,parallelism=2,no_parallelism=1",
+            "parallelism does not go with no_parallelism",
+        ),
+        (
+            "alloc,tolerance=1e-20",
+            "the frame tolerance must lie in [1e-12, 1)",
+        ),
+        ("alloc-ls,samples=0", "samples takes 1 to 1024, not 0"),
+        ("alloc,samples=1025", "samples takes 1 to 1024, not 1025"),
+        (
+            "alloc,parallelism=x",
+            "expects a non-negative integer below 2^32",
+        ),
+        (
+            "mateha",
+            "unknown algorithm \"mateha\"; known: alloc, alloc-ls",
+        ),
+    ] {
+        let e = p(bad).unwrap_err();
+        assert!(e.contains(says), "{bad}: {e}");
     }
 }
 
