@@ -2115,3 +2115,213 @@ fn threads_are_checked_first() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("\"optimal\""), "{}", stdout(&o));
 }
+
+/// `hetero -A NAME,KEY=VALUE`: the keys give what the old flags gave; a flag and a key for
+/// the same parameter, a key the algorithm does not take and a wrong name are refused.
+#[test]
+fn hetero_keys_follow_the_algorithm() {
+    let model = fixture("hetero/two_clusters.ttig");
+    let run = |extra: &[&str]| taskmap(&[&["hetero", &model, "-f", "json"][..], extra].concat());
+    for (keys, flags) in [
+        (
+            "mateha-ls,kicks=10,seed=1",
+            &["-A", "mateha-ls", "--kicks", "10", "-s", "1"][..],
+        ),
+        (
+            "heft-ls,kicks=5,budget=1000000,seed=3",
+            &[
+                "-A", "heft-ls", "--kicks", "5", "--budget", "1000000", "--seed", "3",
+            ],
+        ),
+        // Flags are laid over the keys they do not give.
+        (
+            "mateha-ls,kicks=7,seed=2",
+            &["-A", "mateha-ls,kicks=7", "-s", "2"],
+        ),
+    ] {
+        let by_keys = run(&["-A", keys]);
+        assert_eq!(by_keys.status.code(), Some(0), "{}", stderr(&by_keys));
+        let by_flags = run(flags);
+        assert_eq!(by_flags.status.code(), Some(0), "{}", stderr(&by_flags));
+        assert_eq!(stdout(&by_keys), stdout(&by_flags), "{keys}");
+    }
+    // The seed defaults to 0, with or without keys.
+    assert_eq!(
+        stdout(&run(&["-A", "mateha-ls,kicks=10"])),
+        stdout(&run(&["-A", "mateha-ls,kicks=10,seed=0"]))
+    );
+    for (args, says) in [
+        (
+            &["-A", "mateha-ls,kicks=5", "--kicks", "6"][..],
+            "mateha-ls: parameter \"kicks\" is given twice",
+        ),
+        (
+            &["-A", "heft-ls,seed=1", "-s", "1"],
+            "heft-ls: parameter \"seed\" is given twice",
+        ),
+        (
+            &["-A", "mateha,kicks=5"],
+            "mateha: unknown parameter \"kicks\"; known: none",
+        ),
+        (&["-A", "peft,seed=2"], "peft: unknown parameter \"seed\""),
+        (
+            &["-A", "mateha-ls,samples=4"],
+            "mateha-ls: unknown parameter \"samples\"; known: kicks, budget, seed, rounds",
+        ),
+        (
+            &["-A", "mateha-ls,kicks=-1"],
+            "\"kicks\" expects a non-negative integer",
+        ),
+        (
+            &["-A", "cpop,kicks=5"],
+            "unknown algorithm \"cpop\"; known: mateha, mateha-ls, heft, heft-ls, peft",
+        ),
+        (
+            &["-A", "heft", "--budget", "5"],
+            "apply to -A mateha-ls and heft-ls only",
+        ),
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    // The old flags are hidden from the help.
+    let help = stdout(&taskmap(&["hetero", "--help"]));
+    assert!(
+        help.contains("--algorithm") && !help.contains("--kicks"),
+        "{help}"
+    );
+}
+
+/// `amap -A NAME,KEY=VALUE`: the keys give what the old flags gave; a flag and a key for
+/// the same parameter and a key the algorithm does not take are refused.
+#[test]
+fn amap_keys_follow_the_algorithm() {
+    let model = fixture("amap/realtime.amg");
+    let run = |extra: &[&str]| {
+        taskmap(
+            &[
+                &[
+                    "amap",
+                    &model,
+                    "-k",
+                    "3",
+                    "--system",
+                    "multibus:2:4",
+                    "-f",
+                    "json",
+                ][..],
+                extra,
+            ]
+            .concat(),
+        )
+    };
+    for (keys, flags) in [
+        (
+            "alloc,parallelism=2,tolerance=0.001,samples=8",
+            &[
+                "--parallelism",
+                "2",
+                "--tolerance",
+                "0.001",
+                "--samples",
+                "8",
+            ][..],
+        ),
+        ("alloc,no-parallelism=1", &["--no-parallelism"]),
+        (
+            "alloc-ls,budget=100000,samples=2",
+            &["-A", "alloc-ls", "--budget", "100000", "--samples", "2"],
+        ),
+        (
+            "alloc-ls,budget=1000,tolerance=0.01",
+            &["-A", "alloc-ls,budget=1000", "--tolerance", "0.01"],
+        ),
+    ] {
+        let by_keys = run(&["-A", keys]);
+        assert_eq!(by_keys.status.code(), Some(0), "{}", stderr(&by_keys));
+        let by_flags = run(flags);
+        assert_eq!(by_flags.status.code(), Some(0), "{}", stderr(&by_flags));
+        assert_eq!(stdout(&by_keys), stdout(&by_flags), "{keys}");
+        assert_eq!(json(&by_keys)["algorithm"], keys.split(',').next().unwrap());
+    }
+    for (args, says) in [
+        (
+            &["-A", "alloc,samples=8", "--samples", "8"][..],
+            "alloc: parameter \"samples\" is given twice",
+        ),
+        (
+            &["-A", "alloc-ls,budget=5", "--budget", "5"],
+            "alloc-ls: parameter \"budget\" is given twice",
+        ),
+        (
+            &["-A", "alloc,budget=5"],
+            "alloc: unknown parameter \"budget\"; known: parallelism, no_parallelism, tolerance, samples",
+        ),
+        (&["-A", "alloc,kicks=5"], "alloc: unknown parameter \"kicks\""),
+        (&["-A", "alloc,parallelism=0"], "parallelism must be at least 1"),
+        (
+            &["-A", "alloc,no_parallelism=1", "--parallelism", "2"],
+            "parallelism does not go with no_parallelism",
+        ),
+        (&["-A", "alloc,samples=0"], "samples takes 1 to 1024, not 0"),
+        (&["--samples", "2000"], "samples takes 1 to 1024, not 2000"),
+        (&["--budget", "5"], "--budget applies to -A alloc-ls only"),
+        (
+            &["-A", "mateha"],
+            "unknown algorithm \"mateha\"; known: alloc, alloc-ls",
+        ),
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    let help = stdout(&taskmap(&["amap", "--help"]));
+    assert!(
+        help.contains("no_parallelism") && !help.contains("--samples"),
+        "{help}"
+    );
+}
+
+/// `taskmap algorithms` lists the keys of the hetero and precedence families.
+#[test]
+fn algorithms_lists_hetero_and_precedence_keys() {
+    let o = taskmap(&["algorithms", "mateha-ls"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = stdout(&o);
+    for line in [
+        "  kicks = 100:",
+        "  budget = 100000000:",
+        "  seed = 0:",
+        "  rounds = 20:",
+    ] {
+        assert!(s.contains(line), "{s}");
+    }
+    let s = stdout(&taskmap(&["algorithms", "mateha"]));
+    assert!(s.contains("no parameters"), "{s}");
+    let o = taskmap(&["algorithms", "--family", "precedence", "-f", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = json(&o);
+    let keys = |i: usize| -> Vec<String> {
+        rows[i]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["key"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        keys(0),
+        ["parallelism", "no_parallelism", "tolerance", "samples"]
+    );
+    assert_eq!(
+        keys(1),
+        [
+            "parallelism",
+            "no_parallelism",
+            "tolerance",
+            "samples",
+            "budget"
+        ]
+    );
+}

@@ -9,16 +9,14 @@ use serde_json::json;
 use taskmap::hetero::io::stg::read_stg_program;
 use taskmap::hetero::io::wfcommons::read_workflow_program;
 use taskmap::hetero::ttigha::Platform;
-use taskmap::houstis::alloc::AllocParams;
 use taskmap::houstis::amg::read_amg_model;
 use taskmap::houstis::bus_queue::simulate;
 use taskmap::houstis::interconnect::{DelayModel, Interconnect};
 use taskmap::houstis::machine::Machine;
-use taskmap::houstis::mapper::{
-    algorithm_mapper_observed, evaluate_assignment, memory_excess, AmapResult,
-};
-use taskmap::houstis::precedence::{Deterministic, ParallelMatrix, PrecedenceGraph};
-use taskmap::houstis::schedule::{alloc_ls_observed, LS_BUDGET};
+use taskmap::houstis::mapper::{evaluate_assignment, memory_excess, AmapResult};
+use taskmap::houstis::precedence::{Deterministic, PrecedenceGraph};
+use taskmap::houstis::spec::PrecedenceSpec;
+use taskmap::registry::{self, Family};
 use taskmap::{Mapping, MappingFormat, PeId};
 
 /// Arguments of `taskmap amap`.
@@ -63,37 +61,34 @@ pub struct AmapArgs {
     /// up to the processors (e.g. `4:2,1:6`). Default 1.
     #[arg(long)]
     pub speeds: Option<String>,
-    /// Step 1's number of clusters (the assigned degree of parallelism; default the
-    /// processors).
-    #[arg(long, conflicts_with = "no_parallelism")]
+    /// The key parallelism of -A (old spelling).
+    #[arg(long, hide = true, conflicts_with = "no_parallelism")]
     pub parallelism: Option<u32>,
-    /// Map without the parallelism constraint Δ (step 2 only; needed above 65,536
-    /// modules).
-    #[arg(long)]
+    /// The key no_parallelism=1 of -A (old spelling).
+    #[arg(long, hide = true)]
     pub no_parallelism: bool,
-    /// Relative width of the final time-frame interval.
-    #[arg(long, default_value_t = 1e-4)]
-    pub tolerance: f64,
-    /// Algorithm of the precedence family (`taskmap algorithms --family precedence`):
-    /// alloc, the paper's ALLOC with its time-frame search and parallelism reduction, or
-    /// alloc-ls, ours: the same for k, k/2, ... 1 processors, the best schedule of these,
-    /// then a local search of the simulated schedule's length.
-    #[arg(short = 'A', long, default_value = "alloc",
-          value_parser = taskmap::registry::names(&[taskmap::registry::Family::Precedence]))]
+    /// The key tolerance of -A (old spelling).
+    #[arg(long, hide = true)]
+    pub tolerance: Option<f64>,
+    /// Algorithm of the precedence family, `name[,key=value...]`: alloc, the paper's ALLOC
+    /// with its time-frame search and parallelism reduction, or alloc-ls, ours: the same for
+    /// k, k/2, ... 1 processors, the best schedule of these, then a local search of the
+    /// simulated schedule's length. Keys (`taskmap algorithms --family precedence`):
+    /// parallelism, no_parallelism, tolerance and samples; alloc-ls also budget (e.g.
+    /// `alloc-ls,samples=8,budget=1000000`).
+    #[arg(short = 'A', long, default_value = "alloc", value_parser = parse_spec)]
     pub algorithm: String,
     /// Score this assignment instead of mapping: a processor per module, one per line, in
     /// module order, or Scotch's "index processor" lines (as -o writes). Exit code 1 when
     /// it overfills a processor's memory.
     #[arg(short, long, alias = "assignment", conflicts_with_all = ["algorithm", "budget", "parallelism", "no_parallelism", "tolerance", "samples"])]
     pub mapping: Option<PathBuf>,
-    /// Work budget of alloc-ls: each schedule simulated costs the modules + links +
-    /// processors (default 10^8).
-    #[arg(long)]
+    /// The key budget of -A alloc-ls (old spelling).
+    #[arg(long, hide = true)]
     pub budget: Option<u64>,
-    /// Frames clustered in parallel per round of the time-frame search (the result
-    /// depends on it, not on the threads).
-    #[arg(long, default_value_t = taskmap::houstis::alloc::SAMPLES)]
-    pub samples: usize,
+    /// The key samples of -A (old spelling).
+    #[arg(long, hide = true)]
+    pub samples: Option<usize>,
     /// Write the processor of every module to this file, one per line (Scotch's
     /// "index processor" lines for a name ending in .map).
     #[arg(short, long)]
@@ -165,16 +160,8 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
             ],
         )?;
     }
-    if a.budget.is_some() && a.algorithm != "alloc-ls" {
-        bail!("--budget applies to -A alloc-ls only");
-    }
+    let spec = algorithm(&a)?;
     let interconnect: Interconnect = a.system.parse()?;
-    if a.parallelism == Some(0) {
-        bail!("--parallelism must be at least 1");
-    }
-    if !(1..=1024).contains(&a.samples) {
-        bail!("--samples takes 1 to 1024, not {}", a.samples);
-    }
     let mut machine = Machine::new(a.processors, interconnect, a.itu_time, a.memory)?;
     if let Some(list) = &a.speeds {
         machine = machine.with_speeds(parse_speeds(list, a.processors)?)?;
@@ -200,40 +187,48 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
             None => 0,
         });
     }
-    let parallel = if a.no_parallelism {
-        None
-    } else {
-        Some(
-            ParallelMatrix::new(&g, &det)
-                .map_err(|e| anyhow::anyhow!("{path}: {e}; give --no-parallelism"))?,
-        )
-    };
-    let params = AllocParams {
-        parallelism: a.parallelism,
-        tolerance: a.tolerance,
-        samples: a.samples,
-        pool: ctx.pool.as_ref(),
-    };
-    let progress = crate::output::Bar::start(&a.algorithm, !quiet);
-    let r = match a.algorithm.as_str() {
-        "alloc" => {
-            algorithm_mapper_observed(&g, &det, parallel.as_ref(), &machine, &params, &*progress)
-        }
-        "alloc-ls" => alloc_ls_observed(
-            &g,
-            &det,
-            parallel.as_ref(),
-            &machine,
-            &params,
-            a.budget.unwrap_or(LS_BUDGET),
-            &*progress,
-        ),
-        other => unreachable!("{other}: a precedence-family name without a run"),
-    }
-    .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+    let progress = crate::output::Bar::start(spec.name(), !quiet);
+    let r = spec
+        .run(&g, &det, &machine, ctx.pool.as_ref(), &*progress)
+        .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
     progress.finish();
-    report(&a, &g, &r, &machine, &path, &a.algorithm, json)?;
+    report(&a, &g, &r, &machine, &path, spec.name(), json)?;
     Ok(0)
+}
+
+/// `-A`'s value: a precedence-family algorithm with valid keys.
+fn parse_spec(text: &str) -> Result<String, String> {
+    text.parse::<PrecedenceSpec>()
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// The algorithm of `-A` with the old flags `--parallelism`, `--no-parallelism`,
+/// `--tolerance`, `--samples` and `--budget` added as its keys (a key given both ways is
+/// refused).
+fn algorithm(a: &AmapArgs) -> Result<PrecedenceSpec> {
+    let flags: Vec<String> = [
+        ("parallelism", a.parallelism.map(|v| v.to_string())),
+        ("no_parallelism", a.no_parallelism.then(|| "1".to_string())),
+        ("tolerance", a.tolerance.map(|v| v.to_string())),
+        ("samples", a.samples.map(|v| v.to_string())),
+        ("budget", a.budget.map(|v| v.to_string())),
+    ]
+    .into_iter()
+    .filter_map(|(key, v)| Some(format!("{key}={}", v?)))
+    .collect();
+    if flags.is_empty() {
+        return Ok(a.algorithm.parse()?);
+    }
+    let (row, _) = registry::split(&a.algorithm, &[Family::Precedence])?;
+    if a.budget.is_some() && row.name != "alloc-ls" {
+        bail!("--budget applies to -A alloc-ls only");
+    }
+    Ok(std::iter::once(a.algorithm.clone())
+        .chain(flags)
+        .collect::<Vec<_>>()
+        .join(",")
+        .parse()?)
 }
 
 /// Writes the assignment (`-o`) and prints the report.

@@ -8,13 +8,13 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
-use taskmap::hetero::allocate::allocate;
+use taskmap::hetero::allocate::HeteroSpec;
 use taskmap::hetero::heft::heft;
 use taskmap::hetero::io::order::read_order;
 use taskmap::hetero::io::stg::read_stg_program;
 use taskmap::hetero::io::ttig::{read_platform, read_ttigha};
 use taskmap::hetero::io::wfcommons::read_workflow_program;
-use taskmap::hetero::mateha::{exhaustive_observed, Optimum, SearchParams};
+use taskmap::hetero::mateha::{exhaustive_observed, Optimum};
 use taskmap::hetero::simulha::{schedule_svg, Schedule, Simulator};
 use taskmap::hetero::ttigha::{HeteroProgram, Ttigha, TOO_LONG_COMM};
 use taskmap::registry::{self, Family};
@@ -54,21 +54,19 @@ pub struct HeteroArgs {
     /// instead of computing one.
     #[arg(short, long, conflicts_with = "algorithm")]
     pub mapping: Option<PathBuf>,
-    /// Allocation algorithm, one of the hetero family (`taskmap algorithms --family
-    /// hetero`; default mateha).
-    #[arg(short = 'A', long, value_parser = registry::names(&[Family::Hetero]))]
+    /// Allocation algorithm of the hetero family, `name[,key=value...]` (default mateha):
+    /// mateha, mateha-ls, heft, heft-ls or peft; mateha-ls and heft-ls take the keys kicks,
+    /// budget, seed and rounds (`taskmap algorithms mateha-ls`).
+    #[arg(short = 'A', long, value_parser = parse_spec)]
     pub algorithm: Option<String>,
-    /// Random kicks of the iterated local search of mateha-ls and heft-ls (0: plain local
-    /// search; default 100).
-    #[arg(long)]
+    /// The key kicks of mateha-ls and heft-ls (old spelling).
+    #[arg(long, hide = true)]
     pub kicks: Option<usize>,
-    /// Work budget of mateha-ls and heft-ls: each simulation costs the program's sub-tasks,
-    /// messages and the platform's processors; it stops when the budget is spent (default
-    /// 10^8).
-    #[arg(long)]
+    /// The key budget of mateha-ls and heft-ls (old spelling).
+    #[arg(long, hide = true)]
     pub budget: Option<u64>,
-    /// Seed of mateha-ls and heft-ls (default 0).
-    #[arg(short, long)]
+    /// The key seed of mateha-ls and heft-ls (old spelling).
+    #[arg(short, long, hide = true)]
     pub seed: Option<u64>,
     /// Also search every allocation (up to interchangeable processors) for the least final
     /// time, and compare (in the default order, so not with --order).
@@ -129,11 +127,7 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
         crate::output::refuse_overwriting_inputs(out, &inputs)?;
     }
     crate::output::refuse_same_outputs(&outputs)?;
-    if !matches!(a.algorithm.as_deref(), Some("mateha-ls" | "heft-ls"))
-        && (a.kicks.is_some() || a.budget.is_some() || a.seed.is_some())
-    {
-        bail!("--kicks, --budget and --seed apply to -A mateha-ls and heft-ls only");
-    }
+    let spec = algorithm(&a)?;
     if !a.slowness.is_empty() && a.stg.is_none() && a.workflow.is_none() {
         bail!("--slowness applies to --stg and --workflow only (a model file gives its own times)");
     }
@@ -148,13 +142,6 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
     let (pr, pl) = (&model.program, &model.platform);
     // HEFT plans an order with its allocation; the simulation follows it.
     let mut planned_order = None;
-    let d = SearchParams::default();
-    let search = SearchParams {
-        kicks: a.kicks.unwrap_or(d.kicks),
-        seed: a.seed.unwrap_or(0),
-        budget: a.budget.unwrap_or(d.budget),
-        ..d
-    };
     let (alloc, source, levels) = match &a.mapping {
         Some(path) => {
             let m = Mapping::read_for(path, pr.tasks(), pl.processors() as u32)?;
@@ -162,7 +149,7 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
             (v, "file", taskmap::hetero::mateha::levels(pr))
         }
         None => {
-            let r = allocate(a.algorithm.as_deref().unwrap_or("mateha"), &model, &search)?;
+            let r = spec.allocate(&model);
             if a.order.is_none() {
                 planned_order = r.order;
             }
@@ -218,6 +205,39 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
         optimum.as_ref(),
     )?;
     Ok(0)
+}
+
+/// `-A`'s value: a hetero-family algorithm with valid keys.
+fn parse_spec(text: &str) -> Result<String, String> {
+    text.parse::<HeteroSpec>()
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// The algorithm of `-A` (default mateha) with the old flags `--kicks`, `--budget` and
+/// `--seed` added as its keys (a key given both ways is refused).
+fn algorithm(a: &HeteroArgs) -> Result<HeteroSpec> {
+    let text = a.algorithm.as_deref().unwrap_or("mateha");
+    let flags: Vec<String> = [
+        ("kicks", a.kicks.map(|v| v as u64)),
+        ("budget", a.budget),
+        ("seed", a.seed),
+    ]
+    .into_iter()
+    .filter_map(|(key, v)| Some(format!("{key}={}", v?)))
+    .collect();
+    if flags.is_empty() {
+        return Ok(text.parse()?);
+    }
+    let (row, _) = registry::split(text, &[Family::Hetero])?;
+    if !matches!(row.name, "mateha-ls" | "heft-ls") {
+        bail!("--kicks, --budget and --seed apply to -A mateha-ls and heft-ls only");
+    }
+    Ok(std::iter::once(text.to_string())
+        .chain(flags)
+        .collect::<Vec<_>>()
+        .join(",")
+        .parse()?)
 }
 
 /// The program and platform: a model file, or a program file (STG, workflow) with a
