@@ -2,6 +2,7 @@
 //! subcommand is a file of `cmd/`.
 
 use anyhow::Result;
+use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::cmd::*;
@@ -78,7 +79,22 @@ pub fn run() -> Result<u8> {
         Command::Delay(a) => cmd_delay(a),
         Command::Arch(a) => cmd_arch(a),
         Command::Gen(a) => cmd_gen(a),
-        Command::Convert(a) => cmd_convert(a),
+        Command::Convert(a) => {
+            // `-g`, `-o` and a positional path: three paths for two places, the one miscount
+            // clap's rules cannot tell (any two of them are a valid mix).
+            if let Err(extra) = a.paths() {
+                usage_error(
+                    "convert",
+                    ErrorKind::ArgumentConflict,
+                    format!(
+                        "the path '{}' cannot be used with both '--graph <INPUT>' and '--output <OUTPUT>'",
+                        extra.display()
+                    ),
+                )
+                .exit();
+            }
+            cmd_convert(a)
+        }
         Command::Info(a) => cmd_info(a),
         Command::Algorithms(a) => cmd_algorithms(a),
         Command::Completions { shell } => {
@@ -108,4 +124,14 @@ pub fn run() -> Result<u8> {
             Ok(0)
         }
     }
+}
+
+/// An error of `subcommand`'s arguments, formatted as clap formats its own (with the
+/// subcommand's usage); its `exit` ends the process with code 2.
+fn usage_error(subcommand: &str, kind: ErrorKind, message: String) -> clap::Error {
+    let mut top = Cli::command();
+    top.build();
+    top.find_subcommand_mut(subcommand)
+        .expect("a subcommand of taskmap")
+        .error(kind, message)
 }

@@ -4,6 +4,7 @@
 mod conformance;
 mod golden;
 mod readme;
+mod spellings;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -23,7 +23,16 @@ use taskmap::{Mapping, MappingFormat, PeId};
 #[derive(Args, Debug)]
 pub struct AmapArgs {
     /// Graph file (.amg): MODULE and LINK lines (docs/formats.md).
-    #[arg(required_unless_present_any = ["stg", "workflow"], conflicts_with_all = ["stg", "workflow"])]
+    #[arg(
+        short,
+        long,
+        value_name = "GRAPH",
+        required_unless_present_any = ["model", "stg", "workflow"],
+        conflicts_with_all = ["model", "stg", "workflow"]
+    )]
+    pub graph: Option<PathBuf>,
+    /// The graph file as a positional argument (the old spelling of `-g`).
+    #[arg(hide = true, conflicts_with_all = ["graph", "stg", "workflow"])]
     pub model: Option<PathBuf>,
     /// Read a Kasahara STG task graph instead (AND logic, a link per arc with --itus ITUs;
     /// the dummy entry and exit left out).
@@ -102,6 +111,13 @@ pub struct AmapArgs {
     pub format: crate::output::OutputFormat,
 }
 
+impl AmapArgs {
+    /// The graph file, given as `-g` or as the positional old spelling.
+    fn model_file(&self) -> Option<&PathBuf> {
+        self.graph.as_ref().or(self.model.as_ref())
+    }
+}
+
 /// Reads the graph the arguments name, with its `G'`.
 fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, Deterministic, String)> {
     if a.itus.is_some() && a.stg.is_none() {
@@ -112,7 +128,7 @@ fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, Deterministic, String)> 
     }
     // STG and workflow readers build a program for a platform; one processor is enough.
     let one = || Platform::new(vec!["pe".into()], vec![0], Vec::new(), |_, _| 0);
-    let (g, path) = match (&a.model, &a.stg, &a.workflow) {
+    let (g, path) = match (a.model_file(), &a.stg, &a.workflow) {
         (Some(m), _, _) => {
             let (g, det) = read_amg_model(m)?;
             return Ok((g, det, m.display().to_string()));
@@ -135,7 +151,7 @@ fn read_graph(a: &AmapArgs) -> Result<(PrecedenceGraph, Deterministic, String)> 
                 f.display().to_string(),
             )
         }
-        _ => bail!("give a graph file, --stg FILE or --workflow FILE"),
+        _ => bail!("give -g/--graph GRAPH, --stg FILE or --workflow FILE"),
     };
     let det = g
         .deterministic()
@@ -153,7 +169,7 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
         crate::output::refuse_overwriting_inputs(
             out,
             &[
-                a.model.as_ref(),
+                a.model_file(),
                 a.stg.as_ref(),
                 a.workflow.as_ref(),
                 a.mapping.as_ref(),

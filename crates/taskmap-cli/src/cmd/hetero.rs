@@ -24,7 +24,16 @@ use taskmap::{Mapping, MappingFormat, PeId};
 #[derive(Args, Debug)]
 pub struct HeteroArgs {
     /// Model file: PROCTYPE, COMM, LINK, TASK, SUBTASK and SEND lines (docs/formats.md).
-    #[arg(required_unless_present_any = ["stg", "workflow"], conflicts_with_all = ["stg", "workflow"])]
+    #[arg(
+        short,
+        long,
+        value_name = "MODEL",
+        required_unless_present_any = ["model", "stg", "workflow"],
+        conflicts_with_all = ["model", "stg", "workflow"]
+    )]
+    pub graph: Option<PathBuf>,
+    /// The model file as a positional argument (the old spelling of `-g`).
+    #[arg(hide = true, conflicts_with_all = ["graph", "stg", "workflow"])]
     pub model: Option<PathBuf>,
     /// Read the program from a Kasahara STG task graph instead (a task of one sub-task per
     /// STG task, a message per arc; the dummy entry and exit left out); needs --platform.
@@ -38,17 +47,17 @@ pub struct HeteroArgs {
     pub workflow: Option<PathBuf>,
     /// For --workflow: read negative file sizes and runtimes as 0 instead of refusing the
     /// file.
-    #[arg(long, requires = "workflow", conflicts_with_all = ["stg", "model"])]
+    #[arg(long, requires = "workflow", conflicts_with_all = ["stg", "graph", "model"])]
     pub negative_as_zero: bool,
     /// Platform file for --stg and --workflow: PROCTYPE, COMM and LINK lines.
-    #[arg(long, conflicts_with = "model")]
+    #[arg(long, conflicts_with_all = ["graph", "model"])]
     pub platform: Option<PathBuf>,
     /// For --stg and --workflow: the time factor of each processor type, comma-separated
     /// (default 1 for every type).
     #[arg(long, value_delimiter = ',')]
     pub slowness: Vec<f64>,
     /// For --stg: bytes of every message (default 1000).
-    #[arg(long, requires = "stg", conflicts_with_all = ["workflow", "model"])]
+    #[arg(long, requires = "stg", conflicts_with_all = ["workflow", "graph", "model"])]
     pub bytes: Option<u64>,
     /// Allocation file (a processor per task, one per line, or Scotch .map) to simulate
     /// instead of computing one.
@@ -105,13 +114,20 @@ pub struct HeteroArgs {
     pub format: crate::output::OutputFormat,
 }
 
+impl HeteroArgs {
+    /// The model file, given as `-g` or as the positional old spelling.
+    fn model_file(&self) -> Option<&PathBuf> {
+        self.graph.as_ref().or(self.model.as_ref())
+    }
+}
+
 /// Runs `taskmap hetero`.
 pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
     crate::output::claim_stdout(&[a.output.as_ref(), a.svg.as_ref(), a.write_order.as_ref()]);
     // The threads of --optimal, checked before any work.
     let ctx = taskmap::RunContext::new(0).with_threads(a.threads)?;
     let inputs = [
-        a.model.as_ref(),
+        a.model_file(),
         a.stg.as_ref(),
         a.workflow.as_ref(),
         a.platform.as_ref(),
@@ -243,7 +259,7 @@ fn algorithm(a: &HeteroArgs) -> Result<HeteroSpec> {
 /// The program and platform: a model file, or a program file (STG, workflow) with a
 /// platform file; and the name of the file the program came from.
 fn load_model(a: &HeteroArgs) -> Result<(Ttigha, String)> {
-    Ok(match (&a.model, &a.stg, &a.workflow, &a.platform) {
+    Ok(match (a.model_file(), &a.stg, &a.workflow, &a.platform) {
         (Some(m), _, _, _) => (read_ttigha(m)?, m.display().to_string()),
         (None, stg, workflow, Some(plat)) => {
             let platform = read_platform(plat)?;
@@ -275,10 +291,10 @@ fn load_model(a: &HeteroArgs) -> Result<(Ttigha, String)> {
                         .map_err(blame)?,
                     f.display().to_string(),
                 ),
-                (None, None) => bail!("give a model file, --stg FILE or --workflow FILE"),
+                (None, None) => bail!("give -g/--graph MODEL, --stg FILE or --workflow FILE"),
             }
         }
-        _ => bail!("give a model file, or --stg FILE or --workflow FILE with --platform FILE"),
+        _ => bail!("give -g/--graph MODEL, or --stg FILE or --workflow FILE with --platform FILE"),
     })
 }
 

@@ -18,7 +18,14 @@ use taskmap::{AlgorithmSpec, Mapping, MappingFormat, PeId, Problem, RunContext};
 #[derive(Args, Debug)]
 pub struct SimArgs {
     /// Program file (PROCESS / INT_OP / SEND / RECEIVE / STOP, see docs/simulation.md).
-    #[arg(long, conflicts_with = "gen")]
+    // `--program`, the old spelling, stays as a hidden alias.
+    #[arg(
+        short = 'g',
+        long = "graph",
+        alias = "program",
+        value_name = "PROGRAM",
+        conflicts_with = "gen"
+    )]
     pub program: Option<PathBuf>,
     /// Generate the program instead: ring:N, mesh:RxC, butterfly:K, tree:N, random:N, with
     /// options ,rounds=,compute=,flits=,partners=,cycles_per_flit=,seed=.
@@ -177,7 +184,7 @@ pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
     let program = match (&a.program, &a.gen) {
         (Some(p), None) => read_program(p)?,
         (None, Some(spec)) => generate_program(spec)?,
-        _ => bail!("give --program FILE or --gen SPEC"),
+        _ => bail!("give -g/--graph PROGRAM or --gen SPEC"),
     };
     // The program is staged now (a path that cannot be written fails before the run) and
     // renamed into place once the run has succeeded: a failed run leaves no file behind.
