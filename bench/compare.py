@@ -123,7 +123,7 @@ def target_graph_metis(spec, path):
 
 
 MTK_SCRIPT = r"""
-import sys, mtkahypar
+import sys, time, mtkahypar
 graph, target, k, eps, out, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5], int(sys.argv[6])
 mk = mtkahypar.initialize(threads, False)
 if hasattr(mtkahypar, "set_seed"):
@@ -133,9 +133,25 @@ ctx.set_mapping_parameters(k, eps)
 ctx.logging = False
 g = mk.graph_from_file(graph, ctx, mtkahypar.FileFormat.METIS)
 t = mk.target_graph_from_file(target, ctx, mtkahypar.FileFormat.METIS)
+t0 = time.perf_counter()
 p = g.map_onto_graph(t, ctx)
+print("map_s %.6f" % (time.perf_counter() - t0))
 p.write_partition_to_file(out)
 """
+
+
+def find_kahip():
+    """KaHIP's `global_multisection`: on the PATH, or where `pip install kahip` puts it
+    (`site-packages/bin/`, which is not on the PATH); None when not installed."""
+    kahip = shutil.which("global_multisection")
+    if not kahip:
+        try:
+            import kahip as _k  # noqa: F401
+            cand = os.path.join(os.path.dirname(os.path.dirname(_k.__file__)), "bin", "global_multisection")
+            kahip = cand if os.path.exists(cand) else None
+        except ImportError:
+            kahip = None
+    return kahip
 
 
 def median(xs):
@@ -205,14 +221,7 @@ def main():
     if not os.environ.get("TASKMAP"):
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "taskmap-cli"], cwd=ROOT, check=True)
     gmap = shutil.which("scotch_gmap") or shutil.which("gmap")
-    kahip = shutil.which("global_multisection")
-    if not kahip:
-        try:
-            import kahip as _k  # noqa: F401
-            cand = os.path.join(os.path.dirname(os.path.dirname(_k.__file__)), "bin", "global_multisection")
-            kahip = cand if os.path.exists(cand) else None
-        except ImportError:
-            kahip = None
+    kahip = find_kahip()
     try:
         import mtkahypar  # noqa: F401
         have_mtk = True

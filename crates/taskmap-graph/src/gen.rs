@@ -288,45 +288,147 @@ pub fn random_geometric(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
 /// expected time is O(n + m) while `m` is at most half of all pairs. Rows list neighbours in
 /// the order the edges were drawn.
 pub fn random_graph(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
-    let nn = n as u64;
-    let max_m = nn * nn.saturating_sub(1) / 2;
-    let want = if mean_degree.is_nan() {
-        0.0
-    } else {
-        (nn as f64 * mean_degree.max(0.0) / 2.0).round()
-    };
-    let m = (want.min(max_m as f64) as u64).min(max_m) as usize;
+    let m = capped_edges(n, mean_degree, 1);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let bits = (2 * m + 2).next_power_of_two().trailing_zeros().max(4);
-    let mask = (1usize << bits) - 1;
-    let mut table = vec![u64::MAX; 1 << bits];
+    let mut seen = PairSet::new(n, m);
     let mut b = GraphBuilder::new(n as usize, 1);
     b.reserve_edges(m);
     let mut added = 0usize;
     while added < m {
         let u = rng.gen_range(0..n);
         let v = rng.gen_range(0..n);
-        if u == v {
-            continue;
-        }
-        let key = u.min(v) as u64 * nn + u.max(v) as u64;
-        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
-        let fresh = loop {
-            match table[slot] {
-                u64::MAX => {
-                    table[slot] = key;
-                    break true;
-                }
-                k if k == key => break false,
-                _ => slot = (slot + 1) & mask,
-            }
-        };
-        if fresh {
+        if u != v && seen.insert(u, v) {
             b.add_edge(u, v, 1);
             added += 1;
         }
     }
     b.build()
+}
+
+/// An open-addressing set of undirected pairs (keys `min · n + max`), for generators that
+/// draw edges at random and must not repeat one.
+struct PairSet {
+    table: Vec<u64>,
+    bits: u32,
+    n: u64,
+}
+
+impl PairSet {
+    fn new(n: u32, pairs: usize) -> Self {
+        let bits = (2 * pairs + 2).next_power_of_two().trailing_zeros().max(4);
+        Self {
+            table: vec![u64::MAX; 1 << bits],
+            bits,
+            n: u64::from(n),
+        }
+    }
+
+    /// Inserts `{u, v}`; false when it was there already.
+    fn insert(&mut self, u: u32, v: u32) -> bool {
+        let key = u64::from(u.min(v)) * self.n + u64::from(u.max(v));
+        let mask = (1usize << self.bits) - 1;
+        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize;
+        loop {
+            match self.table[slot] {
+                u64::MAX => {
+                    self.table[slot] = key;
+                    return true;
+                }
+                k if k == key => return false,
+                _ => slot = (slot + 1) & mask,
+            }
+        }
+    }
+}
+
+/// An R-MAT graph (Chakrabarti, Zhan & Faloutsos 2004) with the Graph500 probabilities
+/// (a, b, c, d) = (0.57, 0.19, 0.19, 0.05): `m = round(n · mean_degree / 2)` distinct
+/// edges (capped at a quarter of all pairs), each drawn by descending the quadrants of
+/// the adjacency matrix of the next power of two above `n`; self-loops, repeats and ends
+/// of `n` or more are drawn again. Degrees follow a power law; many tasks stay isolated,
+/// and low ids have the high degrees (ids are not permuted). Expected O(n + m · log n).
+pub fn rmat(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
+    let m = capped_edges(n, mean_degree, 4);
+    let levels = u64::from(n).next_power_of_two().trailing_zeros();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut seen = PairSet::new(n, m);
+    let mut b = GraphBuilder::new(n as usize, 1);
+    b.reserve_edges(m);
+    let mut added = 0usize;
+    while added < m {
+        let (mut u, mut v) = (0u64, 0u64);
+        for _ in 0..levels {
+            let r: f64 = rng.gen();
+            let (du, dv) = match r {
+                r if r < 0.57 => (0, 0),
+                r if r < 0.76 => (0, 1),
+                r if r < 0.95 => (1, 0),
+                _ => (1, 1),
+            };
+            u = 2 * u + du;
+            v = 2 * v + dv;
+        }
+        if u == v || u >= u64::from(n) || v >= u64::from(n) {
+            continue;
+        }
+        if seen.insert(u as u32, v as u32) {
+            b.add_edge(u as u32, v as u32, 1);
+            added += 1;
+        }
+    }
+    b.build()
+}
+
+/// A Barabási-Albert graph (preferential attachment): tasks `0..=a` form a clique, with
+/// `a = max(1, round(mean_degree / 2))`, then every further task links to `a` distinct
+/// earlier tasks drawn with probability proportional to their degree (a uniform draw from
+/// the list of every edge end so far). Mean degree about `2a`, a power-law tail; the
+/// oldest tasks (low ids) are the hubs. O(n · a).
+pub fn barabasi_albert(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
+    let a = if mean_degree.is_finite() {
+        ((mean_degree / 2.0).round() as u64).max(1)
+    } else {
+        1
+    };
+    let a = a.min(u64::from(n.saturating_sub(1))) as usize;
+    let core = (a + 1).min(n as usize) as u32;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut b = GraphBuilder::new(n as usize, 1);
+    b.reserve_edges(n as usize * a);
+    let mut ends: Vec<u32> = Vec::with_capacity(2 * n as usize * a);
+    for u in 0..core {
+        for v in 0..u {
+            b.add_edge(u, v, 1);
+            ends.extend([u, v]);
+        }
+    }
+    let mut picked: Vec<u32> = Vec::with_capacity(a);
+    for u in core..n {
+        picked.clear();
+        while picked.len() < a {
+            let t = ends[rng.gen_range(0..ends.len())];
+            if !picked.contains(&t) {
+                picked.push(t);
+            }
+        }
+        for &t in &picked {
+            b.add_edge(u, t, 1);
+            ends.extend([u, t]);
+        }
+    }
+    b.build()
+}
+
+/// `round(n · mean_degree / 2)` edges, at most `1 / share` of all pairs.
+fn capped_edges(n: u32, mean_degree: f64, share: u64) -> usize {
+    let nn = u64::from(n);
+    let max_m = nn * nn.saturating_sub(1) / 2 / share;
+    let want = if mean_degree.is_nan() {
+        0.0
+    } else {
+        (nn as f64 * mean_degree.max(0.0) / 2.0).round()
+    };
+    (want.min(max_m as f64) as u64).min(max_m) as usize
 }
 
 #[cfg(test)]
@@ -336,6 +438,40 @@ mod tests {
     fn check(g: &TaskGraph) {
         let (x, a, e, v) = g.csr();
         TaskGraph::from_csr(x.to_vec(), a.to_vec(), e.to_vec(), v.to_vec(), g.ncon()).unwrap();
+    }
+
+    #[test]
+    fn power_law_generators_are_valid_seeded_and_skewed() {
+        for (name, g, g2, other) in [
+            (
+                "rmat",
+                rmat(5000, 8.0, 1),
+                rmat(5000, 8.0, 1),
+                rmat(5000, 8.0, 2),
+            ),
+            (
+                "ba",
+                barabasi_albert(5000, 8.0, 1),
+                barabasi_albert(5000, 8.0, 1),
+                barabasi_albert(5000, 8.0, 2),
+            ),
+        ] {
+            check(&g);
+            assert_eq!(
+                g.num_edges(),
+                20_000 - if name == "ba" { 10 } else { 0 },
+                "{name}"
+            );
+            assert_eq!(g.csr().1, g2.csr().1, "{name}: same seed, other graph");
+            assert_ne!(g.csr().1, other.csr().1, "{name}: the seed is ignored");
+            let max = (0..5000).map(|v| g.degree(v)).max().unwrap();
+            assert!(max > 20 * 8, "{name}: max degree {max}, no hub");
+        }
+        // Tiny and degenerate sizes stay valid.
+        for n in [0, 1, 2, 3] {
+            check(&rmat(n, 6.0, 0));
+            check(&barabasi_albert(n, 6.0, 0));
+        }
     }
 
     fn mesh_edges(dims: &[u32]) -> usize {

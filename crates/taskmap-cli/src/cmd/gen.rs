@@ -11,16 +11,18 @@ use crate::output::*;
 #[derive(Args)]
 pub(crate) struct GenArgs {
     /// What to generate: grid, torus, stencil9, stencil27, ring, tree, butterfly,
-    /// hypercube, rgg (random geometric), random; or `program` for a timed program (then
+    /// hypercube, rgg (random geometric), random (uniform), rmat (R-MAT, Graph500's
+    /// probabilities), ba (Barabási-Albert); or `program` for a timed program (then
     /// SIZE is a program spec: ring:N, mesh:RxC, butterfly:K, tree:N, random:N[,seed=S,...]).
     pub(crate) kind: String,
     /// Size: dimensions like 100x100 or 100x100x100 (grid, torus, stencils), a task count
-    /// (ring, tree, rgg, random), stages (butterfly) or dimension (hypercube).
+    /// (ring, tree, rgg, random, rmat, ba), stages (butterfly) or dimension (hypercube).
     pub(crate) size: String,
-    /// Mean degree for rgg and random.
+    /// Mean degree for rgg, random, rmat and ba (ba: twice the links of a new task,
+    /// rounded).
     #[arg(long, default_value_t = 6.0)]
     pub(crate) degree: f64,
-    /// Seed for rgg and random.
+    /// Seed for rgg, random, rmat and ba.
     #[arg(short, long, default_value_t = 0)]
     pub(crate) seed: u64,
     /// Output file; the extension chooses the format (.graph, .grf, .edges, ...; .gz
@@ -90,8 +92,10 @@ pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
         "hypercube" => gen::hypercube_pattern(parse_count(&a.size)?),
         "rgg" => gen::random_geometric(parse_count(&a.size)?, a.degree, a.seed),
         "random" => gen::random_graph(parse_count(&a.size)?, a.degree, a.seed),
+        "rmat" => gen::rmat(parse_count(&a.size)?, a.degree, a.seed),
+        "ba" => gen::barabasi_albert(parse_count(&a.size)?, a.degree, a.seed),
         other => bail!(
-            "unknown generator \"{}\"; known: grid, torus, stencil9, stencil27, ring, tree, butterfly, hypercube, rgg, random",
+            "unknown generator \"{}\"; known: grid, torus, stencil9, stencil27, ring, tree, butterfly, hypercube, rgg, random, rmat, ba",
             other
         ),
     };
@@ -127,7 +131,7 @@ pub(crate) fn check_gen_size(a: &GenArgs) -> Result<()> {
             };
             (n, n * 2 * u128::from(s))
         }
-        "rgg" | "random" => {
+        "rgg" | "random" | "rmat" | "ba" => {
             if !(a.degree.is_finite() && a.degree >= 0.0) {
                 bail!("--degree must be a non-negative number, not {}", a.degree);
             }
