@@ -30,6 +30,7 @@ pub mod mapping;
 pub(crate) mod max_tree;
 pub mod metrics;
 pub mod multilevel;
+pub(crate) mod par;
 pub mod perego;
 pub mod problem;
 pub mod registry;

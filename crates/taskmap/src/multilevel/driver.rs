@@ -265,9 +265,9 @@ pub(crate) fn coarsen_and_map_from(
     };
     let refiner = cfg.refiner();
     let unc = |levels: &[Level], part: Vec<u32>, ctx: &mut RunContext| {
-        let (rng, progress) = (&mut ctx.rng, &*ctx.progress);
+        let (pool, rng, progress) = (ctx.pool.as_ref(), &mut ctx.rng, &*ctx.progress);
         uncoarsen(
-            &refiner, levels, graph, fixed0, dist, bound, part, rng, progress,
+            &refiner, levels, graph, fixed0, dist, bound, part, pool, rng, progress,
         )
     };
     // Either the hierarchy with the better initial mapping, uncoarsened after the loop, or
@@ -293,7 +293,7 @@ pub(crate) fn coarsen_and_map_from(
         let levels = match prebuilt.take() {
             Some(levels) => levels,
             None => ctx.timed(phases.0, |ctx| {
-                coarsener.coarsen(graph, fixed0, &mut ctx.rng)
+                coarsener.coarsen(graph, fixed0, ctx.pool.as_ref(), &mut ctx.rng)
             }),
         };
         // A second scheme that stalls far above the target (matching on a graph with

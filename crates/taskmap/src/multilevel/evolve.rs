@@ -52,6 +52,7 @@ use super::refine::{scored, uncoarsen};
 use super::vcycle::Pace;
 use super::DistTable;
 use crate::mapper::{NoProgress, RunContext};
+use crate::multilevel::phases::Clustering;
 use crate::problem::FREE;
 
 /// Combines drawn and run together (in parallel) before their children enter the
@@ -275,16 +276,13 @@ pub(super) fn recombine(
         .collect();
     let target = combine_target(cfg, graph.num_tasks(), k, ids.len());
     let mcw = max_cluster_weights(cfg, graph, bound, k, target);
-    let levels = coarsen_levels(
+    let clustering = Clustering {
         cfg,
-        cfg.vcycle_coarsening,
-        graph,
-        fixed0,
-        &labels,
+        scheme: cfg.vcycle_coarsening,
         target,
-        &mcw,
-        &mut rng,
-    );
+        max_cluster_weights: &mcw,
+    };
+    let levels = coarsen_levels(&clustering, graph, fixed0, &labels, None, &mut rng);
     // The better parent on the coarsest level (each coarse task carries its label), or on
     // the graph itself when it was not coarsened.
     let (g, fixed, mut part) = match levels.last() {
@@ -312,6 +310,7 @@ pub(super) fn recombine(
             dist,
             bound,
             st.part,
+            None,
             &mut rng,
             &NoProgress,
         )

@@ -3,7 +3,8 @@
 //! [`MultilevelMapper::strong`]. Steps in full, parameters, code layout and the design
 //! notes with the numbers behind each default: `docs/algorithms.md`, "`multilevel` in detail".
 //!
-//! 1. **Coarsen** by label propagation or heavy-edge matching
+//! 1. **Coarsen** by label propagation (in parallel sub-rounds; the same clusters for the
+//!    same thread count) or heavy-edge matching
 //!    ([`heavy_edge_matching`](coarsen::heavy_edge_matching)) to `per_pe·k` tasks, within
 //!    floors per PE ([`MIN_COARSEST_PER_PE`](config::MIN_COARSEST_PER_PE) and its torus,
 //!    multisection and 2-D grid variants); two hierarchies, the better mapping kept, or from

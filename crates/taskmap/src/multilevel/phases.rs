@@ -25,7 +25,13 @@ use crate::multilevel::DistTable;
 pub(crate) trait Coarsener {
     /// The levels above `graph` (whose tasks `fixed` pins), finest first; empty when it is
     /// not coarsened.
-    fn coarsen(&self, graph: &TaskGraph, fixed: &[u32], rng: &mut impl Rng) -> Vec<Level>;
+    fn coarsen(
+        &self,
+        graph: &TaskGraph,
+        fixed: &[u32],
+        pool: Option<&rayon::ThreadPool>,
+        rng: &mut impl Rng,
+    ) -> Vec<Level>;
 }
 
 /// Maps the coarsest graph.
@@ -45,17 +51,14 @@ pub(crate) struct Clustering<'a> {
 }
 
 impl Coarsener for Clustering<'_> {
-    fn coarsen(&self, graph: &TaskGraph, fixed: &[u32], rng: &mut impl Rng) -> Vec<Level> {
-        coarsen_levels(
-            self.cfg,
-            self.scheme,
-            graph,
-            fixed,
-            &[],
-            self.target,
-            self.max_cluster_weights,
-            rng,
-        )
+    fn coarsen(
+        &self,
+        graph: &TaskGraph,
+        fixed: &[u32],
+        pool: Option<&rayon::ThreadPool>,
+        rng: &mut impl Rng,
+    ) -> Vec<Level> {
+        coarsen_levels(self, graph, fixed, &[], pool, rng)
     }
 }
 

@@ -12,6 +12,7 @@ use crate::multilevel::DistTable;
 use crate::multilevel::coarsen::hierarchy::*;
 use crate::multilevel::config::*;
 use crate::multilevel::driver::*;
+use crate::multilevel::phases::Clustering;
 use crate::multilevel::refine::*;
 
 /// The mean duration of the steps done so far, to tell whether one more fits before a
@@ -51,7 +52,10 @@ pub(crate) fn vcycles(
 ) -> Vec<u32> {
     let (graph, fixed0, bound) = (inst.graph, inst.fixed, &inst.bound);
     let k = inst.arch.pe_count() as usize;
-    let unc = |levels: &[Level], part: Vec<u32>, rng: &mut Xoshiro256PlusPlus| {
+    let unc = |levels: &[Level],
+               part: Vec<u32>,
+               pool: Option<&rayon::ThreadPool>,
+               rng: &mut Xoshiro256PlusPlus| {
         uncoarsen(
             &cfg.refiner(),
             levels,
@@ -60,6 +64,7 @@ pub(crate) fn vcycles(
             dist,
             bound,
             part,
+            pool,
             rng,
             &NoProgress,
         )
@@ -78,21 +83,20 @@ pub(crate) fn vcycles(
                 break;
             }
             let t = Instant::now();
-            let levels = coarsen_levels(
+            let clustering = Clustering {
                 cfg,
-                cfg.vcycle_coarsening,
-                graph,
-                fixed0,
-                &part,
+                scheme: cfg.vcycle_coarsening,
                 target,
-                &mcw,
-                &mut ctx.rng,
-            );
+                max_cluster_weights: &mcw,
+            };
+            let pool = ctx.pool.as_ref();
+            let levels = coarsen_levels(&clustering, graph, fixed0, &part, pool, &mut ctx.rng);
             let Some(top) = levels.last() else { break };
-            let mut st =
-                KwayState::new(&top.graph, dist, bound, top.part.clone()).with_fixed(&top.fixed);
+            let mut st = KwayState::new(&top.graph, dist, bound, top.part.clone())
+                .with_fixed(&top.fixed)
+                .with_pool(pool);
             cfg.refiner().refine(&mut st, &mut ctx.rng);
-            let (sc, cand) = score(unc(&levels, st.part, &mut ctx.rng));
+            let (sc, cand) = score(unc(&levels, st.part, pool, &mut ctx.rng));
             pace.add(t.elapsed());
             ctx.progress.step(cycle as u64, cycles as u64);
             if sc <= best {

@@ -7,6 +7,7 @@ use taskmap_graph::TaskGraph;
 use crate::multilevel::coarsen::{
     contract, heavy_edge_matching, label_propagation_clusters, Coarsening,
 };
+use crate::multilevel::phases::Clustering;
 use crate::problem::FREE;
 
 use crate::multilevel::config::*;
@@ -50,21 +51,19 @@ pub(crate) fn max_cluster_weights(
         .collect()
 }
 
-/// Coarsens `graph` level by level until it has at most `target` tasks, a level barely
-/// shrinks, or `max_levels` is reached. Pinned tasks stay single and pass their pin on.
-/// With `part` non-empty (a V-cycle), clusters stay inside one PE and every level carries
-/// the mapping.
-#[allow(clippy::too_many_arguments)]
+/// Coarsens `graph` level by level with `c`'s scheme until it has at most `c.target`
+/// tasks, a level barely shrinks, or `max_levels` is reached, clustering and contracting
+/// in parallel on `pool`. Pinned tasks stay single and pass their pin on. With `part0`
+/// non-empty (a V-cycle), clusters stay inside one PE and every level carries the mapping.
 pub(crate) fn coarsen_levels(
-    cfg: &MultilevelMapper,
-    scheme: Coarsening,
+    c: &Clustering<'_>,
     graph: &TaskGraph,
     fixed0: &[u32],
     part0: &[u32],
-    target: usize,
-    mcw: &[u64],
+    pool: Option<&rayon::ThreadPool>,
     rng: &mut impl Rng,
 ) -> Vec<Level> {
+    let (cfg, scheme, target, mcw) = (c.cfg, c.scheme, c.target, c.max_cluster_weights);
     let mut levels: Vec<Level> = Vec::new();
     loop {
         let cur = levels.last().map_or(graph, |l| &l.graph);
@@ -75,9 +74,15 @@ pub(crate) fn coarsen_levels(
             break;
         }
         let (cluster, nc) = match scheme {
-            Coarsening::LabelPropagation => {
-                label_propagation_clusters(cur, mcw, cfg.cluster_rounds, cur_fixed, cur_part, rng)
-            }
+            Coarsening::LabelPropagation => label_propagation_clusters(
+                cur,
+                mcw,
+                cfg.cluster_rounds,
+                cur_fixed,
+                cur_part,
+                pool,
+                rng,
+            ),
             Coarsening::HeavyEdgeMatching | Coarsening::OrderedMatching => {
                 let ordered = scheme == Coarsening::OrderedMatching;
                 heavy_edge_matching(cur, mcw, cur_fixed, cur_part, ordered, rng)
@@ -86,7 +91,7 @@ pub(crate) fn coarsen_levels(
         if nc as f64 > 0.95 * n as f64 {
             break;
         }
-        let coarse = contract(cur, &cluster, nc);
+        let coarse = contract(cur, &cluster, nc, pool);
         // Fixed tasks stay single, so their coarse task inherits the pin.
         let mut fixed = Vec::new();
         if !cur_fixed.is_empty() {

@@ -12,12 +12,14 @@
 
 pub mod hierarchy;
 pub mod probe;
+mod rating;
 
 use rand::seq::SliceRandom;
 use rand::Rng;
 use taskmap_graph::TaskGraph;
 
 use crate::problem::FREE;
+use rating::RatingMap;
 
 /// How to group tasks (serialised by its name in specs: `lp`, `hem`, `ordered`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -118,93 +120,153 @@ fn mix(a: u64, b: u64) -> u64 {
 /// with `fixed[v] != FREE` stay alone in their cluster (`fixed` empty: none is fixed).
 /// With `part` non-empty, a cluster holds tasks of one part only (the coarsening of a
 /// V-cycle, which keeps a mapping: `part` is the PE of every task).
+///
+/// Each round visits the tasks in [`local_random_order`] by a [`sweep`](crate::par::sweep):
+/// in a sub-round every task picks its preferred cluster from the clusters as they were
+/// when the sub-round began, in parallel on `pool`; then the moves are applied in visit
+/// order, each only if the cluster still has room, nobody left the target cluster and
+/// nobody joined the task's own cluster in this sub-round (so a task joins a cluster that
+/// still holds the neighbour it was rated by; as in sequential label propagation, only a
+/// task that leaves can split a cluster). The same thread count gives the same clusters.
 pub fn label_propagation_clusters(
     graph: &TaskGraph,
     max_weight: &[u64],
     rounds: usize,
     fixed: &[u32],
     part: &[u32],
+    pool: Option<&rayon::ThreadPool>,
     rng: &mut impl Rng,
 ) -> (Vec<u32>, usize) {
-    let pinned = |v: u32| !fixed.is_empty() && fixed[v as usize] != FREE;
     let n = graph.num_tasks();
     let ncon = graph.ncon();
-    let mut cluster: Vec<u32> = (0..n as u32).collect();
-    let mut cw: Vec<u64> = graph.csr().3.to_vec();
-    let mut rating = vec![0u64; n];
-    let mut touched: Vec<u32> = Vec::new();
     let order = local_random_order(n, rng);
-    // Unit edge weights need not be read (on a large mesh that array is half of the
-    // memory traffic).
-    let unit = !graph.has_edge_weights();
+    let mut lp = Clusters {
+        cluster: (0..n as u32).collect(),
+        cw: graph.csr().3.to_vec(),
+        joined: vec![u32::MAX; n],
+        left: vec![u32::MAX; n],
+        stamp: 0,
+        moved: 0,
+    };
     for _ in 0..rounds {
-        let mut moved = 0usize;
-        let salt: u64 = rng.gen();
-        for &v in &order {
-            if pinned(v) {
-                continue;
-            }
-            let own = cluster[v as usize];
-            let weights = if unit { &[][..] } else { graph.edge_weights(v) };
-            for (i, &u) in graph.neighbors(v).iter().enumerate() {
-                let w = if unit { 1 } else { weights[i] };
-                let c = cluster[u as usize];
-                // A pinned task's cluster (its own id) takes nobody. A cluster's label is
-                // the id of a task of its part (every task that joins it has that part).
-                if pinned(c) || (!part.is_empty() && part[c as usize] != part[v as usize]) {
-                    continue;
-                }
-                if rating[c as usize] == 0 {
-                    touched.push(c);
-                }
-                rating[c as usize] += w.max(1);
-            }
-            // Strongest connection wins; ties are broken at random (a fixed tie order makes
-            // clusters grow in one direction: long stripes on meshes).
-            let mut best = own;
-            let mut best_r = rating[own as usize];
-            let mut best_h = u64::MAX;
-            for &c in &touched {
-                let r = rating[c as usize];
-                if c == own || r < best_r {
-                    continue;
-                }
-                if r == best_r {
-                    if best == own {
+        let view = LpView {
+            graph,
+            max_weight,
+            fixed,
+            part,
+            salt: rng.gen(),
+        };
+        lp.moved = 0;
+        crate::par::sweep(
+            pool,
+            &order,
+            &mut lp,
+            RatingMap::new,
+            |lp, map, v| view.preferred(&lp.cluster, &lp.cw, v, map),
+            |lp, moves| {
+                for (v, c) in moves.into_iter().flatten() {
+                    let own = lp.cluster[v as usize];
+                    if lp.left[c as usize] == lp.stamp
+                        || lp.joined[own as usize] == lp.stamp
+                        || !fits(graph, &lp.cw, c as usize, v, max_weight)
+                    {
                         continue;
                     }
-                    let h = mix(salt ^ v as u64, c as u64);
-                    if h >= best_h {
-                        continue;
+                    for (i, &w) in graph.vertex_weights(v).iter().enumerate() {
+                        lp.cw[own as usize * ncon + i] -= w;
+                        lp.cw[c as usize * ncon + i] += w;
                     }
-                    if fits(graph, &cw, c as usize, v, max_weight) {
-                        best = c;
-                        best_h = h;
-                    }
-                } else if fits(graph, &cw, c as usize, v, max_weight) {
-                    best = c;
-                    best_r = r;
-                    best_h = mix(salt ^ v as u64, c as u64);
+                    lp.cluster[v as usize] = c;
+                    lp.joined[c as usize] = lp.stamp;
+                    lp.left[own as usize] = lp.stamp;
+                    lp.moved += 1;
                 }
-            }
-            for &c in &touched {
-                rating[c as usize] = 0;
-            }
-            touched.clear();
-            if best != own {
-                for (c, &w) in graph.vertex_weights(v).iter().enumerate() {
-                    cw[own as usize * ncon + c] -= w;
-                    cw[best as usize * ncon + c] += w;
-                }
-                cluster[v as usize] = best;
-                moved += 1;
-            }
-        }
-        if moved < n / 100 + 1 {
+                lp.stamp += 1;
+            },
+        );
+        if lp.moved < n / 100 + 1 {
             break;
         }
     }
-    compact(&mut cluster)
+    compact(&mut lp.cluster)
+}
+
+/// The clustering of a label propagation under way.
+struct Clusters {
+    cluster: Vec<u32>,
+    /// Weight of every cluster per constraint.
+    cw: Vec<u64>,
+    /// The sub-round in which a cluster last gained or lost a task.
+    joined: Vec<u32>,
+    left: Vec<u32>,
+    /// The current sub-round.
+    stamp: u32,
+    /// Moves in the current round.
+    moved: usize,
+}
+
+/// What a round of label propagation rates tasks by, besides the clusters.
+struct LpView<'a> {
+    graph: &'a TaskGraph,
+    max_weight: &'a [u64],
+    fixed: &'a [u32],
+    part: &'a [u32],
+    salt: u64,
+}
+
+impl LpView<'_> {
+    fn pinned(&self, v: u32) -> bool {
+        !self.fixed.is_empty() && self.fixed[v as usize] != FREE
+    }
+
+    /// The cluster `v` prefers to its own, if any: the most strongly connected one that
+    /// has room, ties broken at random (a fixed tie order makes clusters grow in one
+    /// direction: long stripes on meshes); its own cluster wins a tie.
+    fn preferred(
+        &self,
+        cluster: &[u32],
+        cw: &[u64],
+        v: u32,
+        map: &mut RatingMap,
+    ) -> Option<(u32, u32)> {
+        if self.pinned(v) {
+            return None;
+        }
+        let g = self.graph;
+        let own = cluster[v as usize];
+        let unit = !g.has_edge_weights();
+        let weights = if unit { &[][..] } else { g.edge_weights(v) };
+        map.reserve(g.degree(v));
+        for (i, &u) in g.neighbors(v).iter().enumerate() {
+            let c = cluster[u as usize];
+            // A pinned task's cluster (its own id) takes nobody. A cluster's label is the
+            // id of a task of its part (every task that joins it has that part).
+            if self.pinned(c)
+                || (!self.part.is_empty() && self.part[c as usize] != self.part[v as usize])
+            {
+                continue;
+            }
+            // Unit edge weights are not read (on a large mesh that array is half of the
+            // memory traffic).
+            map.add(c, if unit { 1 } else { weights[i].max(1) });
+        }
+        let mut best = own;
+        let mut best_r = map.get(own);
+        let mut best_h = u64::MAX;
+        for (c, r) in map.entries() {
+            if c == own || r < best_r || (r == best_r && best == own) {
+                continue;
+            }
+            let h = mix(self.salt ^ v as u64, c as u64);
+            if (r > best_r || h < best_h) && fits(g, cw, c as usize, v, self.max_weight) {
+                best = c;
+                best_r = r;
+                best_h = h;
+            }
+        }
+        map.clear();
+        (best != own).then_some((v, best))
+    }
 }
 
 /// Heavy-edge matching; returns `(cluster of each task, number of clusters)`. Tasks with
@@ -315,8 +377,18 @@ fn compact(cluster: &mut [u32]) -> (Vec<u32>, usize) {
     (cluster.to_vec(), nc as usize)
 }
 
-/// Contracts the clusters into a coarse graph.
-pub fn contract(graph: &TaskGraph, cluster: &[u32], nc: usize) -> TaskGraph {
+/// Coarse tasks per parallel block of [`contract`].
+const CONTRACT_BLOCK: usize = 4096;
+
+/// Contracts the clusters into a coarse graph, blocks of coarse tasks in parallel on
+/// `pool`. A coarse task's neighbours come in order of first appearance over its members
+/// (by increasing id) and their rows: the same coarse graph for every thread count.
+pub fn contract(
+    graph: &TaskGraph,
+    cluster: &[u32],
+    nc: usize,
+    pool: Option<&rayon::ThreadPool>,
+) -> TaskGraph {
     let n = graph.num_tasks();
     let ncon = graph.ncon();
     // Members of each cluster, by counting sort.
@@ -334,34 +406,49 @@ pub fn contract(graph: &TaskGraph, cluster: &[u32], nc: usize) -> TaskGraph {
         members[fill[c]] = v as u32;
         fill[c] += 1;
     }
+    drop(fill);
+    let blocks = crate::par::map_blocks(pool, nc, CONTRACT_BLOCK, RatingMap::new, |map, cvs| {
+        let mut degrees = Vec::with_capacity(cvs.len());
+        let mut adjncy: Vec<u32> = Vec::new();
+        let mut ew: Vec<u64> = Vec::new();
+        let mut vw = vec![0u64; cvs.len() * ncon];
+        for (i, cv) in cvs.enumerate() {
+            let group = &members[start[cv]..start[cv + 1]];
+            map.reserve(group.iter().map(|&v| graph.degree(v)).sum());
+            for &v in group {
+                for (c, &w) in graph.vertex_weights(v).iter().enumerate() {
+                    vw[i * ncon + c] += w;
+                }
+                for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
+                    let cu = cluster[u as usize];
+                    if cu as usize != cv {
+                        map.add(cu, w);
+                    }
+                }
+            }
+            let before = adjncy.len();
+            for (cu, w) in map.entries() {
+                adjncy.push(cu);
+                ew.push(w);
+            }
+            degrees.push(adjncy.len() - before);
+            map.clear();
+        }
+        (degrees, adjncy, ew, vw)
+    });
+    let edges: usize = blocks.iter().map(|b| b.1.len()).sum();
     let mut xadj = Vec::with_capacity(nc + 1);
     xadj.push(0usize);
-    let mut adjncy: Vec<u32> = Vec::with_capacity(graph.num_edges());
-    let mut ew: Vec<u64> = Vec::with_capacity(graph.num_edges());
-    let mut vw = vec![0u64; nc * ncon];
-    let mut pos = vec![usize::MAX; nc];
-    for cv in 0..nc {
-        let first = adjncy.len();
-        for &v in &members[start[cv]..start[cv + 1]] {
-            for (c, &w) in graph.vertex_weights(v).iter().enumerate() {
-                vw[cv * ncon + c] += w;
-            }
-            for (&u, &w) in graph.neighbors(v).iter().zip(graph.edge_weights(v)) {
-                let cu = cluster[u as usize] as usize;
-                if cu == cv {
-                    continue;
-                }
-                let p = pos[cu];
-                if p != usize::MAX && p >= first {
-                    ew[p] += w;
-                } else {
-                    pos[cu] = adjncy.len();
-                    adjncy.push(cu as u32);
-                    ew.push(w);
-                }
-            }
+    let mut adjncy: Vec<u32> = Vec::with_capacity(edges);
+    let mut ew: Vec<u64> = Vec::with_capacity(edges);
+    let mut vw: Vec<u64> = Vec::with_capacity(nc * ncon);
+    for (degrees, a, w, v) in blocks {
+        for d in degrees {
+            xadj.push(xadj[xadj.len() - 1] + d);
         }
-        xadj.push(adjncy.len());
+        adjncy.extend_from_slice(&a);
+        ew.extend_from_slice(&w);
+        vw.extend_from_slice(&v);
     }
     TaskGraph::from_csr_unchecked(xadj, adjncy, ew, vw, ncon)
 }

@@ -14,6 +14,7 @@ use crate::multilevel::DistTable;
 use crate::multilevel::coarsen::hierarchy::*;
 use crate::multilevel::config::*;
 use crate::multilevel::driver::*;
+use crate::multilevel::phases::Clustering;
 
 /// [`MultilevelMapper::probe_tasks`]: graphs of at least this many tasks build one first
 /// hierarchy by default. On the million-task graphs measured (the suite's 1000x1000 and
@@ -83,7 +84,14 @@ pub(crate) fn probe_coarsenings(
         .min(target);
     ctx.timed("probe", |ctx| {
         let mcw = max_cluster_weights(&kept, graph, &inst.bound, k, target);
-        let levels = coarsen_levels(&kept, matching, graph, &[], &[], target, &mcw, &mut ctx.rng);
+        let clustering = Clustering {
+            cfg: &kept,
+            scheme: matching,
+            target,
+            max_cluster_weights: &mcw,
+        };
+        let pool = ctx.pool.as_ref();
+        let levels = coarsen_levels(&clustering, graph, &[], &[], pool, &mut ctx.rng);
         let lp_only = MultilevelMapper {
             coarsening: lp,
             alt_coarsening: None,
@@ -100,7 +108,13 @@ pub(crate) fn probe_coarsenings(
         let pmcw = max_cluster_weights(cfg, graph, &inst.bound, k, probe_target);
         // f_C of one DRB run on `g` coarsened further by `scheme`.
         let probe = |scheme: Coarsening, g: &TaskGraph, rng: &mut Xoshiro256PlusPlus| {
-            let more = coarsen_levels(cfg, scheme, g, &[], &[], probe_target, &pmcw, rng);
+            let clustering = Clustering {
+                cfg,
+                scheme,
+                target: probe_target,
+                max_cluster_weights: &pmcw,
+            };
+            let more = coarsen_levels(&clustering, g, &[], &[], pool, rng);
             let pg = more.last().map_or(g, |l| &l.graph);
             let mut run_rng = Xoshiro256PlusPlus::seed_from_u64(rng.gen());
             let bip = &cfg.bipartitioner();

@@ -16,6 +16,7 @@ use crate::multilevel::coarsen::hierarchy::*;
 use crate::multilevel::config::*;
 use crate::multilevel::driver::*;
 use crate::multilevel::initial::*;
+use crate::multilevel::phases::Clustering;
 use crate::multilevel::refine::*;
 
 /// The group levels of a tree-like target: for every distance `D` above the smallest
@@ -149,16 +150,13 @@ pub(crate) fn refine_groups(
     let nodes: Vec<u32> = part.iter().map(|&p| group[p as usize]).collect();
     let target = cfg.vcycle_per_pe.saturating_mul(k).max(cfg.min_coarsest);
     let mcw = max_cluster_weights(cfg, graph, &qbound, g as usize, target);
-    let levels = coarsen_levels(
+    let clustering = Clustering {
         cfg,
-        cfg.vcycle_coarsening,
-        graph,
-        &[],
-        &nodes,
+        scheme: cfg.vcycle_coarsening,
         target,
-        &mcw,
-        rng,
-    );
+        max_cluster_weights: &mcw,
+    };
+    let levels = coarsen_levels(&clustering, graph, &[], &nodes, None, rng);
     let nodes = match levels.last() {
         Some(top) => {
             let mut st = KwayState::new(&top.graph, &qdist, &qbound, top.part.clone());
@@ -171,6 +169,7 @@ pub(crate) fn refine_groups(
                 &qdist,
                 &qbound,
                 st.part,
+                None,
                 rng,
                 &NoProgress,
             )

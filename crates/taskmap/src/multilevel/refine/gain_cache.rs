@@ -75,25 +75,27 @@ impl GainCache {
 
     /// Builds the entry of `v` from `state`.
     fn build(&mut self, state: &mut KwayState<'_>, v: u32) {
-        state.gather(v);
+        let mut g = std::mem::take(&mut state.gains);
+        g.gather(state, v);
         let p = state.part[v as usize];
-        let (dense, split) = state.prepare_costs(p);
+        let (dense, split) = g.prepare_costs(state, p);
         let o = state.graph.csr().0[v as usize];
-        for (i, &q) in state.touched.iter().enumerate() {
+        for (i, &q) in g.touched.iter().enumerate() {
             self.slot[o + i] = CachedPe {
                 pe: q,
-                conn: state.conn[q as usize],
-                cost: state.candidate_cost(i, q, dense, split),
+                conn: g.conn[q as usize],
+                cost: g.candidate_cost(state, i, q, dense, split),
             };
         }
         self.here[v as usize] = if split {
-            state.sep.here
+            g.sep.here
         } else {
-            state.cost_for(p, dense)
+            g.cost_for(state, p, dense)
         };
-        self.len[v as usize] = state.touched.len() as u32;
+        self.len[v as usize] = g.touched.len() as u32;
         self.built.push(v);
-        state.clear();
+        g.clear();
+        state.gains = g;
     }
 
     /// `KwayState::best_move` from the cache (ties between equal gains and loads may go

@@ -62,13 +62,10 @@ pub struct KwayState<'a> {
     /// Every edge weighs 1: [`KwayState::gather`] need not read the weights (on large
     /// graphs, half of its time went to that array's cache misses).
     pub(crate) unit_edges: bool,
-    pub(crate) conn: Vec<u64>,
-    pub(crate) touched: Vec<u32>,
-    /// `(PE, conn)` of the touched PEs, contiguous, for `KwayState::best_move` on tasks
-    /// with many neighbouring PEs.
-    pub(crate) touched_conn: Vec<(u32, u64)>,
-    /// Scratch of [`separable_costs`].
-    pub(crate) sep: SepScratch,
+    /// The scratch of the gains computed on this thread.
+    pub(crate) gains: Gains,
+    /// The threads of the parallel passes (`None`: the caller's thread).
+    pub(crate) pool: Option<&'a rayon::ThreadPool>,
     /// PE of every task, [`crate::problem::FREE`] for a task that may move; empty when no
     /// task is fixed. Fixed tasks never move.
     pub(crate) fixed: &'a [u32],
@@ -100,10 +97,8 @@ impl<'a> KwayState<'a> {
             loads,
             ncon,
             unit_edges: !graph.has_edge_weights(),
-            conn: vec![0; k],
-            touched: Vec::new(),
-            touched_conn: Vec::new(),
-            sep: SepScratch::default(),
+            gains: Gains::new(k),
+            pool: None,
             fixed: &[],
         }
     }
@@ -116,63 +111,45 @@ impl<'a> KwayState<'a> {
         self
     }
 
+    /// Runs the parallel passes (label propagation) on `pool`: the same thread count gives
+    /// the same mapping.
+    pub fn with_pool(mut self, pool: Option<&'a rayon::ThreadPool>) -> Self {
+        self.pool = pool;
+        self
+    }
+
+    /// Whether moving `v` to `q` with gain `g` is worth it in label propagation: a
+    /// positive gain, or none and a move that evens the loads out (constraint 0).
+    fn worth(&self, v: u32, q: u32, g: i64) -> bool {
+        let p = self.part[v as usize];
+        let w0 = self.graph.vertex_weight(v, 0);
+        g > 0
+            || (g == 0
+                && w0 > 0
+                && self.loads[q as usize * self.ncon] + w0 < self.loads[p as usize * self.ncon])
+    }
+
     /// Whether `v` may move.
     #[inline]
     pub fn movable(&self, v: u32) -> bool {
         self.fixed.is_empty() || self.fixed[v as usize] == crate::problem::FREE
     }
 
-    /// Sums the edge weights of `v` per neighbouring PE into `conn`/`touched`.
-    #[inline]
-    pub(crate) fn gather(&mut self, v: u32) {
-        let g = self.graph;
-        if self.unit_edges {
-            for &u in g.neighbors(v) {
-                let r = self.part[u as usize];
-                if self.conn[r as usize] == 0 {
-                    self.touched.push(r);
-                }
-                self.conn[r as usize] += 1;
-            }
-            return;
-        }
-        for (&u, &w) in g.neighbors(v).iter().zip(g.edge_weights(v)) {
-            if w == 0 {
-                continue;
-            }
-            let r = self.part[u as usize];
-            if self.conn[r as usize] == 0 {
-                self.touched.push(r);
-            }
-            self.conn[r as usize] += w;
-        }
-    }
-
-    #[inline]
-    pub(crate) fn clear(&mut self) {
-        for &r in &self.touched {
-            self.conn[r as usize] = 0;
-        }
-        self.touched.clear();
-    }
-
-    /// Σ_{r touched} conn[r]·dist(q, r): the cost of `v`'s edges if `v` sat on `q`.
-    #[inline]
-    fn cost_at(&self, q: u32) -> u64 {
-        let mut s = 0u64;
-        for &r in &self.touched {
-            s += self.conn[r as usize] * self.dist.get(q, r);
-        }
-        s
-    }
-
     /// The `f_C` change (old − new) of moving `v` to `q`. O(deg(v) + t).
     pub fn move_gain(&mut self, v: u32, q: u32) -> i64 {
-        self.gather(v);
-        let p = self.part[v as usize];
-        let g = self.cost_at(p) as i64 - self.cost_at(q) as i64;
-        self.clear();
-        g
+        let mut g = std::mem::take(&mut self.gains);
+        let gain = g.move_gain(self, v, q);
+        self.gains = g;
+        gain
+    }
+
+    /// The best move of `v` among its neighbours' PEs: `(q, gain)`. With `feasible_only`,
+    /// only PEs that can take `v`. Ties go to the PE with the lower load (constraint 0).
+    pub(crate) fn best_move(&mut self, v: u32, feasible_only: bool) -> Option<(u32, i64)> {
+        let mut g = std::mem::take(&mut self.gains);
+        let best = g.best_move(self, v, feasible_only);
+        self.gains = g;
+        best
     }
 
     /// Whether `q` can take `v` without exceeding a bound.
@@ -250,14 +227,99 @@ impl<'a> KwayState<'a> {
         self.dist.comm_cost(self.graph, &self.part)
     }
 
+    fn is_boundary(&self, v: u32) -> bool {
+        let p = self.part[v as usize];
+        self.graph
+            .neighbors(v)
+            .iter()
+            .any(|&u| self.part[u as usize] != p)
+    }
+}
+
+/// The scratch of one task's gains at a time: its edge weights summed per neighbouring PE
+/// (`conn`, indexed by PE, and the `touched` PEs), and the candidates' costs. A thread
+/// keeps its own, so several threads can rate tasks of one [`KwayState`] at once.
+#[derive(Debug, Default)]
+pub(crate) struct Gains {
+    pub(crate) conn: Vec<u64>,
+    pub(crate) touched: Vec<u32>,
+    /// `(PE, conn)` of the touched PEs, contiguous, for [`Gains::best_move`] on tasks
+    /// with many neighbouring PEs.
+    pub(crate) touched_conn: Vec<(u32, u64)>,
+    /// Scratch of [`separable_costs`].
+    pub(crate) sep: SepScratch,
+}
+
+impl Gains {
+    /// Empty scratch for `k` PEs.
+    pub(crate) fn new(k: usize) -> Self {
+        Self {
+            conn: vec![0; k],
+            ..Self::default()
+        }
+    }
+
+    /// Sums the edge weights of `v` per neighbouring PE into `conn`/`touched`.
+    #[inline]
+    pub(crate) fn gather(&mut self, st: &KwayState<'_>, v: u32) {
+        let g = st.graph;
+        if st.unit_edges {
+            for &u in g.neighbors(v) {
+                let r = st.part[u as usize];
+                if self.conn[r as usize] == 0 {
+                    self.touched.push(r);
+                }
+                self.conn[r as usize] += 1;
+            }
+            return;
+        }
+        for (&u, &w) in g.neighbors(v).iter().zip(g.edge_weights(v)) {
+            if w == 0 {
+                continue;
+            }
+            let r = st.part[u as usize];
+            if self.conn[r as usize] == 0 {
+                self.touched.push(r);
+            }
+            self.conn[r as usize] += w;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        for &r in &self.touched {
+            self.conn[r as usize] = 0;
+        }
+        self.touched.clear();
+    }
+
+    /// Σ_{r touched} conn[r]·dist(q, r): the cost of `v`'s edges if `v` sat on `q`.
+    #[inline]
+    fn cost_at(&self, st: &KwayState<'_>, q: u32) -> u64 {
+        let mut s = 0u64;
+        for &r in &self.touched {
+            s += self.conn[r as usize] * st.dist.get(q, r);
+        }
+        s
+    }
+
+    /// The `f_C` change (old − new) of moving `v` to `q`. O(deg(v) + t).
+    pub(crate) fn move_gain(&mut self, st: &KwayState<'_>, v: u32, q: u32) -> i64 {
+        self.gather(st, v);
+        let p = st.part[v as usize];
+        let g = self.cost_at(st, p) as i64 - self.cost_at(st, q) as i64;
+        self.clear();
+        g
+    }
+
     /// After [`Self::gather`] of a task on `p`: prepares the costs of its candidates.
     /// Every candidate costs a pass over the touched PEs (O(t²) in all): with many of them
     /// (dense graphs), the pass reads contiguous (PE, conn) pairs and one row of the
     /// distance table instead of the sparse `conn` and a lookup per pair (`dense`), and on
     /// meshes, tori and hypercubes the costs of all candidates may come from per-digit sums
     /// instead, O(t·dims + Σ_i digits_i²), when that is cheaper (`split`: `sep` holds them).
-    pub(crate) fn prepare_costs(&mut self, p: u32) -> (bool, bool) {
-        let dense = self.touched.len() > 8 && self.dist.row(0).is_some();
+    pub(crate) fn prepare_costs(&mut self, st: &KwayState<'_>, p: u32) -> (bool, bool) {
+        let dense = self.touched.len() > 8 && st.dist.row(0).is_some();
         if !dense {
             return (false, false);
         }
@@ -265,7 +327,7 @@ impl<'a> KwayState<'a> {
         for &r in &self.touched {
             self.touched_conn.push((r, self.conn[r as usize]));
         }
-        if let Some(sep) = self.dist.separable() {
+        if let Some(sep) = st.dist.separable() {
             // The digit sums take about 2·t·dims + Σ_i min(t, side_i)² steps.
             let t = self.touched.len();
             let digits: usize = (0..sep.dims())
@@ -281,63 +343,66 @@ impl<'a> KwayState<'a> {
 
     /// The cost of the gathered edges at PE `q` (see [`Self::prepare_costs`]).
     #[inline]
-    pub(crate) fn cost_for(&self, q: u32, dense: bool) -> u64 {
-        match self.dist.row(q).filter(|_| dense) {
+    pub(crate) fn cost_for(&self, st: &KwayState<'_>, q: u32, dense: bool) -> u64 {
+        match st.dist.row(q).filter(|_| dense) {
             Some(row) => self
                 .touched_conn
                 .iter()
                 .map(|&(r, w)| w * u64::from(row[r as usize]))
                 .sum(),
-            None => self.cost_at(q),
+            None => self.cost_at(st, q),
         }
     }
 
     /// The cost of the gathered edges at the `i`-th touched PE `q`.
     #[inline]
-    pub(crate) fn candidate_cost(&self, i: usize, q: u32, dense: bool, split: bool) -> u64 {
+    pub(crate) fn candidate_cost(
+        &self,
+        st: &KwayState<'_>,
+        i: usize,
+        q: u32,
+        dense: bool,
+        split: bool,
+    ) -> u64 {
         if split {
             self.sep.cost[i]
         } else {
-            self.cost_for(q, dense)
+            self.cost_for(st, q, dense)
         }
     }
 
     /// The best move of `v` among its neighbours' PEs: `(q, gain)`. With `feasible_only`,
     /// only PEs that can take `v`. Ties go to the PE with the lower load (constraint 0).
-    pub(crate) fn best_move(&mut self, v: u32, feasible_only: bool) -> Option<(u32, i64)> {
-        if !self.movable(v) {
+    pub(crate) fn best_move(
+        &mut self,
+        st: &KwayState<'_>,
+        v: u32,
+        feasible_only: bool,
+    ) -> Option<(u32, i64)> {
+        if !st.movable(v) {
             return None;
         }
-        self.gather(v);
-        let p = self.part[v as usize];
-        let (dense, split) = self.prepare_costs(p);
-        let cost = |s: &Self, i: usize, q: u32| s.candidate_cost(i, q, dense, split);
+        self.gather(st, v);
+        let p = st.part[v as usize];
+        let (dense, split) = self.prepare_costs(st, p);
         let here = if split {
             self.sep.here
         } else {
-            self.cost_for(p, dense)
+            self.cost_for(st, p, dense)
         } as i64;
         let mut best: Option<(u32, i64)> = None;
         for i in 0..self.touched.len() {
             let q = self.touched[i];
-            if q == p || (feasible_only && !self.fits(v, q)) {
+            if q == p || (feasible_only && !st.fits(v, q)) {
                 continue;
             }
-            let g = here - cost(self, i, q) as i64;
-            if self.beats(q, g, best) {
+            let g = here - self.candidate_cost(st, i, q, dense, split) as i64;
+            if st.beats(q, g, best) {
                 best = Some((q, g));
             }
         }
         self.clear();
         best
-    }
-
-    fn is_boundary(&self, v: u32) -> bool {
-        let p = self.part[v as usize];
-        self.graph
-            .neighbors(v)
-            .iter()
-            .any(|&u| self.part[u as usize] != p)
     }
 }
 
@@ -390,46 +455,85 @@ impl KwayRefiner {
 
 /// Label propagation: positive-gain feasible moves (and zero-gain moves that even loads).
 /// Returns the `f_C` decrease.
+///
+/// Each round is a [`sweep`](crate::par::sweep) on the state's pool: in a sub-round every
+/// task finds its best move from the mapping as the sub-round found it; a move is then
+/// applied, in visit order, only if the target still has room and no neighbour of the task
+/// has moved in this sub-round, so its gain is exact. Later rounds visit the neighbours of
+/// moved tasks. The same thread count gives the same mapping.
 pub fn lp_pass(state: &mut KwayState<'_>, rounds: usize, rng: &mut impl Rng) -> i64 {
     let n = state.graph.num_tasks();
+    let k = state.dist.k() as usize;
     let mut order: Vec<u32> = local_random_order(n, rng);
     order.retain(|&v| state.is_boundary(v));
-    let mut active = vec![false; n];
-    let mut next: Vec<u32> = Vec::new();
-    let mut total = 0i64;
-    let ncon = state.ncon;
+    let pool = state.pool;
+    let mut lp = LpMoves {
+        state,
+        moved_at: vec![u32::MAX; n],
+        active: vec![false; n],
+        next: Vec::new(),
+        stamp: 0,
+        total: 0,
+    };
     for _ in 0..rounds {
         if order.is_empty() {
             break;
         }
-        for &v in &order {
-            let Some((q, g)) = state.best_move(v, true) else {
-                continue;
-            };
-            let p = state.part[v as usize];
-            let w0 = state.graph.vertex_weight(v, 0);
-            let evens = g == 0
-                && w0 > 0
-                && state.loads[q as usize * ncon] + w0 < state.loads[p as usize * ncon];
-            if g > 0 || evens {
-                state.apply(v, q);
-                total += g;
-                for &u in state.graph.neighbors(v) {
-                    if !active[u as usize] {
-                        active[u as usize] = true;
-                        next.push(u);
+        crate::par::sweep(
+            pool,
+            &order,
+            &mut lp,
+            || Gains::new(k),
+            |lp, gains, v| {
+                let st = &*lp.state;
+                let (q, g) = gains.best_move(st, v, true)?;
+                st.worth(v, q, g).then_some((v, q, g))
+            },
+            |lp, moves| {
+                for (v, q, g) in moves.into_iter().flatten() {
+                    let st = &mut *lp.state;
+                    let stale = st
+                        .graph
+                        .neighbors(v)
+                        .iter()
+                        .any(|&u| lp.moved_at[u as usize] == lp.stamp);
+                    if stale || !st.fits(v, q) || !st.worth(v, q, g) {
+                        continue;
+                    }
+                    st.apply(v, q);
+                    lp.total += g;
+                    lp.moved_at[v as usize] = lp.stamp;
+                    for &u in st.graph.neighbors(v) {
+                        if !lp.active[u as usize] {
+                            lp.active[u as usize] = true;
+                            lp.next.push(u);
+                        }
                     }
                 }
-            }
+                lp.stamp += 1;
+            },
+        );
+        for &u in &lp.next {
+            lp.active[u as usize] = false;
         }
-        for &u in &next {
-            active[u as usize] = false;
-        }
-        std::mem::swap(&mut order, &mut next);
-        next.clear();
+        order = std::mem::take(&mut lp.next);
         local_shuffle(&mut order, rng);
     }
-    total
+    lp.total
+}
+
+/// A round of [`lp_pass`] under way.
+struct LpMoves<'s, 'a> {
+    state: &'s mut KwayState<'a>,
+    /// The sub-round in which a task last moved.
+    moved_at: Vec<u32>,
+    /// Tasks next to a moved task, for the next round (`active`: listed).
+    active: Vec<bool>,
+    next: Vec<u32>,
+    /// The current sub-round.
+    stamp: u32,
+    /// The `f_C` decrease so far.
+    total: i64,
 }
 
 /// One FM pass with rollback to the best prefix. Returns the `f_C` decrease (>= 0).
@@ -547,15 +651,16 @@ pub fn swap_pass(
         match cache.as_deref_mut() {
             Some(c) => c.gains(state, v, &mut gv),
             None => {
-                state.gather(v);
-                let here = state.cost_at(p) as i64;
-                for i in 0..state.touched.len() {
-                    let q = state.touched[i];
+                let mut g = std::mem::take(&mut state.gains);
+                g.gather(state, v);
+                let here = g.cost_at(state, p) as i64;
+                for &q in &g.touched {
                     if q != p {
-                        gv.push((q, here - state.cost_at(q) as i64));
+                        gv.push((q, here - g.cost_at(state, q) as i64));
                     }
                 }
-                state.clear();
+                g.clear();
+                state.gains = g;
             }
         }
         let mut best: Option<(u32, i64)> = None;

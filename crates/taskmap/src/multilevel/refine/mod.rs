@@ -32,7 +32,7 @@ pub(crate) fn scored(
 
 /// Projects `part` (a mapping of the coarsest level) through `levels` to `graph`,
 /// repairing the balance where needed and refining on every level with `refiner`; returns
-/// the mapping of `graph`. Tells `progress` of each level done.
+/// the mapping of `graph`, label propagation on `pool`. Tells `progress` of each level done.
 pub(crate) fn uncoarsen(
     refiner: &impl Refiner,
     levels: &[Level],
@@ -41,6 +41,7 @@ pub(crate) fn uncoarsen(
     dist: &DistTable<'_>,
     bound: &[u64],
     mut part: Vec<u32>,
+    pool: Option<&rayon::ThreadPool>,
     rng: &mut impl Rng,
     progress: &dyn Progress,
 ) -> Vec<u32> {
@@ -54,7 +55,9 @@ pub(crate) fn uncoarsen(
         };
         let cl = &levels[i].cluster;
         let projected: Vec<u32> = cl.iter().map(|&c| part[c as usize]).collect();
-        let mut st = KwayState::new(fine, dist, bound, projected).with_fixed(fine_fixed);
+        let mut st = KwayState::new(fine, dist, bound, projected)
+            .with_fixed(fine_fixed)
+            .with_pool(pool);
         if !st.is_balanced() {
             rebalance(&mut st);
         }
