@@ -343,12 +343,13 @@ impl PairSet {
 
 /// An R-MAT graph (Chakrabarti, Zhan & Faloutsos 2004) with the Graph500 probabilities
 /// (a, b, c, d) = (0.57, 0.19, 0.19, 0.05): `m = round(n · mean_degree / 2)` distinct
-/// edges (capped at a quarter of all pairs), each drawn by descending the quadrants of
+/// edges (capped at a sixteenth of all pairs, where repeats cost under ten draws per
+/// edge), each drawn by descending the quadrants of
 /// the adjacency matrix of the next power of two above `n`; self-loops, repeats and ends
 /// of `n` or more are drawn again. Degrees follow a power law; many tasks stay isolated,
 /// and low ids have the high degrees (ids are not permuted). Expected O(n + m · log n).
 pub fn rmat(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
-    let m = capped_edges(n, mean_degree, 4);
+    let m = capped_edges(n, mean_degree, 16);
     let levels = u64::from(n).next_power_of_two().trailing_zeros();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut seen = PairSet::new(n, m);
@@ -383,7 +384,8 @@ pub fn rmat(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
 /// `a = max(1, round(mean_degree / 2))`, then every further task links to `a` distinct
 /// earlier tasks drawn with probability proportional to their degree (a uniform draw from
 /// the list of every edge end so far). Mean degree about `2a`, a power-law tail; the
-/// oldest tasks (low ids) are the hubs. O(n · a).
+/// oldest tasks (low ids) are the hubs. Expected O(n · a) (a draw repeats a pick with
+/// probability below a half).
 pub fn barabasi_albert(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
     let a = if mean_degree.is_finite() {
         ((mean_degree / 2.0).round() as u64).max(1)
@@ -403,11 +405,14 @@ pub fn barabasi_albert(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
         }
     }
     let mut picked: Vec<u32> = Vec::with_capacity(a);
+    // mark[t] == u: t is already picked by task u.
+    let mut mark = vec![u32::MAX; n as usize];
     for u in core..n {
         picked.clear();
         while picked.len() < a {
             let t = ends[rng.gen_range(0..ends.len())];
-            if !picked.contains(&t) {
+            if mark[t as usize] != u {
+                mark[t as usize] = u;
                 picked.push(t);
             }
         }

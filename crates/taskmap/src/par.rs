@@ -8,14 +8,15 @@
 //! for the same thread count.
 
 use std::ops::Range;
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
 /// `f(scratch, block)` for the blocks `[i·block, min((i+1)·block, len))` of `0..len`, in
 /// block order, on `pool`'s threads (or the caller's when `pool` is `None` or has one
-/// thread). `init` makes a scratch value that a thread reuses over several blocks; the
-/// result must not depend on which blocks shared it.
+/// thread). `init` makes a scratch value that several blocks may share (rayon makes one
+/// per job); the result must not depend on which blocks shared it.
 pub(crate) fn map_blocks<S, T, I, F>(
     pool: Option<&ThreadPool>,
     len: usize,
@@ -68,8 +69,9 @@ const BLOCK_CHUNKS: usize = 4;
 /// [`SUB_ROUNDS`] sub-rounds (in every chunk, the `s`-th slice of its positions). In a
 /// sub-round `rate(data, scratch, v)` proposes a move for each task from `data` as the
 /// sub-round found it, in parallel on `pool`; then `apply(data, moves)` gets the
-/// proposals in visit order, to apply those that still hold. The same thread count gives
-/// the same result; another thread count cuts other windows.
+/// proposals in visit order, to apply those that still hold (a window shorter than a chunk
+/// has fewer sub-rounds). Each thread keeps one scratch from `init` for the whole sweep.
+/// The same thread count gives the same result; another thread count cuts other windows.
 pub(crate) fn sweep<T, S, M, I, R, A>(
     pool: Option<&ThreadPool>,
     order: &[u32],
@@ -79,27 +81,42 @@ pub(crate) fn sweep<T, S, M, I, R, A>(
     mut apply: A,
 ) where
     T: Sync,
+    S: Send,
     M: Send,
-    I: Fn() -> S + Sync + Send,
+    I: Fn() -> S,
     R: Fn(&T, &mut S, u32) -> Option<M> + Sync + Send,
     A: FnMut(&mut T, Vec<Vec<M>>),
 {
     let threads = pool.map_or(1, |p| p.current_num_threads());
+    // One scratch per thread for the whole sweep (a block locks its thread's; nothing
+    // else does, so the lock is free).
+    let scratch: Vec<Mutex<S>> = (0..threads).map(|_| Mutex::new(init())).collect();
     for window in order.chunks(WINDOW_CHUNKS * threads * CHUNK) {
         let len = window.len();
         for sub in 0..SUB_ROUNDS {
             let (lo, hi) = (sub * CHUNK / SUB_ROUNDS, (sub + 1) * CHUNK / SUB_ROUNDS);
+            if lo >= len {
+                break;
+            }
             let seen: &T = data;
-            let moves = map_blocks(pool, len.div_ceil(CHUNK), BLOCK_CHUNKS, &init, |s, bs| {
-                let mut out = Vec::new();
-                for b in bs {
-                    let first = b * CHUNK;
-                    for &v in &window[(first + lo).min(len)..(first + hi).min(len)] {
-                        out.extend(rate(seen, s, v));
+            let moves = map_blocks(
+                pool,
+                len.div_ceil(CHUNK),
+                BLOCK_CHUNKS,
+                || (),
+                |_, bs| {
+                    let mine = rayon::current_thread_index().unwrap_or(0) % threads;
+                    let mut s = scratch[mine].lock().unwrap_or_else(|e| e.into_inner());
+                    let mut out = Vec::new();
+                    for b in bs {
+                        let first = b * CHUNK;
+                        for &v in &window[(first + lo).min(len)..(first + hi).min(len)] {
+                            out.extend(rate(seen, &mut s, v));
+                        }
                     }
-                }
-                out
-            });
+                    out
+                },
+            );
             apply(data, moves);
         }
     }
@@ -169,10 +186,21 @@ mod tests {
         // The first sub-round takes the first slice of every chunk of the first window.
         assert_eq!(seen[0], order[0]);
         assert_eq!(seen[CHUNK / SUB_ROUNDS], order[CHUNK]);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(4)
-            .build()
-            .unwrap();
-        assert_eq!(run(Some(&pool)), (data, seen));
+        // One thread is no pool; two threads cut windows twice as long (one here).
+        let pool = |t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+        };
+        let (one, two) = (pool(1), pool(2));
+        assert!(run(Some(&one)) == (data, seen), "one thread is not no pool");
+        let (data2, seen2) = run(Some(&two));
+        assert_eq!(data2.0 as usize, SUB_ROUNDS);
+        assert_eq!(seen2.len(), n);
+        assert!(
+            run(Some(&two)) == (data2, seen2),
+            "two threads, two results"
+        );
     }
 }

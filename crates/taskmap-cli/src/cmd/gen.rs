@@ -136,9 +136,21 @@ pub(crate) fn check_gen_size(a: &GenArgs) -> Result<()> {
                 bail!("--degree must be a non-negative number, not {}", a.degree);
             }
             let n = u128::from(parse_count(&a.size)?);
-            // a task has at most n - 1 neighbours, whatever the degree asked
-            let degree = a.degree.min(n.saturating_sub(1) as f64);
-            (n, (n as f64 * degree) as u128)
+            // a task has at most n - 1 neighbours, whatever the degree asked; ba links
+            // every task to at least one
+            let mut degree = a.degree.min(n.saturating_sub(1) as f64);
+            if a.kind == "ba" {
+                degree = 2.0 * (degree / 2.0).round().max(1.0);
+            }
+            let entries = (n as f64 * degree) as u128;
+            // random and rmat also hold a set of the pairs drawn and the builder's list
+            // (about 28 more bytes per entry), ba its list of edge ends and the builder's
+            let scratch = match a.kind.as_str() {
+                "random" | "rmat" => 28,
+                "ba" => 12,
+                _ => 0,
+            };
+            (n, entries + entries * scratch / 12)
         }
         _ => return Ok(()),
     };

@@ -5,8 +5,7 @@
 //! * **Population**: `population` independent runs of the multilevel mapper, run 0 with
 //!   the context's own seed, the others with seeds derived from it. They run in parallel
 //!   on the context's pool, each on one thread, so run 0 is the plain mapper's mapping on
-//!   one thread (also on more threads, up to its number of initial runs, where the plain
-//!   mapper gives the same): the result is never worse than that.
+//!   one thread: the result is never worse than that.
 //! * **Combine**: two parents, each the better of two drawn at random (a tournament).
 //!   The graph is coarsened with every cluster inside one PE of *both* parents, so both
 //!   mappings carry over to every level (down to `vcycle_per_pe · k` tasks, at most half

@@ -121,7 +121,7 @@ fn mix(a: u64, b: u64) -> u64 {
 /// With `part` non-empty, a cluster holds tasks of one part only (the coarsening of a
 /// V-cycle, which keeps a mapping: `part` is the PE of every task).
 ///
-/// Each round visits the tasks in [`local_random_order`] by a [`sweep`](crate::par::sweep):
+/// Each round visits the tasks in [`local_random_order`] by a sweep (`par::sweep`):
 /// in a sub-round every task picks its preferred cluster from the clusters as they were
 /// when the sub-round began, in parallel on `pool`; then the moves are applied in visit
 /// order, each only if the cluster still has room, nobody left the target cluster and
@@ -236,7 +236,7 @@ impl LpView<'_> {
         let own = cluster[v as usize];
         let unit = !g.has_edge_weights();
         let weights = if unit { &[][..] } else { g.edge_weights(v) };
-        map.reserve(g.degree(v));
+        map.reserve(g.degree(v).min(cluster.len()));
         for (i, &u) in g.neighbors(v).iter().enumerate() {
             let c = cluster[u as usize];
             // A pinned task's cluster (its own id) takes nobody. A cluster's label is the
@@ -414,7 +414,13 @@ pub fn contract(
         let mut vw = vec![0u64; cvs.len() * ncon];
         for (i, cv) in cvs.enumerate() {
             let group = &members[start[cv]..start[cv + 1]];
-            map.reserve(group.iter().map(|&v| graph.degree(v)).sum());
+            map.reserve(
+                group
+                    .iter()
+                    .map(|&v| graph.degree(v))
+                    .sum::<usize>()
+                    .min(nc),
+            );
             for &v in group {
                 for (c, &w) in graph.vertex_weights(v).iter().enumerate() {
                     vw[i * ncon + c] += w;

@@ -456,11 +456,12 @@ impl KwayRefiner {
 /// Label propagation: positive-gain feasible moves (and zero-gain moves that even loads).
 /// Returns the `f_C` decrease.
 ///
-/// Each round is a [`sweep`](crate::par::sweep) on the state's pool: in a sub-round every
-/// task finds its best move from the mapping as the sub-round found it; a move is then
-/// applied, in visit order, only if the target still has room and no neighbour of the task
-/// has moved in this sub-round, so its gain is exact. Later rounds visit the neighbours of
-/// moved tasks. The same thread count gives the same mapping.
+/// Each round is a sweep (`par::sweep`) on the state's pool: in a sub-round every
+/// task finds its best move from the mapping as the sub-round found it; the moves are then
+/// applied in visit order, each only if the target still has room and the move still
+/// gains (its gain taken again when a neighbour of the task moved in this sub-round), so
+/// every gain is exact. Later rounds visit the neighbours of moved tasks. The same thread
+/// count gives the same mapping.
 pub fn lp_pass(state: &mut KwayState<'_>, rounds: usize, rng: &mut impl Rng) -> i64 {
     let n = state.graph.num_tasks();
     let k = state.dist.k() as usize;
@@ -492,12 +493,18 @@ pub fn lp_pass(state: &mut KwayState<'_>, rounds: usize, rng: &mut impl Rng) -> 
             |lp, moves| {
                 for (v, q, g) in moves.into_iter().flatten() {
                     let st = &mut *lp.state;
+                    if !st.fits(v, q) {
+                        continue;
+                    }
+                    // A neighbour moved in this sub-round: the gain is taken again (on
+                    // power-law graphs a hub always has one).
                     let stale = st
                         .graph
                         .neighbors(v)
                         .iter()
                         .any(|&u| lp.moved_at[u as usize] == lp.stamp);
-                    if stale || !st.fits(v, q) || !st.worth(v, q, g) {
+                    let g = if stale { st.move_gain(v, q) } else { g };
+                    if !st.worth(v, q, g) {
                         continue;
                     }
                     st.apply(v, q);
