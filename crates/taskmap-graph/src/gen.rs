@@ -289,17 +289,30 @@ pub fn random_geometric(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
 /// the order the edges were drawn.
 pub fn random_graph(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
     let m = capped_edges(n, mean_degree, 1);
+    distinct_edges(n, m, seed, |rng| {
+        Some((rng.gen_range(0..n), rng.gen_range(0..n)))
+    })
+}
+
+/// A graph of `n` tasks and `m` distinct edges of weight 1, each from `draw` (`None`, a
+/// loop or a repeat is drawn again), in the order drawn.
+fn distinct_edges(
+    n: u32,
+    m: usize,
+    seed: u64,
+    mut draw: impl FnMut(&mut Xoshiro256PlusPlus) -> Option<(u32, u32)>,
+) -> TaskGraph {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut seen = PairSet::new(n, m);
     let mut b = GraphBuilder::new(n as usize, 1);
     b.reserve_edges(m);
     let mut added = 0usize;
     while added < m {
-        let u = rng.gen_range(0..n);
-        let v = rng.gen_range(0..n);
-        if u != v && seen.insert(u, v) {
-            b.add_edge(u, v, 1);
-            added += 1;
+        if let Some((u, v)) = draw(&mut rng) {
+            if u != v && seen.insert(u, v) {
+                b.add_edge(u, v, 1);
+                added += 1;
+            }
         }
     }
     b.build()
@@ -351,13 +364,8 @@ impl PairSet {
 pub fn rmat(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
     let m = capped_edges(n, mean_degree, 16);
     let levels = u64::from(n).next_power_of_two().trailing_zeros();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut seen = PairSet::new(n, m);
-    let mut b = GraphBuilder::new(n as usize, 1);
-    b.reserve_edges(m);
-    let mut added = 0usize;
-    while added < m {
-        let (mut u, mut v) = (0u64, 0u64);
+    distinct_edges(n, m, seed, |rng| {
+        let (mut u, mut v) = (0u32, 0u32);
         for _ in 0..levels {
             let r: f64 = rng.gen();
             let (du, dv) = match r {
@@ -369,15 +377,8 @@ pub fn rmat(n: u32, mean_degree: f64, seed: u64) -> TaskGraph {
             u = 2 * u + du;
             v = 2 * v + dv;
         }
-        if u == v || u >= u64::from(n) || v >= u64::from(n) {
-            continue;
-        }
-        if seen.insert(u as u32, v as u32) {
-            b.add_edge(u as u32, v as u32, 1);
-            added += 1;
-        }
-    }
-    b.build()
+        (u < n && v < n).then_some((u, v))
+    })
 }
 
 /// A Barabási-Albert graph (preferential attachment): tasks `0..=a` form a clique, with

@@ -4,16 +4,10 @@
 //! OUTPUT) still work and give byte-identical reports and files; they are hidden from the
 //! help; a main input given both ways is refused with clap's exit code 2.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
+use super::fixture;
 
 /// What a run gives: exit code, stdout (wall times masked), stderr (the output directory
 /// as `{out}`) and every file it wrote, by name.
