@@ -190,3 +190,19 @@ pub(crate) fn target_file(spec: &str) -> Option<PathBuf> {
     let p = PathBuf::from(rest);
     p.is_file().then_some(p)
 }
+
+/// `spec` with the old flags that were given (`(key, value)`, `None`: not given) added as
+/// its keys, so a key given both ways is refused by the spec's parser; `None` when no flag
+/// was given.
+pub(crate) fn spec_with_flags(spec: &str, flags: &[(&str, Option<String>)]) -> Option<String> {
+    let keys: Vec<String> = flags
+        .iter()
+        .filter_map(|(key, v)| Some(format!("{key}={}", v.as_ref()?)))
+        .collect();
+    (!keys.is_empty()).then(|| {
+        std::iter::once(spec.to_string())
+            .chain(keys)
+            .collect::<Vec<_>>()
+            .join(",")
+    })
+}

@@ -57,7 +57,7 @@ pub(crate) const SUB_ROUNDS: usize = 16;
 
 /// Chunks per window of a [`sweep`] and thread: a window's sub-rounds run one after the
 /// other on rows and labels that stay in each thread's cache (16 chunks of a graph of
-/// mean degree 6 are about 200 KB; on a million-task random geometric graph, windows of 4
+/// mean degree 6 hold about 200 KB of rows and labels, counted; on a million-task random geometric graph, windows of 4
 /// to 16 chunks clustered in 2.3-2.6 s, of 256 chunks in 3.4-3.5 s, one thread).
 const WINDOW_CHUNKS: usize = 16;
 

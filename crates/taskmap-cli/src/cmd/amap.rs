@@ -223,28 +223,21 @@ fn parse_spec(text: &str) -> Result<String, String> {
 /// `--tolerance`, `--samples` and `--budget` added as its keys (a key given both ways is
 /// refused).
 fn algorithm(a: &AmapArgs) -> Result<PrecedenceSpec> {
-    let flags: Vec<String> = [
+    let flags = [
         ("parallelism", a.parallelism.map(|v| v.to_string())),
         ("no_parallelism", a.no_parallelism.then(|| "1".to_string())),
         ("tolerance", a.tolerance.map(|v| v.to_string())),
         ("samples", a.samples.map(|v| v.to_string())),
         ("budget", a.budget.map(|v| v.to_string())),
-    ]
-    .into_iter()
-    .filter_map(|(key, v)| Some(format!("{key}={}", v?)))
-    .collect();
-    if flags.is_empty() {
+    ];
+    let Some(full) = crate::input::spec_with_flags(&a.algorithm, &flags) else {
         return Ok(a.algorithm.parse()?);
-    }
+    };
     let (row, _) = registry::split(&a.algorithm, &[Family::Precedence])?;
     if a.budget.is_some() && row.name != "alloc-ls" {
         bail!("--budget applies to -A alloc-ls only");
     }
-    Ok(std::iter::once(a.algorithm.clone())
-        .chain(flags)
-        .collect::<Vec<_>>()
-        .join(",")
-        .parse()?)
+    Ok(full.parse()?)
 }
 
 /// Writes the assignment (`-o`) and prints the report.

@@ -234,26 +234,19 @@ fn parse_spec(text: &str) -> Result<String, String> {
 /// `--seed` added as its keys (a key given both ways is refused).
 fn algorithm(a: &HeteroArgs) -> Result<HeteroSpec> {
     let text = a.algorithm.as_deref().unwrap_or("mateha");
-    let flags: Vec<String> = [
-        ("kicks", a.kicks.map(|v| v as u64)),
-        ("budget", a.budget),
-        ("seed", a.seed),
-    ]
-    .into_iter()
-    .filter_map(|(key, v)| Some(format!("{key}={}", v?)))
-    .collect();
-    if flags.is_empty() {
+    let flags = [
+        ("kicks", a.kicks.map(|v| v.to_string())),
+        ("budget", a.budget.map(|v| v.to_string())),
+        ("seed", a.seed.map(|v| v.to_string())),
+    ];
+    let Some(full) = crate::input::spec_with_flags(text, &flags) else {
         return Ok(text.parse()?);
-    }
+    };
     let (row, _) = registry::split(text, &[Family::Hetero])?;
     if !matches!(row.name, "mateha-ls" | "heft-ls") {
         bail!("--kicks, --budget and --seed apply to -A mateha-ls and heft-ls only");
     }
-    Ok(std::iter::once(text.to_string())
-        .chain(flags)
-        .collect::<Vec<_>>()
-        .join(",")
-        .parse()?)
+    Ok(full.parse()?)
 }
 
 /// The program and platform: a model file, or a program file (STG, workflow) with a

@@ -284,12 +284,7 @@ pub(crate) fn coarsen_and_map_from(
         } else {
             ("coarsen-2", "initial-2", "refine-2")
         };
-        let coarsener = Clustering {
-            cfg,
-            scheme,
-            target,
-            max_cluster_weights: &mcw,
-        };
+        let coarsener = Clustering::new(cfg, scheme, target, &mcw);
         let levels = match prebuilt.take() {
             Some(levels) => levels,
             None => ctx.timed(phases.0, |ctx| {

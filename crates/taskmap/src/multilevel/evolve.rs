@@ -275,12 +275,7 @@ pub(super) fn recombine(
         .collect();
     let target = combine_target(cfg, graph.num_tasks(), k, ids.len());
     let mcw = max_cluster_weights(cfg, graph, bound, k, target);
-    let clustering = Clustering {
-        cfg,
-        scheme: cfg.vcycle_coarsening,
-        target,
-        max_cluster_weights: &mcw,
-    };
+    let clustering = Clustering::new(cfg, cfg.vcycle_coarsening, target, &mcw);
     let levels = coarsen_levels(&clustering, graph, fixed0, &labels, None, &mut rng);
     // The better parent on the coarsest level (each coarse task carries its label), or on
     // the graph itself when it was not coarsened.

@@ -50,6 +50,23 @@ pub(crate) struct Clustering<'a> {
     pub(crate) max_cluster_weights: &'a [u64],
 }
 
+impl<'a> Clustering<'a> {
+    /// Coarsening by `scheme` down to `target` tasks, clusters of at most `max_cluster_weights`.
+    pub(crate) fn new(
+        cfg: &'a MultilevelMapper,
+        scheme: Coarsening,
+        target: usize,
+        max_cluster_weights: &'a [u64],
+    ) -> Self {
+        Self {
+            cfg,
+            scheme,
+            target,
+            max_cluster_weights,
+        }
+    }
+}
+
 impl Coarsener for Clustering<'_> {
     fn coarsen(
         &self,

@@ -83,12 +83,7 @@ pub(crate) fn vcycles(
                 break;
             }
             let t = Instant::now();
-            let clustering = Clustering {
-                cfg,
-                scheme: cfg.vcycle_coarsening,
-                target,
-                max_cluster_weights: &mcw,
-            };
+            let clustering = Clustering::new(cfg, cfg.vcycle_coarsening, target, &mcw);
             let pool = ctx.pool.as_ref();
             let levels = coarsen_levels(&clustering, graph, fixed0, &part, pool, &mut ctx.rng);
             let Some(top) = levels.last() else { break };

@@ -855,15 +855,7 @@ fn parallel_coarsening_is_deterministic_and_connected() {
         weighted(&gen::random_geometric(6000, 8.0, 4), 4, 2),
         weighted(&gen::random_graph(5000, 6.0, 8), 8, 1),
     ];
-    let pools: Vec<rayon::ThreadPool> = [1, 2, 5]
-        .iter()
-        .map(|&t| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap()
-        })
-        .collect();
+    let pools = pools(&[1, 2, 5]);
     for (gi, g) in graphs.iter().enumerate() {
         let n = g.num_tasks();
         let maxw: Vec<u64> = (0..g.ncon())
@@ -913,15 +905,7 @@ fn parallel_coarsening_is_deterministic_and_connected() {
 /// same thread count gives the same mapping.
 #[test]
 fn parallel_lp_pass_gains_are_exact_and_deterministic() {
-    let pools: Vec<rayon::ThreadPool> = [1, 2, 3]
-        .iter()
-        .map(|&t| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap()
-        })
-        .collect();
+    let pools = pools(&[1, 2, 3]);
     for (gi, (g, spec)) in [
         (gen::random_geometric(12_000, 7.0, 2), "torus:8x8"),
         (
@@ -979,6 +963,19 @@ fn parallel_lp_pass_gains_are_exact_and_deterministic() {
             );
         }
     }
+}
+
+/// A pool of each thread count.
+fn pools(threads: &[usize]) -> Vec<rayon::ThreadPool> {
+    threads
+        .iter()
+        .map(|&t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+        })
+        .collect()
 }
 
 /// Checks the clusters of `parallel_coarsening_is_deterministic_and_connected`.

@@ -84,12 +84,7 @@ pub(crate) fn probe_coarsenings(
         .min(target);
     ctx.timed("probe", |ctx| {
         let mcw = max_cluster_weights(&kept, graph, &inst.bound, k, target);
-        let clustering = Clustering {
-            cfg: &kept,
-            scheme: matching,
-            target,
-            max_cluster_weights: &mcw,
-        };
+        let clustering = Clustering::new(&kept, matching, target, &mcw);
         let pool = ctx.pool.as_ref();
         let levels = coarsen_levels(&clustering, graph, &[], &[], pool, &mut ctx.rng);
         let lp_only = MultilevelMapper {
@@ -108,12 +103,7 @@ pub(crate) fn probe_coarsenings(
         let pmcw = max_cluster_weights(cfg, graph, &inst.bound, k, probe_target);
         // f_C of one DRB run on `g` coarsened further by `scheme`.
         let probe = |scheme: Coarsening, g: &TaskGraph, rng: &mut Xoshiro256PlusPlus| {
-            let clustering = Clustering {
-                cfg,
-                scheme,
-                target: probe_target,
-                max_cluster_weights: &pmcw,
-            };
+            let clustering = Clustering::new(cfg, scheme, probe_target, &pmcw);
             let more = coarsen_levels(&clustering, g, &[], &[], pool, rng);
             let pg = more.last().map_or(g, |l| &l.graph);
             let mut run_rng = Xoshiro256PlusPlus::seed_from_u64(rng.gen());

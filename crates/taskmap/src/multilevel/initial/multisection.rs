@@ -150,12 +150,7 @@ pub(crate) fn refine_groups(
     let nodes: Vec<u32> = part.iter().map(|&p| group[p as usize]).collect();
     let target = cfg.vcycle_per_pe.saturating_mul(k).max(cfg.min_coarsest);
     let mcw = max_cluster_weights(cfg, graph, &qbound, g as usize, target);
-    let clustering = Clustering {
-        cfg,
-        scheme: cfg.vcycle_coarsening,
-        target,
-        max_cluster_weights: &mcw,
-    };
+    let clustering = Clustering::new(cfg, cfg.vcycle_coarsening, target, &mcw);
     let levels = coarsen_levels(&clustering, graph, &[], &nodes, None, rng);
     let nodes = match levels.last() {
         Some(top) => {
