@@ -260,6 +260,30 @@ impl TaskGraph {
         self.xadj[u + 1] - self.xadj[u]
     }
 
+    /// The mean degree seen from an edge end, `Σ deg² / Σ deg` (0 without edges): the
+    /// mean degree itself on a regular graph, far above it on a power-law graph, whose
+    /// edges mostly end at hubs. O(n).
+    pub fn edge_mean_degree(&self) -> f64 {
+        let ends = self.adjncy.len();
+        if ends == 0 {
+            return 0.0;
+        }
+        let sq: f64 = self
+            .xadj
+            .windows(2)
+            .map(|w| ((w[1] - w[0]) as f64).powi(2))
+            .sum();
+        sq / ends as f64
+    }
+
+    /// Whether the graph has hubs: [`TaskGraph::edge_mean_degree`] at least 32 and twice the mean degree (an R-MAT graph of mean degree 16: 784; a
+    /// Barabási-Albert graph: 54; a random geometric graph of mean degree 6: 7.0).
+    pub fn has_hubs(&self) -> bool {
+        let n = self.num_tasks().max(1) as f64;
+        let e = self.edge_mean_degree();
+        e >= 32.0 && e >= 2.0 * self.adjncy.len() as f64 / n
+    }
+
     /// The `ncon` vertex weights of task `u`.
     #[inline]
     pub fn vertex_weights(&self, u: u32) -> &[u64] {

@@ -45,6 +45,7 @@ pub mod driver;
 pub mod evolve;
 pub mod flow;
 pub mod initial;
+pub mod isolated;
 pub mod phases;
 pub mod pq;
 pub mod refine;

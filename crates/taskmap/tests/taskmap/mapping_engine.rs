@@ -1033,6 +1033,127 @@ fn check_clusters(gi: usize, g: &TaskGraph, fx: &[u32], pt: &[u32], cluster: &[u
     );
 }
 
+/// On a power-law graph (R-MAT: many tasks isolated or hanging off hubs whose clusters
+/// fill at once) label propagation alone leaves most tasks single; the two-hop rule
+/// groups the single tasks that prefer the same cluster, and the isolated ones, so a level
+/// at least halves the graph. Every cluster stays within the weight limit, pinned tasks
+/// stay alone, parts are kept, and every thread count of a pool gives its own fixed result.
+#[test]
+fn two_hop_clustering_shrinks_power_law_graphs() {
+    use taskmap::multilevel::coarsen::label_propagation_clusters;
+    let g = weighted(&gen::rmat(16_384, 8.0, 3), 6, 1);
+    assert!(g.has_hubs(), "edge mean degree {}", g.edge_mean_degree());
+    let n = g.num_tasks();
+    let isolated = (0..n as u32).filter(|&v| g.degree(v) == 0).count();
+    assert!(isolated * 5 > n, "{isolated} isolated tasks");
+    let maxw = vec![(g.total_vertex_weight(0) / 400).max(8)];
+    let fixed: Vec<u32> = (0..n as u32)
+        .map(|v| if v % 101 == 0 { v % 5 } else { FREE })
+        .collect();
+    let part: Vec<u32> = (0..n as u32).map(|v| (v / 1000) % 3).collect();
+    let pools = pools(&[1, 2, 3]);
+    for (fx, pt) in [(&[][..], &[][..]), (&fixed[..], &part[..])] {
+        let run = |pool: Option<&rayon::ThreadPool>| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+            label_propagation_clusters(&g, &maxw, 3, fx, pt, pool, &mut rng)
+        };
+        let base = run(None);
+        assert!(run(Some(&pools[0])) == base, "one thread is not no pool");
+        for pool in &pools[1..] {
+            let (cluster, nc) = run(Some(pool));
+            assert!(run(Some(pool)) == (cluster.clone(), nc), "two results");
+            assert!(nc * 2 < n, "{nc} clusters of {n}");
+            let mut weight = vec![0u64; nc];
+            let mut size = vec![0usize; nc];
+            let mut cpart = vec![u32::MAX; nc];
+            for v in 0..n {
+                let c = cluster[v] as usize;
+                weight[c] += g.vertex_weight(v as u32, 0);
+                size[c] += 1;
+                if !pt.is_empty() {
+                    assert!(
+                        cpart[c] == u32::MAX || cpart[c] == pt[v],
+                        "cluster across parts"
+                    );
+                    cpart[c] = pt[v];
+                }
+            }
+            for v in 0..n {
+                let c = cluster[v] as usize;
+                assert!(
+                    size[c] == 1 || weight[c] <= maxw[0],
+                    "cluster {c} too heavy"
+                );
+                if !fx.is_empty() && fx[v] != FREE {
+                    assert_eq!(size[c], 1, "pinned task {v} clustered");
+                }
+            }
+        }
+    }
+}
+
+/// The multilevel mapper on graphs with many isolated tasks (set aside and packed into
+/// the room left), of one and two weights per task: balanced on every target, and the
+/// same mapping for the same seed.
+#[test]
+fn multilevel_packs_isolated_tasks() {
+    let g = gen::rmat(8192, 8.0, 9);
+    let isolated = (0..8192u32).filter(|&v| g.degree(v) == 0).count();
+    assert!(isolated > 1000, "{isolated} isolated tasks");
+    for g in [g.clone(), weighted(&g, 2, 2)] {
+        for spec in ["torus:4x4", "tree:4:4/1:10", "complete:12"] {
+            let problem = Problem::new(g.clone(), arch(spec));
+            let cost = check_balanced(&problem, &MultilevelMapper::default(), 3);
+            assert_eq!(
+                check_balanced(&problem, &MultilevelMapper::default(), 3),
+                cost
+            );
+        }
+    }
+}
+
+/// FM on a graph with hubs (degree far above the lazy-update threshold) returns the exact
+/// `f_C` decrease, never a negative one, and keeps the bounds, with and without the gain
+/// cache (which a graph with hubs gets).
+#[test]
+fn fm_on_hubs_gains_exactly() {
+    let g = gen::rmat(8192, 16.0, 5);
+    let maxdeg = (0..g.num_tasks() as u32)
+        .map(|v| g.degree(v))
+        .max()
+        .unwrap();
+    assert!(maxdeg > 1000, "max degree {maxdeg}");
+    for spec in ["torus:4x4", "complete:8"] {
+        let problem = Problem::new(g.clone(), arch(spec));
+        let dist = DistTable::new(problem.arch.as_ref());
+        let bound = load_bounds(&problem);
+        let n = problem.graph.num_tasks();
+        let k = dist.k();
+        let start: Vec<u32> = (0..n)
+            .map(|v| ((v * 7919) % n * k as usize / n) as u32)
+            .collect();
+        let mut st = KwayState::new(&problem.graph, &dist, &bound, start);
+        rebalance(&mut st);
+        let mut cache = taskmap::multilevel::refine::gain_cache::GainCache::new(&st);
+        assert!(taskmap::multilevel::refine::gain_cache::GainCache::pays(
+            &st
+        ));
+        let mut total = 0;
+        for pass in 0..4 {
+            let before = st.comm_cost() as i64;
+            let mut heap = IndexedHeap::new(n);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(pass);
+            let c = (pass % 2 == 1).then_some(&mut cache);
+            let d = fm_pass(&mut st, 200, &mut heap, c, &mut rng);
+            assert!(d >= 0, "{spec}: pass {pass} lost {d}");
+            assert_eq!(before - st.comm_cost() as i64, d, "{spec}: pass {pass}");
+            assert!(st.is_balanced(), "{spec}: pass {pass} broke a bound");
+            total += d;
+        }
+        assert!(total > 0, "{spec}: nothing gained");
+    }
+}
+
 /// The ordered matching coarsens a row-major grid into regular blocks: two levels give
 /// 2x2 blocks (a row pair, then a column pair, as the coarse edges between row pairs are
 /// twice as heavy), numbered row-major again, whatever the seed; so does a 3D grid

@@ -13,6 +13,7 @@
 pub mod hierarchy;
 pub mod probe;
 mod rating;
+pub mod two_hop;
 
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -188,6 +189,20 @@ pub fn label_propagation_clusters(
             break;
         }
     }
+    let mut live = vec![false; n];
+    for &c in &lp.cluster {
+        live[c as usize] = true;
+    }
+    if live.iter().filter(|&&l| l).count() as f64 > two_hop::TWO_HOP_MIN_SHRINK * n as f64 {
+        let view = LpView {
+            graph,
+            max_weight,
+            fixed,
+            part,
+            salt: 0,
+        };
+        two_hop::TwoHop.merge(&view, &mut lp.cluster, &mut lp.cw, pool);
+    }
     compact(&mut lp.cluster)
 }
 
@@ -206,7 +221,7 @@ struct Clusters {
 }
 
 /// What a round of label propagation rates tasks by, besides the clusters.
-struct LpView<'a> {
+pub(crate) struct LpView<'a> {
     graph: &'a TaskGraph,
     max_weight: &'a [u64],
     fixed: &'a [u32],
@@ -217,6 +232,32 @@ struct LpView<'a> {
 impl LpView<'_> {
     fn pinned(&self, v: u32) -> bool {
         !self.fixed.is_empty() && self.fixed[v as usize] != FREE
+    }
+
+    /// The cluster `v` is most strongly connected to, whatever its weight, among those
+    /// it may join (ties to the first neighbour's); `None` without one.
+    fn strongest(&self, cluster: &[u32], v: u32, map: &mut RatingMap) -> Option<u32> {
+        let g = self.graph;
+        let own = cluster[v as usize];
+        map.reserve(g.degree(v).min(cluster.len()));
+        for (&u, &w) in g.neighbors(v).iter().zip(g.edge_weights(v)) {
+            let c = cluster[u as usize];
+            if c == own
+                || self.pinned(c)
+                || (!self.part.is_empty() && self.part[c as usize] != self.part[v as usize])
+            {
+                continue;
+            }
+            map.add(c, w.max(1));
+        }
+        let mut best: Option<(u32, u64)> = None;
+        for (c, r) in map.entries() {
+            if best.is_none_or(|(_, br)| r > br) {
+                best = Some((c, r));
+            }
+        }
+        map.clear();
+        best.map(|(c, _)| c)
     }
 
     /// The cluster `v` prefers to its own, if any: the most strongly connected one that

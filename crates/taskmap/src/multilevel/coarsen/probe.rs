@@ -43,7 +43,8 @@ pub const PROBE_SHARED_LEVELS: usize = 3;
 /// `max_coarsest`; label propagation clusters the graph of its [`PROBE_SHARED_LEVELS`]-th
 /// level instead of the input. Each is coarsened further to [`PROBE_PER_PE`] tasks per PE
 /// and mapped by one DRB run; the lower f_C wins (ties: the matching; a matching that
-/// stalls above twice its target size loses without a probe). Projection keeps
+/// stalls above twice its target size loses without a probe; on a graph with hubs,
+/// `TaskGraph::has_hubs`, label propagation is kept without either). Projection keeps
 /// f_C, so both are costs of mappings of the input graph. The matching, when kept, gets
 /// twice the initial runs, on a coarsest graph of half the usual size where no floor per
 /// PE binds (then about the same work; on grids the DRB runs' spread is what decides),
@@ -65,6 +66,16 @@ pub(crate) fn probe_coarsenings(
     };
     if cfg.probe_tasks == 0 || graph.num_tasks() < cfg.probe_tasks || !inst.fixed.is_empty() {
         return None;
+    }
+    // On a graph with hubs the matching barely shrinks the graph: label propagation is
+    // kept without building it (see `coarsen_and_map_from`).
+    if graph.has_hubs() {
+        let lp_only = MultilevelMapper {
+            coarsening: lp,
+            alt_coarsening: None,
+            ..cfg.clone()
+        };
+        return Some((lp_only, None));
     }
     let k = dist.k() as usize;
     let kept = MultilevelMapper {

@@ -38,15 +38,22 @@ pub(crate) const UNBUILT: u32 = u32::MAX;
 
 impl GainCache {
     /// Whether FM on `state` should keep a cache: the distance table is built, the graph
-    /// has at least [`GAIN_CACHE_MIN_DEGREE`] adjacency entries per task on average, and at
-    /// most [`GAIN_CACHE_MAX_ENTRIES`] in all.
+    /// has at least [`GAIN_CACHE_MIN_DEGREE`] adjacency entries per task on average, or
+    /// that mean degree seen from an edge end ([`TaskGraph::edge_mean_degree`]: a
+    /// power-law graph, whose hubs FM would gather again and again), and at most
+    /// [`GAIN_CACHE_MAX_ENTRIES`] entries in all. On an R-MAT graph of 262,144 tasks (mean
+    /// degree 16, 784 from an edge end) onto `torus:16x16` the cache made the run 0.85
+    /// times as long.
+    ///
+    /// [`TaskGraph::edge_mean_degree`]: taskmap_graph::TaskGraph::edge_mean_degree
     pub fn pays(state: &KwayState<'_>) -> bool {
         let g = state.graph;
         let entries = g.csr().0[g.num_tasks()];
-        state.dist.row(0).is_some()
-            && g.num_tasks() > 0
-            && entries >= GAIN_CACHE_MIN_DEGREE * g.num_tasks()
-            && entries <= GAIN_CACHE_MAX_ENTRIES
+        if state.dist.row(0).is_none() || g.num_tasks() == 0 || entries > GAIN_CACHE_MAX_ENTRIES {
+            return false;
+        }
+        entries >= GAIN_CACHE_MIN_DEGREE * g.num_tasks()
+            || g.edge_mean_degree() >= GAIN_CACHE_MIN_DEGREE as f64
     }
 
     /// An empty cache for `state`'s graph. Panics without the distance table

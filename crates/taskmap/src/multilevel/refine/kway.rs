@@ -567,6 +567,11 @@ pub fn fm_pass(
     let mut boundary: Vec<u32> = local_random_order(n, rng);
     boundary.retain(|&v| state.is_boundary(v));
     let mut locked = vec![false; n];
+    // A neighbour of a moved task above this degree gets its gain taken again only after
+    // every `degree / hub`-th move next to it (and whenever it is popped), so rating a
+    // hub of a power-law graph costs about `hub` per move next to it.
+    let hub = fm_hub_degree(state.graph);
+    let mut skipped = vec![0u32; if hub < n { n } else { 0 }];
     // Moves keep every bound; a prefix is kept only when it has no more overloaded PEs
     // than the start (when the refiner starts from an unbalanced mapping).
     let k = state.dist.k();
@@ -587,7 +592,8 @@ pub fn fm_pass(
             continue;
         };
         if clamp_gain(g) < key_gain(key) {
-            // Feasibility changed since the key was set: requeue with the true gain (as
+            // Feasibility changed since the key was set, or the task is a hub whose key
+            // was not updated: requeue with the true gain (as
             // the key holds it: a gain below the clamp would otherwise requeue forever).
             heap.set(v, lifo_key(g, &mut stamp));
             continue;
@@ -619,6 +625,15 @@ pub fn fm_pass(
             if locked[u as usize] {
                 continue;
             }
+            let du = state.graph.degree(u);
+            if du > hub {
+                let s = &mut skipped[u as usize];
+                *s += 1;
+                if (*s as usize) < du / hub {
+                    continue;
+                }
+                *s = 0;
+            }
             match best_move(state, &mut cache, u) {
                 Some((_, gu)) => {
                     heap.set(u, lifo_key(gu, &mut stamp));
@@ -633,6 +648,20 @@ pub fn fm_pass(
         state.apply(v, p);
     }
     best
+}
+
+/// FM takes the gain of a moved task's neighbour again after every move only up to this
+/// degree, or [`FM_HUB_DEGREE_FACTOR`] times the mean degree when that is more; above it,
+/// once per pass and whenever the task is popped (its move's gain is always exact).
+pub const FM_HUB_MIN_DEGREE: usize = 128;
+
+/// See [`FM_HUB_MIN_DEGREE`].
+pub const FM_HUB_DEGREE_FACTOR: usize = 8;
+
+/// The degree above which [`fm_pass`] updates a neighbour's gain lazily.
+fn fm_hub_degree(g: &TaskGraph) -> usize {
+    let n = g.num_tasks().max(1);
+    FM_HUB_MIN_DEGREE.max(FM_HUB_DEGREE_FACTOR * g.csr().0[g.num_tasks()] / n)
 }
 
 /// One round of swaps of adjacent tasks on different PEs; returns the `f_C` decrease.
