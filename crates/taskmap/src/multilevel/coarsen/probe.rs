@@ -132,11 +132,19 @@ pub(crate) fn probe_coarsenings(
             KwayState::new(pg, dist, &inst.bound, p).comm_cost()
         };
         let top = levels.last().map_or(graph, |l| &l.graph);
-        let matching_cost = probe(matching, top, &mut ctx.rng);
         let shared = levels
             .get(PROBE_SHARED_LEVELS.min(levels.len()).saturating_sub(1))
             .map_or(graph, |l| &l.graph);
-        let lp_cost = probe(lp, shared, &mut ctx.rng);
+        // The two probes run at once on a pool of two threads or more, each with its own
+        // generator: the same costs for every thread count.
+        let mut rngs = [0u64; 2].map(|_| Xoshiro256PlusPlus::seed_from_u64(ctx.rng.gen()));
+        let [r0, r1] = &mut rngs;
+        let (matching_cost, lp_cost) = match pool.filter(|p| p.current_num_threads() > 1) {
+            Some(p) => {
+                p.install(|| rayon::join(|| probe(matching, top, r0), || probe(lp, shared, r1)))
+            }
+            None => (probe(matching, top, r0), probe(lp, shared, r1)),
+        };
         if lp_cost < matching_cost {
             Some((lp_only, None))
         } else {
