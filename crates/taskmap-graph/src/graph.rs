@@ -276,8 +276,10 @@ impl TaskGraph {
         sq / ends as f64
     }
 
-    /// Whether the graph has hubs: [`TaskGraph::edge_mean_degree`] at least 32 and twice the mean degree (an R-MAT graph of mean degree 16: 784; a
-    /// Barabási-Albert graph: 54; a random geometric graph of mean degree 6: 7.0).
+    /// Whether the graph has hubs: [`TaskGraph::edge_mean_degree`] at least 32 and at
+    /// least twice the mean degree (an R-MAT graph of mean degree 16: 784; a
+    /// Barabási-Albert graph of mean degree 16: 54; a random geometric graph of mean
+    /// degree 6: 7.0).
     pub fn has_hubs(&self) -> bool {
         let n = self.num_tasks().max(1) as f64;
         let e = self.edge_mean_degree();

@@ -651,8 +651,11 @@ pub fn fm_pass(
 }
 
 /// FM takes the gain of a moved task's neighbour again after every move only up to this
-/// degree, or [`FM_HUB_DEGREE_FACTOR`] times the mean degree when that is more; above it,
-/// once per pass and whenever the task is popped (its move's gain is always exact).
+/// degree `h`, or [`FM_HUB_DEGREE_FACTOR`] times the mean degree when that is more; a
+/// neighbour of degree `d > h` on every `(d / h)`-th move next to it and whenever it is
+/// popped (a move's own gain is always exact). An R-MAT graph of 262,144 tasks onto
+/// `torus:16x16` (seed 0) took 32 s instead of 108 s, f_C 8,794,192 against 8,740,500;
+/// taking a hub's gain again only once per pass took 18.5 s but cost 9,893,100.
 pub const FM_HUB_MIN_DEGREE: usize = 128;
 
 /// See [`FM_HUB_MIN_DEGREE`].
