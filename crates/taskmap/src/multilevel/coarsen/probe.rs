@@ -137,13 +137,16 @@ pub(crate) fn probe_coarsenings(
             .map_or(graph, |l| &l.graph);
         // The two probes run at once on a pool of two threads or more, each with its own
         // generator: the same costs for every thread count.
-        let mut rngs = [0u64; 2].map(|_| Xoshiro256PlusPlus::seed_from_u64(ctx.rng.gen()));
-        let [r0, r1] = &mut rngs;
+        let mut r0 = Xoshiro256PlusPlus::seed_from_u64(ctx.rng.gen());
+        let mut r1 = Xoshiro256PlusPlus::seed_from_u64(ctx.rng.gen());
         let (matching_cost, lp_cost) = match pool.filter(|p| p.current_num_threads() > 1) {
-            Some(p) => {
-                p.install(|| rayon::join(|| probe(matching, top, r0), || probe(lp, shared, r1)))
-            }
-            None => (probe(matching, top, r0), probe(lp, shared, r1)),
+            Some(p) => p.install(|| {
+                rayon::join(
+                    || probe(matching, top, &mut r0),
+                    || probe(lp, shared, &mut r1),
+                )
+            }),
+            None => (probe(matching, top, &mut r0), probe(lp, shared, &mut r1)),
         };
         if lp_cost < matching_cost {
             Some((lp_only, None))

@@ -31,14 +31,14 @@ impl TwoHop {
     /// those with no free neighbour that sit in the same part, fill clusters up to
     /// `max_weight` in task order. Pinned tasks stay alone. The preferred clusters are
     /// found in parallel blocks on `pool`, the groups in one pass: the same clusters for
-    /// every thread count. Returns the number of tasks that joined another.
+    /// every thread count.
     pub(crate) fn merge(
         &self,
         view: &LpView<'_>,
         cluster: &mut [u32],
         cw: &mut [u64],
         pool: Option<&rayon::ThreadPool>,
-    ) -> usize {
+    ) {
         let g: &TaskGraph = view.graph;
         let n = g.num_tasks();
         let ncon = g.ncon();
@@ -68,7 +68,6 @@ impl TwoHop {
         // The open group of every preferred cluster, and of the isolated tasks per part.
         let mut open = vec![u32::MAX; n];
         let mut open_alone: Vec<u32> = Vec::new();
-        let mut joined = 0;
         for v in 0..n as u32 {
             let c = prefer[v as usize];
             if c == PINNED {
@@ -95,11 +94,9 @@ impl TwoHop {
                     cw[leader as usize * ncon + i] += w;
                 }
                 cluster[v as usize] = leader;
-                joined += 1;
             } else {
                 *slot = cluster[v as usize];
             }
         }
-        joined
     }
 }
