@@ -220,6 +220,9 @@ pub struct MultilevelMapper {
     /// k-way FM runs only on levels with at most this many tasks.
     #[serde(rename = "fm_max")]
     pub fm_max_tasks: usize,
+    /// Levels of at least this many tasks run Jet refinement (parallel) instead of FM.
+    #[serde(rename = "jet")]
+    pub jet_min_tasks: usize,
     /// Label-propagation rounds of the k-way refiner.
     #[serde(rename = "lp")]
     pub lp_rounds: usize,
@@ -315,6 +318,7 @@ impl Default for MultilevelMapper {
             fm_passes: kway.fm_passes,
             fm_stall: kway.fm_stall,
             fm_max_tasks: kway.fm_max_tasks,
+            jet_min_tasks: kway.jet_min_tasks,
             lp_rounds: kway.lp_rounds,
             swap_rounds: kway.swap_rounds,
             pair_rounds: 1,
@@ -363,6 +367,7 @@ impl MultilevelMapper {
             fm_passes: self.fm_passes,
             fm_stall: self.fm_stall,
             fm_max_tasks: self.fm_max_tasks,
+            jet_min_tasks: self.jet_min_tasks,
             swap_rounds: self.swap_rounds,
             pair_rounds: self.pair_rounds,
             pair: PairPass {
@@ -525,6 +530,7 @@ impl Params for MultilevelMapper {
         key("fm", "k-way FM passes per level"),
         key("fm_stall", "moves without a new best that end a k-way FM pass"),
         key("fm_max", "k-way FM only on levels of at most this many tasks"),
+        key("jet", "levels of at least this many tasks run Jet refinement (parallel) instead of k-way FM"),
         key("lp", "k-way label-propagation rounds per level"),
         key("swaps", "k-way swap rounds per level"),
         key("pairs", "pairwise FM+flow rounds per level, at most 64 (graphs above 100,000 tasks: off)"),

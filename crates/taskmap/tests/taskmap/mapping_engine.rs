@@ -7,6 +7,7 @@ use taskmap::mappers::drb::DrbMapper;
 use taskmap::metrics::comm_cost;
 use taskmap::multilevel::coarsen::Coarsening;
 use taskmap::multilevel::config::{MultilevelMapper, Unwrap};
+use taskmap::multilevel::refine::jet::Jet;
 use taskmap::multilevel::refine::kway::{fm_pass, lp_pass, swap_pass};
 use taskmap::multilevel::refine::pairs::{pair_pass, PairPass, PairScratch};
 use taskmap::multilevel::refine::pipeline::{RefineScratch, Refiner};
@@ -231,6 +232,81 @@ fn fm_ends_with_gains_beyond_the_key_range() {
         .unwrap();
     let eval = eval_eps(&problem, &m);
     assert_eq!(eval.balanced, Some(true));
+}
+
+/// Jet lowers f_C by exactly the gain it reports, never worsens, keeps a balanced mapping
+/// balanced and never moves a pinned task; from a perturbed start it finds gains. Jet and
+/// the pairwise rounds give the same mapping on 1, 2 and 3 threads.
+#[test]
+fn jet_gains_exactly_and_parallel_refiners_ignore_the_thread_count() {
+    let pools: Vec<rayon::ThreadPool> = (1..=3)
+        .map(|t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+        })
+        .collect();
+    let mut improved = 0;
+    for (i, spec) in TARGETS.iter().enumerate() {
+        for ncon in [1usize, 2] {
+            let seed = (i * 10 + ncon) as u64 + 100;
+            let g = weighted(&gen::random_geometric(3000, 6.0, seed), seed, ncon);
+            let mut problem = Problem::new(g, arch(spec));
+            problem.epsilon = 0.05;
+            let bound = load_bounds(&problem);
+            let dist = DistTable::new(problem.arch.as_ref());
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let start = drb_start(&problem, &bound, &mut rng);
+            let fixed: Vec<u32> = start
+                .iter()
+                .enumerate()
+                .map(|(v, &p)| if v % 11 == 0 { p } else { FREE })
+                .collect();
+            let mut st = KwayState::new(&problem.graph, &dist, &bound, start).with_fixed(&fixed);
+            assert!(rebalance(&mut st), "{spec}: rebalance failed");
+            random_balanced_start(&mut st, &mut rng);
+            let perturbed = st.part.clone();
+            let mut results = Vec::new();
+            for pool in &pools {
+                let mut st = KwayState::new(&problem.graph, &dist, &bound, perturbed.clone())
+                    .with_fixed(&fixed)
+                    .with_pool(Some(pool));
+                let c0 = st.comm_cost() as i64;
+                let gain = Jet::default().refine(&mut st);
+                assert_eq!(
+                    c0 - st.comm_cost() as i64,
+                    gain,
+                    "{spec}, ncon {ncon}: Jet's gain"
+                );
+                assert!(gain >= 0, "{spec}: Jet worsened the mapping");
+                assert!(
+                    st.is_balanced(),
+                    "{spec}, ncon {ncon}: Jet broke the balance"
+                );
+                for (v, &p) in fixed.iter().enumerate() {
+                    assert!(
+                        p == FREE || st.part[v] == p,
+                        "{spec}: pinned task {v} moved"
+                    );
+                }
+                improved += usize::from(gain > 0);
+                let after_jet = st.part.clone();
+                let c1 = st.comm_cost() as i64;
+                let pg = pair_pass(&mut st, &PairPass::default(), &mut PairScratch::default());
+                assert_eq!(c1 - st.comm_cost() as i64, pg, "{spec}: pair gain");
+                results.push((after_jet, st.part));
+            }
+            assert!(
+                results.iter().all(|r| *r == results[0]),
+                "{spec}, ncon {ncon}: the thread count changed the mapping"
+            );
+        }
+    }
+    assert!(
+        improved >= 3 * TARGETS.len(),
+        "Jet improved only {improved} runs"
+    );
 }
 
 /// A pairwise round lowers f_C by exactly the gain it reports, keeps every PE within its
@@ -473,6 +549,7 @@ fn same_seed_same_mapping() {
             "multilevel",
             "multilevel,preset=strong,runs=3",
             "multilevel,per_pe=4",
+            "multilevel,per_pe=4,jet=0",
             "multilevel,population=3,combines=4",
             "multilevel,population=3,combines=6,batch=3",
         ] {

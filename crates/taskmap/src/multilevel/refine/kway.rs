@@ -43,6 +43,9 @@ use crate::multilevel::dist::DistTable;
 use crate::multilevel::pq::{clamp_gain, key_gain, lifo_key, IndexedHeap};
 use crate::multilevel::refine::gain_cache::*;
 
+/// Tasks per parallel block of [`KwayState::comm_cost`].
+const COST_BLOCK: usize = 16384;
+
 /// A mapping under refinement: PE per task, loads per PE and constraint, and the scratch
 /// space the gain computations use.
 #[derive(Debug)]
@@ -83,24 +86,20 @@ impl<'a> KwayState<'a> {
         let ncon = graph.ncon();
         assert_eq!(part.len(), graph.num_tasks());
         assert_eq!(bound.len(), k * ncon);
-        let mut loads = vec![0u64; k * ncon];
-        for (v, &p) in part.iter().enumerate() {
-            for (c, &w) in graph.vertex_weights(v as u32).iter().enumerate() {
-                loads[p as usize * ncon + c] += w;
-            }
-        }
-        Self {
+        let mut st = Self {
             graph,
             dist,
             bound,
-            part,
-            loads,
+            part: Vec::new(),
+            loads: vec![0u64; k * ncon],
             ncon,
             unit_edges: !graph.has_edge_weights(),
             gains: Gains::new(k),
             pool: None,
             fixed: &[],
-        }
+        };
+        st.reset_to(part);
+        st
     }
 
     /// Pins tasks: `fixed[v]` is the PE task `v` must stay on, or
@@ -111,8 +110,9 @@ impl<'a> KwayState<'a> {
         self
     }
 
-    /// Runs the parallel passes (label propagation) on `pool`: the same thread count gives
-    /// the same mapping.
+    /// Runs the parallel passes (label propagation, Jet, the pairwise rounds, rebalancing's
+    /// search and [`KwayState::comm_cost`]) on `pool`: the same thread count gives the
+    /// same mapping (only label propagation's windows depend on it).
     pub fn with_pool(mut self, pool: Option<&'a rayon::ThreadPool>) -> Self {
         self.pool = pool;
         self
@@ -171,7 +171,7 @@ impl<'a> KwayState<'a> {
     /// Whether moving to `q` with gain `g` beats `best`: a higher gain, or the same gain
     /// and a lower load (constraint 0) on `q`.
     #[inline]
-    fn beats(&self, q: u32, g: i64, best: Option<(u32, i64)>) -> bool {
+    pub(crate) fn beats(&self, q: u32, g: i64, best: Option<(u32, i64)>) -> bool {
         best.is_none_or(|(bq, bg)| {
             g > bg
                 || (g == bg
@@ -222,12 +222,45 @@ impl<'a> KwayState<'a> {
         self.part[v as usize] = q;
     }
 
-    /// `f_C` of the current mapping, O(m).
+    /// `f_C` of the current mapping, O(m), in parallel blocks on the state's pool.
     pub fn comm_cost(&self) -> u64 {
-        self.dist.comm_cost(self.graph, &self.part)
+        let (graph, dist, part) = (self.graph, self.dist, &self.part);
+        let n = graph.num_tasks();
+        crate::par::map_blocks(
+            self.pool,
+            n,
+            COST_BLOCK,
+            || (),
+            |_, range| {
+                let mut total = 0u64;
+                for u in range.start as u32..range.end as u32 {
+                    let pu = part[u as usize];
+                    for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
+                        if u < v {
+                            total += w * dist.get(pu, part[v as usize]);
+                        }
+                    }
+                }
+                total
+            },
+        )
+        .into_iter()
+        .sum()
     }
 
-    fn is_boundary(&self, v: u32) -> bool {
+    /// Replaces the mapping by `part`, recomputing the loads. O(n·ncon + k).
+    pub(crate) fn reset_to(&mut self, part: Vec<u32>) {
+        debug_assert_eq!(part.len(), self.graph.num_tasks());
+        self.loads.fill(0);
+        for (v, &p) in part.iter().enumerate() {
+            for (c, &w) in self.graph.vertex_weights(v as u32).iter().enumerate() {
+                self.loads[p as usize * self.ncon + c] += w;
+            }
+        }
+        self.part = part;
+    }
+
+    pub(crate) fn is_boundary(&self, v: u32) -> bool {
         let p = self.part[v as usize];
         self.graph
             .neighbors(v)
@@ -418,6 +451,11 @@ pub struct KwayRefiner {
     /// FM runs only on graphs with at most this many tasks (label propagation alone
     /// refines larger levels). Unlimited by default.
     pub fm_max_tasks: usize,
+    /// Levels of at least this many tasks run Jet ([`super::jet`], in parallel) instead
+    /// of FM.
+    pub jet_min_tasks: usize,
+    /// Jet's parameters.
+    pub jet: super::jet::Jet,
     /// Rounds of pairwise swaps (0 disables them).
     pub swap_rounds: usize,
     /// Stop repeating passes when one improves `f_C` by less than this fraction.
@@ -436,6 +474,8 @@ impl Default for KwayRefiner {
             fm_passes: 3,
             fm_stall: 300,
             fm_max_tasks: usize::MAX,
+            jet_min_tasks: usize::MAX,
+            jet: super::jet::Jet::default(),
             swap_rounds: 0,
             min_improvement: 0.001,
             pair_rounds: 0,
@@ -1035,7 +1075,7 @@ mod tests {
                     let mut a = KwayState::new(&g, &dist, &bound, part.clone());
                     let mut b = KwayState::new(&g, &dist, &bound, part);
                     let ok_a = rebalance(&mut a);
-                    let ok_b = rebalance_by(&mut b, &mut FullSort);
+                    let ok_b = rebalance_by(&mut b, &mut FullSort, None);
                     assert_eq!(a.part, b.part, "{spec}, ncon {ncon}, heavy {heavy}");
                     assert_eq!(ok_a, ok_b);
                     assert_eq!(ok_a, a.is_balanced());

@@ -2,6 +2,7 @@
 //! there ([`kway`]: the k-way refiner with its pairwise rounds, [`pairs`]).
 
 pub mod gain_cache;
+pub mod jet;
 pub mod kway;
 pub mod pairs;
 pub mod pipeline;

@@ -12,9 +12,20 @@
 //! then its flow refinement (a minimum cut in a corridor around the frontier, as KaFFPa's
 //! pairwise flows, here with the mapping's costs), then one more FM pass; the pair keeps
 //! the result when it is cheaper and within the bounds (a pair with a PE over a bound is
-//! skipped). Pairs are visited by decreasing `f_C` between them.
+//! skipped).
+//!
+//! Pairs are taken by decreasing `f_C` between them, in batches of pairs with no PE in
+//! common: each batch's first pair not yet taken, then every later one whose PEs are both
+//! still free. The pairs of a batch are re-split at once on the state's pool, each from
+//! the mapping as the batch found it; their moves are then applied in batch order, each
+//! pair's with its gain taken again move by move, and undone when that exact gain is not
+//! positive (a pair's external costs change when a pair next to it moved). A pair's PEs
+//! are its own within the batch, so its bounds hold. The batches, and so the mapping, do
+//! not depend on the thread count.
 
-use std::collections::HashMap;
+use std::sync::Mutex;
+
+use rustc_hash::FxHashMap;
 
 use super::kway::KwayState;
 use crate::multilevel::bipart::fm::{fm_passes, fm_passes_measured};
@@ -24,6 +35,18 @@ use crate::multilevel::flow::flow_refine_from;
 /// Scratch space for [`pair_pass`], reused across calls.
 #[derive(Debug, Default)]
 pub struct PairScratch {
+    /// One per thread of the pool: the scratch of the pair it re-splits.
+    workers: Vec<Mutex<PairWorker>>,
+    /// Frontier tasks of every pair (CSR by pair).
+    fr_start: Vec<usize>,
+    fr: Vec<u32>,
+    /// The cut edges of the mapping, `(pair, v, u)`.
+    cut: Vec<(u32, u32, u32)>,
+}
+
+/// The scratch of re-splitting one pair at a time.
+#[derive(Debug, Default)]
+struct PairWorker {
     bip: BipartScratch,
     sp: SubProblem,
     /// Local index of every task of the current corridor.
@@ -33,13 +56,24 @@ pub struct PairScratch {
     stamp: u32,
     tasks: Vec<u32>,
     side: Vec<u8>,
-    /// Frontier tasks of every pair (CSR by pair).
-    fr_start: Vec<usize>,
-    fr: Vec<u32>,
-    /// The cut edges of the mapping, `(pair, v, u)`.
-    cut: Vec<(u32, u32, u32)>,
     /// The load of each side's corridor tasks, per constraint.
     inside: [Vec<u64>; 2],
+}
+
+impl PairWorker {
+    /// Ready for a new corridor of a graph of `n` tasks.
+    fn next(&mut self, n: usize) {
+        if self.mark.len() != n {
+            self.mark = vec![0; n];
+            self.loc = vec![0; n];
+            self.stamp = 0;
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.mark.fill(0);
+            self.stamp = 1;
+        }
+    }
 }
 
 /// The parameters of one pairwise round.
@@ -70,35 +104,96 @@ impl Default for PairPass {
     }
 }
 
-/// One round over the PE pairs with cut edges, skipping pairs with a PE over a bound;
-/// returns the `f_C` decrease (never negative; every PE of a re-split pair ends within
-/// its bounds).
+/// One round over the PE pairs with cut edges, in batches (see the module's notes),
+/// skipping pairs with a PE over a bound; returns the `f_C` decrease (never negative;
+/// every PE of a re-split pair ends within its bounds).
 pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -> i64 {
     let n = st.graph.num_tasks();
+    let k = st.dist.k() as usize;
     let pairs = cut_pairs(st, sc);
     let mut order: Vec<u32> = (0..pairs.len() as u32).collect();
     order.sort_unstable_by(|&a, &b| pairs[b as usize].cmp(&pairs[a as usize]));
-    order.truncate(cfg.pairs_per_pe.saturating_mul(st.dist.k() as usize));
-    sc.loc.resize(n, 0);
-    sc.mark.resize(n, 0);
+    order.truncate(cfg.pairs_per_pe.saturating_mul(k));
+    let pool = st.pool;
+    let threads = pool.map_or(1, |p| p.current_num_threads()).max(1);
+    while sc.workers.len() < threads {
+        sc.workers.push(Mutex::default());
+    }
+    // The batch that took each PE last.
+    let mut taken = vec![u32::MAX; k];
     let mut total = 0i64;
-    for i in order {
-        let (_, p, q) = pairs[i as usize];
+    let mut batch_no = 0u32;
+    while !order.is_empty() {
+        let mut batch = Vec::new();
+        order.retain(|&i| {
+            let (_, p, q) = pairs[i as usize];
+            if taken[p as usize] == batch_no || taken[q as usize] == batch_no {
+                return true;
+            }
+            taken[p as usize] = batch_no;
+            taken[q as usize] = batch_no;
+            batch.push(i);
+            false
+        });
+        batch_no += 1;
         // A pair with a PE over a bound is left to rebalancing: trading overload between
         // the two could raise f_C or move the overload onto the other PE.
-        if st.overloaded(p) || st.overloaded(q) {
-            continue;
+        batch.retain(|&i| {
+            let (_, p, q) = pairs[i as usize];
+            !st.overloaded(p) && !st.overloaded(q)
+        });
+        let seen: &KwayState<'_> = st;
+        let (fr, fr_start, workers) = (&sc.fr, &sc.fr_start, &sc.workers);
+        let splits = crate::par::map_blocks(
+            pool,
+            batch.len(),
+            1,
+            || (),
+            |_, r| {
+                let mine = rayon::current_thread_index().unwrap_or(0) % threads;
+                let mut w = workers[mine].lock().unwrap_or_else(|e| e.into_inner());
+                r.map(|j| {
+                    let i = batch[j] as usize;
+                    let (_, p, q) = pairs[i];
+                    w.next(n);
+                    corridor(
+                        seen,
+                        cfg.depth,
+                        &mut w,
+                        &fr[fr_start[i]..fr_start[i + 1]],
+                        p,
+                        q,
+                    );
+                    pair_subproblem(seen, &mut w, p, q);
+                    split_pair(seen, cfg, &mut w, p, q)
+                })
+                .collect::<Vec<_>>()
+            },
+        );
+        for moves in splits.into_iter().flatten() {
+            total += apply_if_gaining(st, &moves);
         }
-        sc.stamp = sc.stamp.wrapping_add(1);
-        if sc.stamp == 0 {
-            sc.mark.fill(0);
-            sc.stamp = 1;
-        }
-        corridor(st, cfg.depth, sc, i as usize, p, q);
-        pair_subproblem(st, sc, p, q);
-        total += split_pair(st, cfg, sc, p, q);
     }
     total
+}
+
+/// Applies `moves` (task, PE) one by one with their exact gains; undoes them all unless
+/// their sum is positive. Returns the `f_C` decrease (0 when undone).
+fn apply_if_gaining(st: &mut KwayState<'_>, moves: &[(u32, u32)]) -> i64 {
+    let mut gain = 0i64;
+    let mut from = Vec::with_capacity(moves.len());
+    for &(t, to) in moves {
+        gain += st.move_gain(t, to);
+        from.push(st.part[t as usize]);
+        st.apply(t, to);
+    }
+    if gain > 0 {
+        return gain;
+    }
+    for (&(t, _), &p) in moves.iter().zip(&from).rev() {
+        st.apply(t, p);
+    }
+    0
 }
 
 /// The pairs of PEs joined by cut edges as `(f_C between them, p, q)` with `p < q`, and
@@ -106,7 +201,7 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
 /// their pair, are then bucketed by pair in scan order).
 fn cut_pairs(st: &KwayState<'_>, sc: &mut PairScratch) -> Vec<(u64, u32, u32)> {
     let graph = st.graph;
-    let mut index: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut index: FxHashMap<(u32, u32), u32> = FxHashMap::default();
     let mut pairs: Vec<(u64, u32, u32)> = Vec::new();
     sc.cut.clear();
     for v in 0..graph.num_tasks() as u32 {
@@ -144,14 +239,21 @@ fn cut_pairs(st: &KwayState<'_>, sc: &mut PairScratch) -> Vec<(u64, u32, u32)> {
     pairs
 }
 
-/// The corridor of pair `i` (PEs `p` and `q`) into `sc.tasks`, marked with `sc.stamp`
-/// and numbered in `sc.loc`: breadth-first from the pair's frontier, inside `p` and `q`,
-/// up to `depth` hops.
-fn corridor(st: &KwayState<'_>, depth: usize, sc: &mut PairScratch, i: usize, p: u32, q: u32) {
+/// The corridor of PEs `p` and `q`, whose frontier tasks are `frontier`, into
+/// `sc.tasks`, marked with `sc.stamp` and numbered in `sc.loc`: breadth-first from the
+/// frontier, inside `p` and `q`, up to `depth` hops.
+fn corridor(
+    st: &KwayState<'_>,
+    depth: usize,
+    sc: &mut PairWorker,
+    frontier: &[u32],
+    p: u32,
+    q: u32,
+) {
     let graph = st.graph;
     let stamp = sc.stamp;
     sc.tasks.clear();
-    for &t in &sc.fr[sc.fr_start[i]..sc.fr_start[i + 1]] {
+    for &t in frontier {
         let r = st.part[t as usize];
         if (r == p || r == q) && sc.mark[t as usize] != stamp {
             sc.mark[t as usize] = stamp;
@@ -183,7 +285,7 @@ fn corridor(st: &KwayState<'_>, depth: usize, sc: &mut PairScratch, i: usize, p:
 
 /// The sub-problem of the corridor in `sc.tasks` between PEs `p` (side 0) and `q`
 /// (side 1) into `sc.sp`, and its tasks' current sides into `sc.side`.
-fn pair_subproblem(st: &KwayState<'_>, sc: &mut PairScratch, p: u32, q: u32) {
+fn pair_subproblem(st: &KwayState<'_>, sc: &mut PairWorker, p: u32, q: u32) {
     let graph = st.graph;
     let ncon = graph.ncon();
     let stamp = sc.stamp;
@@ -245,10 +347,16 @@ fn pair_subproblem(st: &KwayState<'_>, sc: &mut PairScratch, p: u32, q: u32) {
         .extend(sc.tasks.iter().map(|&t| u8::from(st.part[t as usize] == q)));
 }
 
-/// Re-splits the sub-problem in `sc` with FM, flow and one more FM pass, and applies the
-/// split to PEs `p` and `q` when it is cheaper and within the bounds; returns the `f_C`
-/// it saves (0 when the split is not kept).
-fn split_pair(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch, p: u32, q: u32) -> i64 {
+/// Re-splits the sub-problem in `sc` with FM, flow and one more FM pass; returns the
+/// moves `(task, PE)` of the split when it is cheaper and within the bounds (none
+/// otherwise).
+fn split_pair(
+    st: &KwayState<'_>,
+    cfg: &PairPass,
+    sc: &mut PairWorker,
+    p: u32,
+    q: u32,
+) -> Vec<(u32, u32)> {
     let sp = &sc.sp;
     let (cost0, mut cost) =
         fm_passes_measured(sp, &mut sc.side, cfg.fm_passes, cfg.fm_stall, &mut sc.bip);
@@ -260,13 +368,12 @@ fn split_pair(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch, p: u
         }
     }
     if cost >= cost0 || sp.violation(&sp.loads(&sc.side)) > 0 {
-        return 0;
+        return Vec::new();
     }
-    for (j, &t) in sc.tasks.iter().enumerate() {
-        let to = if sc.side[j] == 0 { p } else { q };
-        if st.part[t as usize] != to {
-            st.apply(t, to);
-        }
-    }
-    cost0 as i64 - cost as i64
+    sc.tasks
+        .iter()
+        .zip(&sc.side)
+        .map(|(&t, &s)| (t, if s == 0 { p } else { q }))
+        .filter(|&(t, to)| st.part[t as usize] != to)
+        .collect()
 }

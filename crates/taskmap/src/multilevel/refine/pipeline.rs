@@ -10,6 +10,7 @@
 use rand::Rng;
 
 use super::gain_cache::GainCache;
+use super::jet::Jet;
 use super::kway::{fm_pass, lp_pass, swap_pass, KwayRefiner, KwayState};
 use super::pairs::{pair_pass, PairPass, PairScratch};
 use crate::multilevel::pq::IndexedHeap;
@@ -43,6 +44,9 @@ pub enum Step {
         /// The least relative gain that earns another pass.
         min_improvement: f64,
     },
+    /// Jet refinement ([`super::jet`]): unconstrained moves through an afterburner, then
+    /// rebalancing, in parallel.
+    Jet(Jet),
     /// Pairwise rounds, repeated while a round gains at least `min_improvement`.
     Pairs {
         /// Rounds (0: off).
@@ -124,6 +128,12 @@ impl Refiner for Step {
                 }
                 total
             }
+            Step::Jet(ref jet) => {
+                let before = scratch.cost(state);
+                let g = jet.refine(state);
+                scratch.cost = Some(before - g);
+                g
+            }
             Step::Pairs {
                 rounds,
                 ref pass,
@@ -159,15 +169,20 @@ impl Refiner for Step {
 }
 
 impl KwayRefiner {
-    /// The steps [`KwayRefiner::refine`] runs, in order: label propagation, FM (not on
-    /// graphs above `fm_max_tasks` tasks), the pairwise rounds, the swaps.
+    /// The steps [`KwayRefiner::refine`] runs, in order: label propagation, Jet (on
+    /// graphs of at least `jet_min_tasks` tasks) or FM (on the others, up to
+    /// `fm_max_tasks` tasks), the pairwise rounds, the swaps.
     pub fn pipeline(&self, tasks: usize) -> Vec<Step> {
-        vec![
-            Step::LabelPropagation {
-                rounds: self.lp_rounds,
-            },
+        let jet = tasks >= self.jet_min_tasks;
+        let mut steps = vec![Step::LabelPropagation {
+            rounds: self.lp_rounds,
+        }];
+        if jet {
+            steps.push(Step::Jet(self.jet.clone()));
+        }
+        steps.extend([
             Step::Fm {
-                passes: if tasks <= self.fm_max_tasks {
+                passes: if tasks <= self.fm_max_tasks && !jet {
                     self.fm_passes
                 } else {
                     0
@@ -183,7 +198,8 @@ impl KwayRefiner {
             Step::Swaps {
                 rounds: self.swap_rounds,
             },
-        ]
+        ]);
+        steps
     }
 }
 

@@ -14,7 +14,13 @@ use crate::multilevel::refine::kway::*;
 /// `k` PEs for every overloaded PE cost O(k² log k) distance calls on large targets (the
 /// 1000x1000 grid onto `torus:128x128` took 440 s with it, 16.8 s without).
 pub fn rebalance(state: &mut KwayState<'_>) -> bool {
-    rebalance_by(state, &mut NearFinder::default())
+    rebalance_by(state, &mut NearFinder::default(), None)
+}
+
+/// [`rebalance`], and every task it moves appended to `log` with the exact `f_C` change
+/// (old − new) of its move.
+pub(crate) fn rebalance_logged(state: &mut KwayState<'_>, log: &mut Vec<(u32, i64)>) -> bool {
+    rebalance_by(state, &mut NearFinder::default(), Some(log))
 }
 
 /// How [`rebalance_by`] finds the nearest PE that can take a task. It asks only for tasks
@@ -29,8 +35,16 @@ pub(crate) trait NearestFit {
     fn moved(&mut self, state: &KwayState<'_>, p: u32, q: u32);
 }
 
-/// [`rebalance`] with the nearest PEs found by `finder`.
-pub(crate) fn rebalance_by(state: &mut KwayState<'_>, finder: &mut impl NearestFit) -> bool {
+/// Tasks per parallel block of [`rebalance_by`]'s search for candidate moves.
+const CANDIDATE_BLOCK: usize = 4096;
+
+/// [`rebalance`] with the nearest PEs found by `finder`; with a `log`, the tasks it moves
+/// are appended to it with the exact gain of each move.
+pub(crate) fn rebalance_by(
+    state: &mut KwayState<'_>,
+    finder: &mut impl NearestFit,
+    mut log: Option<&mut Vec<(u32, i64)>>,
+) -> bool {
     let n = state.graph.num_tasks();
     let k = state.dist.k();
     let ncon = state.ncon;
@@ -43,20 +57,32 @@ pub(crate) fn rebalance_by(state: &mut KwayState<'_>, finder: &mut impl NearestF
         for &p in &over {
             is_over[p as usize] = true;
         }
-        // Candidate moves of every task on an overloaded PE, best gain first.
-        let mut cands: Vec<(i64, u32, u32)> = Vec::new();
-        for v in 0..n as u32 {
-            let p = state.part[v as usize];
-            if !is_over[p as usize] || !state.movable(v) {
-                continue;
-            }
-            if let Some((q, g)) = state.best_move(v, true) {
-                cands.push((g, v, q));
-            } else {
-                cands.push((i64::MIN, v, u32::MAX));
-            }
-        }
-        cands.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        // Candidate moves of every task on an overloaded PE, best gain first (found in
+        // parallel blocks on the state's pool; the order is total, so the same for any
+        // thread count).
+        let seen: &KwayState<'_> = state;
+        let blocks = crate::par::map_blocks(
+            state.pool,
+            n,
+            CANDIDATE_BLOCK,
+            || Gains::new(k as usize),
+            |gains, range| {
+                let mut cands: Vec<(i64, u32, u32)> = Vec::new();
+                for v in range.start as u32..range.end as u32 {
+                    let p = seen.part[v as usize];
+                    if !is_over[p as usize] || !seen.movable(v) {
+                        continue;
+                    }
+                    cands.push(match gains.best_move(seen, v, true) {
+                        Some((q, g)) => (g, v, q),
+                        None => (i64::MIN, v, u32::MAX),
+                    });
+                }
+                cands
+            },
+        );
+        let mut cands: Vec<(i64, u32, u32)> = blocks.into_iter().flatten().collect();
+        cands.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         finder.start_round(state);
         let mut moves = 0usize;
         for &(_, v, q0) in &cands {
@@ -79,6 +105,9 @@ pub(crate) fn rebalance_by(state: &mut KwayState<'_>, finder: &mut impl NearestF
                 finder.find(state, p, v)
             };
             if let Some(q) = q {
+                if let Some(log) = log.as_deref_mut() {
+                    log.push((v, state.move_gain(v, q)));
+                }
                 state.apply(v, q);
                 finder.moved(state, p, q);
                 moves += 1;
