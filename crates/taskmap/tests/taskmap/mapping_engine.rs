@@ -234,6 +234,35 @@ fn fm_ends_with_gains_beyond_the_key_range() {
     assert_eq!(eval.balanced, Some(true));
 }
 
+/// A problem on a weighted random geometric graph of `n` tasks onto `spec` (ε = 0.05), its
+/// load bounds, a balanced random mapping (DRB's, rebalanced, then perturbed by random
+/// moves that keep the bounds) and pins: every `pin_every`-th task fixed to its DRB PE.
+fn pinned_random_start(
+    spec: &str,
+    n: u32,
+    ncon: usize,
+    seed: u64,
+    pin_every: usize,
+) -> (Problem, Vec<u64>, Vec<u32>, Vec<u32>) {
+    let g = weighted(&gen::random_geometric(n, 6.0, seed), seed, ncon);
+    let mut problem = Problem::new(g, arch(spec));
+    problem.epsilon = 0.05;
+    let bound = load_bounds(&problem);
+    let dist = DistTable::new(problem.arch.as_ref());
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let start = drb_start(&problem, &bound, &mut rng);
+    let fixed: Vec<u32> = start
+        .iter()
+        .enumerate()
+        .map(|(v, &p)| if v % pin_every == 0 { p } else { FREE })
+        .collect();
+    let mut st = KwayState::new(&problem.graph, &dist, &bound, start).with_fixed(&fixed);
+    assert!(rebalance(&mut st), "{spec}: rebalance failed");
+    random_balanced_start(&mut st, &mut rng);
+    let part = st.part;
+    (problem, bound, part, fixed)
+}
+
 /// Jet lowers f_C by exactly the gain it reports, never worsens, keeps a balanced mapping
 /// balanced and never moves a pinned task; from a perturbed start it finds gains. Jet and
 /// the pairwise rounds give the same mapping on 1, 2 and 3 threads.
@@ -251,22 +280,9 @@ fn jet_gains_exactly_and_parallel_refiners_ignore_the_thread_count() {
     for (i, spec) in TARGETS.iter().enumerate() {
         for ncon in [1usize, 2] {
             let seed = (i * 10 + ncon) as u64 + 100;
-            let g = weighted(&gen::random_geometric(3000, 6.0, seed), seed, ncon);
-            let mut problem = Problem::new(g, arch(spec));
-            problem.epsilon = 0.05;
-            let bound = load_bounds(&problem);
+            let (problem, bound, perturbed, fixed) =
+                pinned_random_start(spec, 3000, ncon, seed, 11);
             let dist = DistTable::new(problem.arch.as_ref());
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let start = drb_start(&problem, &bound, &mut rng);
-            let fixed: Vec<u32> = start
-                .iter()
-                .enumerate()
-                .map(|(v, &p)| if v % 11 == 0 { p } else { FREE })
-                .collect();
-            let mut st = KwayState::new(&problem.graph, &dist, &bound, start).with_fixed(&fixed);
-            assert!(rebalance(&mut st), "{spec}: rebalance failed");
-            random_balanced_start(&mut st, &mut rng);
-            let perturbed = st.part.clone();
             let mut results = Vec::new();
             for pool in &pools {
                 let mut st = KwayState::new(&problem.graph, &dist, &bound, perturbed.clone())
@@ -317,22 +333,10 @@ fn pair_refinement_gain_equals_cost_difference() {
     for (i, spec) in TARGETS.iter().enumerate() {
         for ncon in [1usize, 2] {
             let seed = (i * 10 + ncon) as u64;
-            let g = weighted(&gen::random_geometric(1500, 6.0, seed), seed, ncon);
-            let mut problem = Problem::new(g, arch(spec));
-            problem.epsilon = 0.05;
-            let bound = load_bounds(&problem);
-            let dist = DistTable::new(problem.arch.as_ref());
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let start = drb_start(&problem, &bound, &mut rng);
             // Every seventh task pinned where it is.
-            let fixed: Vec<u32> = start
-                .iter()
-                .enumerate()
-                .map(|(v, &p)| if v % 7 == 0 { p } else { FREE })
-                .collect();
+            let (problem, bound, start, fixed) = pinned_random_start(spec, 1500, ncon, seed, 7);
+            let dist = DistTable::new(problem.arch.as_ref());
             let mut st = KwayState::new(&problem.graph, &dist, &bound, start).with_fixed(&fixed);
-            assert!(rebalance(&mut st), "{spec}: rebalance failed");
-            random_balanced_start(&mut st, &mut rng);
             for (v, &p) in fixed.iter().enumerate() {
                 if p != FREE {
                     assert_eq!(st.part[v], p);

@@ -11,10 +11,11 @@
 //! 2. **Afterburner.** Each proposal's gain is taken again as if every neighbour with a
 //!    better proposal (a higher gain, ties to the lower id) had moved first; only moves
 //!    whose gain stays positive are kept.
-//! 3. The kept moves are applied at once, and [`rebalance`] repairs the bounds they broke.
+//! 3. The kept moves are applied at once, and [`rebalance`](super::rebalance::rebalance)
+//!    repairs the bounds they broke.
 //!
-//! The best mapping seen, by (unbalanced, `f_C`), is kept and returned, so the refiner
-//! never makes a mapping worse. It stops after `stall` iterations without lowering the
+//! The best balanced mapping seen is kept and returned, so the refiner never makes a
+//! mapping worse; it leaves a mapping that starts over a bound as it is. It stops after `stall` iterations without lowering the
 //! best `f_C` below `tolerance` times the best at the last such improvement. Tasks next to
 //! a moved task (and the tasks moved the time before) are the next iteration's active
 //! tasks; the first iteration takes every boundary task. Steps 1 and 2 run in parallel
@@ -60,15 +61,17 @@ impl Jet {
     pub fn refine(&self, st: &mut KwayState<'_>) -> i64 {
         let n = st.graph.num_tasks();
         let k = st.dist.k() as usize;
-        if n == 0 || k < 2 {
+        // From a mapping over its bounds Jet could trade overload between PEs; it is left
+        // to the other steps.
+        if n == 0 || k < 2 || !st.is_balanced() {
             return 0;
         }
         let start = st.comm_cost();
-        let mut best = (!st.is_balanced(), start);
+        let mut best = start;
         // The best mapping, when the state has moved on from it.
         let mut best_part = st.part.clone();
         let mut at_best = true;
-        let mut mark = best.1;
+        let mut mark = best;
         let mut stalls = 0;
         // The PE each task proposes (NONE: none) and the gain, read by the afterburner.
         let mut dest = vec![NONE; n];
@@ -165,16 +168,15 @@ impl Jet {
                 cost -= shifted.iter().map(|&(_, g)| g).sum::<i64>();
             }
             debug_assert_eq!(cost, st.comm_cost() as i64, "Jet's running cost");
-            let score = (!st.is_balanced(), cost as u64);
-            if score < best {
-                best = score;
+            if st.is_balanced() && (cost as u64) < best {
+                best = cost as u64;
                 best_part.copy_from_slice(&st.part);
                 at_best = true;
             } else {
                 at_best = false;
             }
-            if !best.0 && best.1 < (self.tolerance * mark as f64) as u64 {
-                mark = best.1;
+            if best < (self.tolerance * mark as f64) as u64 {
+                mark = best;
                 stalls = 0;
             } else {
                 stalls += 1;
@@ -197,41 +199,14 @@ impl Jet {
         if !at_best {
             st.reset_to(best_part);
         }
-        start as i64 - best.1 as i64
+        start as i64 - best as i64
     }
 
     /// The move `v` proposes, `(q, gain)`: its best PE among its neighbours' PEs,
     /// ignoring the bounds, when the gain is positive or the loss small enough.
     fn propose(&self, st: &KwayState<'_>, gains: &mut Gains, v: u32) -> Option<(u32, i64)> {
-        if !st.movable(v) {
-            return None;
-        }
-        gains.gather(st, v);
+        let (q, g, inside) = gains.best_move_inside(st, v, false)?;
         let p = st.part[v as usize];
-        if gains.touched.len() < 2 && gains.touched.first().is_none_or(|&r| r == p) {
-            gains.clear();
-            return None;
-        }
-        let inside = gains.conn[p as usize];
-        let (dense, split) = gains.prepare_costs(st, p);
-        let here = if split {
-            gains.sep.here
-        } else {
-            gains.cost_for(st, p, dense)
-        } as i64;
-        let mut best: Option<(u32, i64)> = None;
-        for i in 0..gains.touched.len() {
-            let q = gains.touched[i];
-            if q == p {
-                continue;
-            }
-            let g = here - gains.candidate_cost(st, i, q, dense, split) as i64;
-            if st.beats(q, g, best) {
-                best = Some((q, g));
-            }
-        }
-        gains.clear();
-        let (q, g) = best?;
         let allowed = self.temperature * (inside * st.dist.get(p, q)) as f64;
         (g > 0 || ((-g) as f64) < allowed).then_some((q, g))
     }

@@ -6,7 +6,8 @@
 //! gain costs O(deg(v) + t²) where `t` is the number of distinct neighbouring PEs. The
 //! candidate targets of `v` are the PEs of its neighbours.
 //!
-//! Four passes, each of which never increases `f_C` and never breaks a load bound:
+//! Four passes, each of which never increases `f_C` and never breaks a load bound (Jet,
+//! [`super::jet`], is the parallel alternative to FM):
 //! * **label propagation**: visit tasks, move each to its best feasible PE when the gain is
 //!   positive (or zero and the move evens the loads out); later rounds visit only tasks
 //!   next to a moved task. O(m) per round.
@@ -412,11 +413,23 @@ impl Gains {
         v: u32,
         feasible_only: bool,
     ) -> Option<(u32, i64)> {
+        self.best_move_inside(st, v, feasible_only)
+            .map(|(q, g, _)| (q, g))
+    }
+
+    /// [`Self::best_move`], with the weight of `v`'s edges inside its own PE.
+    pub(crate) fn best_move_inside(
+        &mut self,
+        st: &KwayState<'_>,
+        v: u32,
+        feasible_only: bool,
+    ) -> Option<(u32, i64, u64)> {
         if !st.movable(v) {
             return None;
         }
         self.gather(st, v);
         let p = st.part[v as usize];
+        let inside = self.conn[p as usize];
         let (dense, split) = self.prepare_costs(st, p);
         let here = if split {
             self.sep.here
@@ -435,7 +448,7 @@ impl Gains {
             }
         }
         self.clear();
-        best
+        best.map(|(q, g)| (q, g, inside))
     }
 }
 

@@ -114,6 +114,13 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
     let mut order: Vec<u32> = (0..pairs.len() as u32).collect();
     order.sort_unstable_by(|&a, &b| pairs[b as usize].cmp(&pairs[a as usize]));
     order.truncate(cfg.pairs_per_pe.saturating_mul(k));
+    // A pair with a PE over a bound is left to rebalancing: trading overload between the
+    // two could raise f_C or move the overload onto the other PE. (No pair of the round
+    // changes such a PE's load, so this holds for the whole round.)
+    order.retain(|&i| {
+        let (_, p, q) = pairs[i as usize];
+        !st.overloaded(p) && !st.overloaded(q)
+    });
     let pool = st.pool;
     let threads = pool.map_or(1, |p| p.current_num_threads()).max(1);
     while sc.workers.len() < threads {
@@ -136,12 +143,6 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
             false
         });
         batch_no += 1;
-        // A pair with a PE over a bound is left to rebalancing: trading overload between
-        // the two could raise f_C or move the overload onto the other PE.
-        batch.retain(|&i| {
-            let (_, p, q) = pairs[i as usize];
-            !st.overloaded(p) && !st.overloaded(q)
-        });
         let seen: &KwayState<'_> = st;
         let (fr, fr_start, workers) = (&sc.fr, &sc.fr_start, &sc.workers);
         let splits = crate::par::map_blocks(
