@@ -268,14 +268,7 @@ fn pinned_random_start(
 /// the pairwise rounds give the same mapping on 1, 2 and 3 threads.
 #[test]
 fn jet_gains_exactly_and_parallel_refiners_ignore_the_thread_count() {
-    let pools: Vec<rayon::ThreadPool> = (1..=3)
-        .map(|t| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap()
-        })
-        .collect();
+    let thread_pools = pools(&[1, 2, 3]);
     let mut improved = 0;
     for (i, spec) in TARGETS.iter().enumerate() {
         for ncon in [1usize, 2] {
@@ -284,7 +277,7 @@ fn jet_gains_exactly_and_parallel_refiners_ignore_the_thread_count() {
                 pinned_random_start(spec, 3000, ncon, seed, 11);
             let dist = DistTable::new(problem.arch.as_ref());
             let mut results = Vec::new();
-            for pool in &pools {
+            for pool in &thread_pools {
                 let mut st = KwayState::new(&problem.graph, &dist, &bound, perturbed.clone())
                     .with_fixed(&fixed)
                     .with_pool(Some(pool));
