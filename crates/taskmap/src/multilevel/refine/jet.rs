@@ -15,10 +15,11 @@
 //!    repairs the bounds they broke.
 //!
 //! The best balanced mapping seen is kept and returned, so the refiner never makes a
-//! mapping worse; it leaves a mapping that starts over a bound as it is. It stops after `stall` iterations without lowering the
-//! best `f_C` below `tolerance` times the best at the last such improvement. Tasks next to
-//! a moved task (and the tasks moved the time before) are the next iteration's active
-//! tasks; the first iteration takes every boundary task. Steps 1 and 2 run in parallel
+//! mapping worse; it leaves a mapping that starts over a bound as it is. It stops after
+//! `stall` iterations without lowering the best `f_C` below `tolerance` times the best at
+//! the last such improvement. The tasks next to a task moved in an iteration (by a
+//! proposal or by rebalancing), and the tasks its proposals moved the iteration before,
+//! are the next iteration's active tasks; the first iteration takes every boundary task. Steps 1 and 2 run in parallel
 //! blocks on the state's pool and only read the mapping, so the result does not depend on
 //! the thread count.
 
