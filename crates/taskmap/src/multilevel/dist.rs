@@ -229,8 +229,18 @@ impl<'a> DistTable<'a> {
 
     /// `f_C` of a mapping given as PE numbers.
     pub fn comm_cost(&self, graph: &taskmap_graph::TaskGraph, part: &[u32]) -> u64 {
+        self.comm_cost_of(graph, part, 0..graph.num_tasks())
+    }
+
+    /// The part of `f_C` on the edges whose lower end is one of the tasks `tasks`.
+    pub(crate) fn comm_cost_of(
+        &self,
+        graph: &taskmap_graph::TaskGraph,
+        part: &[u32],
+        tasks: std::ops::Range<usize>,
+    ) -> u64 {
         let mut total = 0u64;
-        for u in 0..graph.num_tasks() as u32 {
+        for u in tasks.start as u32..tasks.end as u32 {
             let pu = part[u as usize];
             for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
                 if u < v {

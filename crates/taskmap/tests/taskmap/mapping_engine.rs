@@ -93,6 +93,13 @@ fn random_balanced_start(state: &mut KwayState<'_>, rng: &mut impl Rng) {
     }
 }
 
+/// `n` tasks scattered evenly over `k` PEs (task `v` on PE `(7919·v mod n)·k / n`).
+fn scattered(n: usize, k: u32) -> Vec<u32> {
+    (0..n)
+        .map(|v| ((v * 7919) % n * k as usize / n) as u32)
+        .collect()
+}
+
 #[test]
 fn refiner_gain_equals_recomputed_cost_difference() {
     for (i, spec) in TARGETS.iter().enumerate() {
@@ -997,10 +1004,7 @@ fn parallel_lp_pass_gains_are_exact_and_deterministic() {
         let n = problem.graph.num_tasks();
         let k = dist.k();
         // A balanced start with room to improve: tasks scattered over the PEs.
-        let blocks: Vec<u32> = (0..n)
-            .map(|v| ((v * 7919) % n * k as usize / n) as u32)
-            .collect();
-        let mut st = KwayState::new(&problem.graph, &dist, &bound, blocks);
+        let mut st = KwayState::new(&problem.graph, &dist, &bound, scattered(n, k));
         rebalance(&mut st);
         let start = st.part;
         let mut runs = Vec::new();
@@ -1203,10 +1207,7 @@ fn fm_on_hubs_gains_exactly() {
         let bound = load_bounds(&problem);
         let n = problem.graph.num_tasks();
         let k = dist.k();
-        let start: Vec<u32> = (0..n)
-            .map(|v| ((v * 7919) % n * k as usize / n) as u32)
-            .collect();
-        let mut st = KwayState::new(&problem.graph, &dist, &bound, start);
+        let mut st = KwayState::new(&problem.graph, &dist, &bound, scattered(n, k));
         rebalance(&mut st);
         let mut cache = taskmap::multilevel::refine::gain_cache::GainCache::new(&st);
         assert!(taskmap::multilevel::refine::gain_cache::GainCache::pays(

@@ -103,9 +103,7 @@ impl Jet {
                         .collect::<Vec<_>>()
                 },
             )
-            .into_iter()
-            .flatten()
-            .collect();
+            .concat();
             for &(v, q, g) in &props {
                 dest[v as usize] = q;
                 gain[v as usize] = g;
@@ -125,9 +123,7 @@ impl Jet {
                         .collect::<Vec<_>>()
                 },
             )
-            .into_iter()
-            .flatten()
-            .collect();
+            .concat();
             for &(v, _, _) in &props {
                 dest[v as usize] = NONE;
             }
@@ -164,12 +160,10 @@ impl Jet {
             }
             cost -= delta;
             shifted.clear();
-            if !st.is_balanced() {
-                rebalance_logged(st, &mut shifted);
-                cost -= shifted.iter().map(|&(_, g)| g).sum::<i64>();
-            }
+            let balanced = st.is_balanced() || rebalance_logged(st, &mut shifted);
+            cost -= shifted.iter().map(|&(_, g)| g).sum::<i64>();
             debug_assert_eq!(cost, st.comm_cost() as i64, "Jet's running cost");
-            if st.is_balanced() && (cost as u64) < best {
+            if balanced && (cost as u64) < best {
                 best = cost as u64;
                 best_part.copy_from_slice(&st.part);
                 at_best = true;

@@ -225,25 +225,13 @@ impl<'a> KwayState<'a> {
 
     /// `f_C` of the current mapping, O(m), in parallel blocks on the state's pool.
     pub fn comm_cost(&self) -> u64 {
-        let (graph, dist, part) = (self.graph, self.dist, &self.part);
-        let n = graph.num_tasks();
+        let n = self.graph.num_tasks();
         crate::par::map_blocks(
             self.pool,
             n,
             COST_BLOCK,
             || (),
-            |_, range| {
-                let mut total = 0u64;
-                for u in range.start as u32..range.end as u32 {
-                    let pu = part[u as usize];
-                    for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
-                        if u < v {
-                            total += w * dist.get(pu, part[v as usize]);
-                        }
-                    }
-                }
-                total
-            },
+            |_, range| self.dist.comm_cost_of(self.graph, &self.part, range),
         )
         .into_iter()
         .sum()

@@ -4,8 +4,9 @@
 //! A refiner improves a mapping in place and returns the decrease of `f_C`; it never
 //! raises `f_C` and never breaks a load bound the mapping kept. The steps: label
 //! propagation, Jet (opt-in), FM with rollback, pairwise rounds and swaps
-//! ([`super::kway`], [`super::jet`], [`super::pairs`]). Their scratch space ([`RefineScratch`]) lives for one call of the
-//! pipeline, so the FM passes and the swaps share one gain cache.
+//! ([`super::kway`], [`super::jet`], [`super::pairs`]). Their scratch space
+//! ([`RefineScratch`]) lives for one call of the pipeline, so the FM passes and the swaps
+//! share one gain cache.
 
 use rand::Rng;
 

@@ -81,7 +81,7 @@ pub(crate) fn rebalance_by(
                 cands
             },
         );
-        let mut cands: Vec<(i64, u32, u32)> = blocks.into_iter().flatten().collect();
+        let mut cands: Vec<(i64, u32, u32)> = blocks.concat();
         cands.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         finder.start_round(state);
         let mut moves = 0usize;
