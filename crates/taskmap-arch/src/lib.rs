@@ -30,7 +30,9 @@ mod domtree;
 mod error;
 mod explicit;
 mod graymesh;
+mod hwloc;
 mod hypercube;
+mod machine;
 mod matrix;
 mod mesh;
 mod precomputed;
@@ -49,10 +51,11 @@ pub use error::ArchError;
 pub use explicit::{ExplicitGraph, FULL_MATRIX_MAX_PES};
 pub use graymesh::GrayMesh;
 pub use hypercube::Hypercube;
+pub use machine::{expand_node_list, rank_reordering, LevelKind, Machine, Site, MAX_NODES};
 pub use matrix::DistanceMatrix;
 pub use mesh::Mesh;
 pub use precomputed::{Precomputed, PRECOMPUTED_MAX_PES};
-pub use spec::{parse_arch, write_scotch_target};
+pub use spec::{parse_arch, parse_machine, write_scotch_target};
 pub use stats::{
     diameter, explicit_graph_of, mean_distance, LinkGraph, EXACT_STATS_MAX_PES, STATS_SAMPLES,
 };

@@ -3,6 +3,7 @@
 use std::str::FromStr;
 
 use crate::explicit::{lines, read_input, tokens};
+use crate::machine::{parse_level_list, LevelKind, Machine};
 use crate::tree::MAX_TREE_LEVELS;
 use crate::{
     ArchError, Architecture, Complete, DistanceMatrix, ExplicitGraph, Hypercube, Mesh, PeId,
@@ -28,6 +29,8 @@ const MAX_DIMS: usize = 1024;
 /// | `matrix:FILE` | [`DistanceMatrix`] (see its format) |
 /// | `sub:LIST:INNER` | [`Subset`]: `LIST` = inner PE ids and ranges `a-b`, comma separated, `INNER` any spec: `sub:0-3,8-11:torus:8x8` |
 /// | `tgt:FILE` | a Scotch target file |
+/// | `hwloc:FILE[,pe=pu][,LEVEL=DIST..]` | a [`Machine`] from hwloc XML (`lstopo --of xml`): PEs are cores (or PUs), levels package, die, NUMA, L3, core, PU |
+/// | `LEVEL:COUNT,..[/DIST,..]` | a [`Machine`] given top-down: `nodes:4,package:2,core:8/100,10,1` (levels node, package, die, numa, l3, core, pu) |
 ///
 /// Otherwise, when `spec` names an existing file, it is read as a Scotch target file
 /// (gzip allowed); and a string whose first word is a Scotch target name is read as an
@@ -39,6 +42,34 @@ const MAX_DIMS: usize = 1024;
 /// Names are case-insensitive; `#` starts a comment.
 pub fn parse_arch(spec: &str) -> Result<Box<dyn Architecture>, ArchError> {
     parse_nested(spec, 0)
+}
+
+/// The machine of an `hwloc:` spec or a level list (`nodes:4,package:2,core:8`), with
+/// `nodes` (a Slurm node list, `node[01-04]`) naming its nodes: a node level is put above
+/// the topology, with one hwloc file for every node, or one per node (`%n` in the file
+/// name, or a directory of `NAME.xml` files). `None` for the other specs, which have no
+/// hosts; a node list with them is an error.
+pub fn parse_machine(spec: &str, nodes: Option<&str>) -> Result<Option<Machine>, ArchError> {
+    let s = spec.trim();
+    let names = match nodes {
+        Some(n) => Some(crate::machine::expand_node_list(n)?),
+        None => None,
+    };
+    if let Some((kind, rest)) = s.split_once(':') {
+        if kind.eq_ignore_ascii_case("hwloc") {
+            return crate::hwloc::parse_hwloc_spec(rest, spec, nodes).map(Some);
+        }
+        if LevelKind::parse(kind).is_some() {
+            return parse_level_list(s, names.as_deref()).map(Some);
+        }
+    }
+    match nodes {
+        Some(_) => Err(ArchError::spec(
+            spec,
+            "a node list applies to hwloc:FILE and to level lists (package:2,core:8), not to this target",
+        )),
+        None => Ok(None),
+    }
 }
 
 /// Most nested `sub` levels accepted.
@@ -86,7 +117,8 @@ fn parse_nested(spec: &str, depth: u32) -> Result<Box<dyn Architecture>, ArchErr
         format!(
             "unknown architecture kind \"{kind}\" and no such file (expected complete:K, \
              wcomplete:W,.., hypercube:D, mesh:AxB, torus:AxB, tree:C:../D:.., graph:FILE, \
-             matrix:FILE, sub:LIST:SPEC, tgt:FILE or a Scotch target)"
+             matrix:FILE, sub:LIST:SPEC, tgt:FILE, hwloc:FILE, node:N,package:P,core:C or a \
+             Scotch target)"
         ),
     ))
 }
@@ -225,6 +257,8 @@ fn parse_cli(
             let inner = parse_nested(inner, depth + 1)?;
             boxed(Subset::new(inner, pes), spec)
         }
+        "hwloc" => crate::hwloc::parse_hwloc_spec(rest, spec, None)?.architecture(),
+        k if LevelKind::parse(k).is_some() => parse_level_list(spec.trim(), None)?.architecture(),
         _ => Err(ArchError::spec(spec, "")),
     })();
     match r {

@@ -715,3 +715,281 @@ fn bad_files() {
     .unwrap_err();
     assert!(e.to_string().contains("distances could overflow"), "{e}");
 }
+
+// Machines: hwloc topologies, level lists and node lists.
+
+fn hwloc_fixture(name: &str) -> String {
+    format!("{}/../../fixtures/hwloc/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn machine(spec: &str, nodes: Option<&str>) -> Machine {
+    parse_machine(spec, nodes).unwrap().unwrap()
+}
+
+#[test]
+fn hwloc_synthetic_topology_gives_levels_and_sites() {
+    let f = hwloc_fixture("synthetic-2x8x2.xml");
+    let m = machine(&format!("hwloc:{f}"), None);
+    assert_eq!(m.levels(), [LevelKind::Package, LevelKind::Core]);
+    assert_eq!(m.counts(), [2, 8]);
+    assert_eq!(m.distances(), [20, 2]);
+    assert_eq!(m.hosts(), ["localhost"]);
+    for (i, s) in m.sites().iter().enumerate() {
+        let i = i as u32;
+        assert_eq!((s.package, s.core, s.pu), (i / 8, i % 8, 0));
+        assert_eq!((s.cpu, s.os_cpu), (2 * i, Some(2 * i)));
+    }
+    assert_eq!(m.architecture().unwrap().spec(), "tree:8:2/2:20");
+    let m = machine(&format!("hwloc:{f},pe=pu,package=50,core=3"), None);
+    assert_eq!(m.counts(), [2, 8, 2]);
+    assert_eq!(m.distances(), [50, 3, 1]);
+    let s = &m.sites()[3];
+    assert_eq!((s.package, s.core, s.pu, s.cpu), (0, 1, 1, 3));
+    assert_eq!(
+        m.rankfile(&[3, 16]),
+        "rank 0=localhost slot=3\nrank 1=localhost slot=16\n"
+    );
+    check_arch(m.architecture().unwrap().as_ref(), true, false);
+}
+
+/// The distance of two PEs is the distance of the highest level at which they differ,
+/// recomputed from the sites of a topology with NUMA groups and L3 domains, on three nodes.
+#[test]
+fn hwloc_distance_is_that_of_the_highest_differing_level() {
+    let f = hwloc_fixture("synthetic-snc.xml"); // package:2 group:2 numa:1 l3:2 core:2 pu:2
+    let m = machine(&format!("hwloc:{f},l3=7"), Some("n[1-3]"));
+    assert_eq!(
+        m.levels(),
+        [
+            LevelKind::Node,
+            LevelKind::Package,
+            LevelKind::Numa,
+            LevelKind::L3,
+            LevelKind::Core
+        ]
+    );
+    assert_eq!(m.hosts(), ["n1", "n2", "n3"]);
+    let a = m.architecture().unwrap();
+    assert_eq!(a.pe_count(), 48);
+    let s = m.sites();
+    for x in 0..48u32 {
+        for y in 0..48u32 {
+            let (p, q) = (&s[x as usize], &s[y as usize]);
+            let want = if x == y {
+                0
+            } else if p.host != q.host {
+                100
+            } else if p.package != q.package {
+                20
+            } else if p.core / 4 != q.core / 4 {
+                10
+            } else if p.core / 2 != q.core / 2 {
+                7
+            } else {
+                2
+            };
+            assert_eq!(a.distance(PeId(x), PeId(y)), want, "{x} {y}");
+        }
+    }
+    check_arch(a.as_ref(), true, false);
+}
+
+#[test]
+fn hwloc_leaves_out_disallowed_pus_and_reads_hwloc_1() {
+    let text = std::fs::read_to_string(hwloc_fixture("synthetic-2x8x2.xml")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // PUs 0-3 (cores 0 and 1) not allowed: 14 cores of the 2 x 8 envelope.
+    let restricted = text.replacen(
+        "allowed_cpuset=\"0xffffffff\"",
+        "allowed_cpuset=\"0xfffffff0\"",
+        1,
+    );
+    assert_ne!(restricted, text);
+    let f = dir.path().join("r.xml");
+    std::fs::write(&f, &restricted).unwrap();
+    let m = machine(&format!("hwloc:{}", f.display()), None);
+    assert_eq!(m.pe_count(), 14);
+    assert_eq!(m.sites()[0].os_cpu, Some(4));
+    assert_eq!((m.sites()[0].core, m.sites()[0].cpu), (0, 0));
+    let a = m.architecture().unwrap();
+    assert_eq!(a.distance(PeId(0), PeId(5)), 2);
+    assert_eq!(a.distance(PeId(0), PeId(6)), 20);
+    check_arch(a.as_ref(), true, false);
+    // Only PU 0 gone: core 0 stays with its PU 1, as logical PU 0.
+    let one = text.replacen(
+        "allowed_cpuset=\"0xffffffff\"",
+        "allowed_cpuset=\"0xfffffffe\"",
+        1,
+    );
+    std::fs::write(&f, &one).unwrap();
+    let m = machine(&format!("hwloc:{}", f.display()), None);
+    assert_eq!(m.pe_count(), 16);
+    assert_eq!((m.sites()[0].cpu, m.sites()[0].os_cpu), (0, Some(1)));
+    let m = machine(&format!("hwloc:{},pe=pu", f.display()), None);
+    assert_eq!(m.pe_count(), 31);
+    // hwloc 1.x: NUMA nodes hold their packages.
+    let v1 = r#"<?xml version="1.0"?>
+<topology>
+  <object type="Machine" os_index="0">
+    <info name="HostName" value="old"/>
+    <object type="NUMANode" os_index="0"><object type="Socket" os_index="0">
+      <object type="Core" os_index="0"><object type="PU" os_index="0"/></object>
+      <object type="Core" os_index="1"><object type="PU" os_index="1"/></object>
+    </object></object>
+    <object type="NUMANode" os_index="1"><object type="Socket" os_index="1">
+      <object type="Core" os_index="2"><object type="PU" os_index="2"/></object>
+      <object type="Core" os_index="3"><object type="PU" os_index="3"/></object>
+    </object></object>
+  </object>
+</topology>
+"#;
+    std::fs::write(&f, v1).unwrap();
+    let m = machine(&format!("hwloc:{}", f.display()), None);
+    assert_eq!(m.levels(), [LevelKind::Numa, LevelKind::Core]);
+    // Crossing these NUMA nodes crosses packages: the package's distance.
+    assert_eq!(m.distances(), [20, 2]);
+    assert_eq!(m.hosts(), ["old"]);
+    assert_eq!(
+        m.rankfile(&[3, 0]),
+        "rank 0=old slot=1:1\nrank 1=old slot=0:0\n"
+    );
+}
+
+#[test]
+fn hwloc_per_node_files_make_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        hwloc_fixture("synthetic-2x8.xml"),
+        dir.path().join("big.xml"),
+    )
+    .unwrap();
+    std::fs::copy(hwloc_fixture("epyc-vm.xml"), dir.path().join("small.xml")).unwrap();
+    let spec = format!("hwloc:{}", dir.path().display());
+    let m = machine(&spec, Some("small,big"));
+    assert_eq!(m.pe_count(), 18);
+    assert_eq!(m.slurm_hostfile(&[0, 1, 2, 17]), "small\nsmall\nbig\nbig\n");
+    let a = m.architecture().unwrap();
+    assert_eq!(a.distance(PeId(0), PeId(1)), 2);
+    assert_eq!(a.distance(PeId(1), PeId(2)), 100);
+    assert_eq!(a.distance(PeId(2), PeId(10)), 20);
+    check_arch(a.as_ref(), true, false);
+    let pattern = format!("hwloc:{}/%n.xml", dir.path().display());
+    assert_eq!(machine(&pattern, Some("small,big")).sites(), m.sites());
+    // One directory needs the node names; a missing node file is named.
+    assert!(parse_machine(&spec, None).is_err());
+    let e = parse_machine(&pattern, Some("small,other"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("other.xml"), "{e}");
+}
+
+#[test]
+fn hwloc_errors_name_the_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.xml");
+    let spec = format!("hwloc:{}", f.display());
+    let cases: [(&str, &str); 6] = [
+        ("<topology>\n<object type=\"Machine\">\n", ":3:1: the file ends inside 2 element(s)"),
+        ("<topology>\n<object type=\"Machine\">\n</topology>", ":3:"),
+        ("<topology>\n<object os_index=\"0\"/>\n</topology>", ":2:1: <object> without a type"),
+        (
+            "<topology><object type=\"Machine\"><object type=\"PU\" os_index=\"x\"/></object></topology>",
+            "os_index \"x\"",
+        ),
+        ("<topology></topology>", "no <object>"),
+        (
+            "<topology><object type=\"Machine\"><object type=\"PU\" os_index=\"0\"/></object></topology>",
+            "pe=pu",
+        ),
+    ];
+    for (xml, want) in cases {
+        std::fs::write(&f, xml).unwrap();
+        let e = parse_machine(&spec, None).unwrap_err().to_string();
+        assert!(e.contains(want), "{xml}: {e}");
+    }
+    let e = parse_arch(&format!("{spec},bogus=1"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown key \"bogus\""), "{e}");
+    let e = parse_machine("torus:4x4", Some("a,b"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("node list applies to hwloc"), "{e}");
+}
+
+#[test]
+fn level_lists_are_trees_with_sites() {
+    let m = machine("nodes:4,package:2,core:8/100,10,1", None);
+    let tree = parse_arch("tree:8:2:4/1:10:100").unwrap();
+    let a = m.architecture().unwrap();
+    for x in 0..64 {
+        for y in 0..64 {
+            assert_eq!(
+                a.distance(PeId(x), PeId(y)),
+                tree.distance(PeId(x), PeId(y))
+            );
+        }
+    }
+    assert_eq!(m.hosts()[3], "node3");
+    assert_eq!(
+        m.rankfile(&[0, 9, 63]),
+        "rank 0=node0 slot=0:0\nrank 1=node0 slot=1:1\nrank 2=node3 slot=1:7\n"
+    );
+    let m = machine("package:2,l3:2,core:4", Some("c[1-2]"));
+    assert_eq!(m.levels()[0], LevelKind::Node);
+    assert_eq!(m.distances(), [100, 20, 5, 2]);
+    let s = &m.sites()[13]; // node 0, package 1, L3 1, core 1
+    assert_eq!((s.host, s.package, s.core), (0, 1, 5));
+    assert_eq!(m.hosts(), ["c1", "c2"]);
+    // Defaults never fall below the level beneath.
+    assert_eq!(
+        machine("numa:2,package:2,core:2", None).distances(),
+        [20, 20, 2]
+    );
+    for (bad, want) in [
+        ("nodes:4,package:2/100", "2 levels but 1 distances"),
+        ("core:0", "count 0"),
+        ("core:2,core:2", "given twice"),
+        ("package:2,node:2", "node level must come first"),
+        ("socket:2,blade:2", "unknown level \"blade\""),
+        ("core:8/0", "not a positive integer"),
+    ] {
+        let e = parse_arch(bad).unwrap_err().to_string();
+        assert!(e.contains(want), "{bad}: {e}");
+    }
+    let e = parse_machine("nodes:4,core:2", Some("a,b"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("4 nodes, but the node list names 2"), "{e}");
+}
+
+#[test]
+fn slurm_node_lists_expand() {
+    let x = |s: &str| expand_node_list(s).unwrap();
+    assert_eq!(
+        x("node[01-04,07]"),
+        ["node01", "node02", "node03", "node04", "node07"]
+    );
+    assert_eq!(x("a[1-2]b[3-4]"), ["a1b3", "a1b4", "a2b3", "a2b4"]);
+    assert_eq!(x("login,n[8-10]"), ["login", "n8", "n9", "n10"]);
+    assert_eq!(x("n[098-100]"), ["n098", "n099", "n100"]);
+    for (bad, want) in [
+        ("n[1-2", "'[' without ']'"),
+        ("n1-2]", "']' without '['"),
+        ("n[2-1]", "descending"),
+        ("n[a]", "not a number"),
+        ("n1,,n2", "empty node name"),
+        ("n[1-2],n1", "listed twice"),
+        ("n[0-99999999]", "more than"),
+    ] {
+        let e = expand_node_list(bad).unwrap_err().to_string();
+        assert!(e.contains(want), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn rank_reordering_places_tasks_by_pe() {
+    assert_eq!(rank_reordering(&[2, 0, 3, 1]), [2, 0, 3, 1]);
+    // Two tasks per PE: tasks sorted by PE, then by id.
+    assert_eq!(rank_reordering(&[1, 0, 1, 0]), [2, 0, 3, 1]);
+}

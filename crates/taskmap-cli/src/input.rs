@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use taskmap::{Architecture, Capacities, EvalOptions, Problem, TaskGraph};
+use taskmap::{Architecture, Capacities, EvalOptions, Machine, Problem, TaskGraph};
 use taskmap_graph::GraphFormat;
 
 /// The example mapped by `taskmap map` with no input: DIMACS-10 delaunay_n10 (1,024 tasks,
@@ -24,6 +24,21 @@ pub(crate) struct GraphInput {
     /// Graph file format, when the extension does not tell.
     #[arg(long, value_name = "FORMAT")]
     pub(crate) graph_format: Option<String>,
+    /// Task weights replacing the graph's vertex weights: one line per task, in task order,
+    /// of non-negative integers (one per constraint; the compute weight of each rank).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) task_weights: Option<PathBuf>,
+}
+
+/// `--nodes`: the nodes of a machine target.
+#[derive(Args, Default)]
+pub(crate) struct NodeList {
+    /// Slurm node list (`node[01-04,07]`, `a[1-2]b[3-4]`, `$SLURM_JOB_NODELIST`): puts a node
+    /// level above an hwloc:FILE topology (the same file for every node, or one per node
+    /// with %n in the file name or a directory of NAME.xml files) or a level list
+    /// (package:2,core:8), and names the hosts of the launch files.
+    #[arg(long, value_name = "LIST")]
+    pub(crate) nodes: Option<String>,
 }
 
 #[derive(Args)]
@@ -83,6 +98,16 @@ pub(crate) fn read_graph(path: &Path, format: Option<&str>) -> Result<TaskGraph>
 }
 
 pub(crate) fn load_graph(input: &GraphInput) -> Result<(TaskGraph, String)> {
+    let (graph, name) = load_graph_file(input)?;
+    let Some(path) = &input.task_weights else {
+        return Ok((graph, name));
+    };
+    let bytes = std::fs::read(path).map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+    let (ncon, w) = taskmap_graph::read_task_weights(&bytes, path, graph.num_tasks())?;
+    Ok((graph.with_vertex_weights(ncon, w), name))
+}
+
+fn load_graph_file(input: &GraphInput) -> Result<(TaskGraph, String)> {
     match &input.graph {
         Some(p) => Ok((
             read_graph(p, input.graph_format.as_deref())?,
@@ -101,6 +126,18 @@ pub(crate) fn load_graph(input: &GraphInput) -> Result<(TaskGraph, String)> {
 
 pub(crate) fn load_arch(spec: &str) -> Result<Box<dyn Architecture>> {
     Ok(taskmap::parse_arch(spec)?)
+}
+
+/// The target of `spec` with `--nodes`, and its machine when it has hosts (`hwloc:FILE` or
+/// a level list).
+pub(crate) fn load_target(
+    spec: &str,
+    nodes: &NodeList,
+) -> Result<(Box<dyn Architecture>, Option<Machine>)> {
+    match taskmap::parse_machine(spec, nodes.nodes.as_deref())? {
+        Some(m) => Ok((m.architecture()?, Some(m))),
+        None => Ok((load_arch(spec)?, None)),
+    }
 }
 
 pub(crate) fn load_capacities(c: &Constraints, k: u32, ncon: usize) -> Result<Option<Capacities>> {
@@ -158,10 +195,11 @@ pub(crate) fn eval_options(problem: &Problem, constraints: &Constraints) -> Eval
 pub(crate) fn load_problem(
     input: &GraphInput,
     spec: &str,
+    nodes: &NodeList,
     constraints: &Constraints,
-) -> Result<(Problem, String)> {
+) -> Result<(Problem, String, Option<Machine>)> {
     let (graph, graph_name) = load_graph(input)?;
-    let arch = load_arch(spec)?;
+    let (arch, machine) = load_target(spec, nodes)?;
     // Before anything sized by the target (a uniform capacity is one value per PE).
     taskmap::problem::check_pe_count(arch.as_ref())?;
     let capacities = load_capacities(constraints, arch.pe_count(), graph.ncon())?;
@@ -177,17 +215,21 @@ pub(crate) fn load_problem(
     problem.epsilon_with_capacities = constraints.epsilon.is_some();
     problem.capacities = capacities;
     problem.check()?;
-    Ok((problem, graph_name))
+    Ok((problem, graph_name, machine))
 }
 
-/// The file a target spec reads, when it reads one (`graph:F`, `matrix:F`, `tgt:F`, or a
-/// Scotch target file named directly).
+/// The file a target spec reads, when it reads one (`graph:F`, `matrix:F`, `tgt:F`,
+/// `hwloc:F[,options]`, or a Scotch target file named directly).
 pub(crate) fn target_file(spec: &str) -> Option<PathBuf> {
-    let rest = ["graph:", "matrix:", "tgt:"]
+    let rest = ["graph:", "matrix:", "tgt:", "hwloc:"]
         .iter()
         .find_map(|p| spec.strip_prefix(p))
         .unwrap_or(spec);
     let p = PathBuf::from(rest);
+    if p.is_file() {
+        return Some(p);
+    }
+    let p = PathBuf::from(rest.split(',').next()?);
     p.is_file().then_some(p)
 }
 

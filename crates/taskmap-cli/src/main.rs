@@ -24,6 +24,7 @@ macro_rules! errln {
 mod cli;
 mod cmd;
 mod input;
+mod launch;
 mod output;
 
 /// Set when standard output carries an output file (`-o -`): reports then go to stderr.

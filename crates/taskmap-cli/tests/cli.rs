@@ -2326,3 +2326,184 @@ fn algorithms_lists_hetero_and_precedence_keys() {
         ]
     );
 }
+
+/// The MPI journey: an mpiP graph of 64 ranks onto four nodes of an hwloc topology (two
+/// packages of eight cores), with a rankfile, a Slurm hostfile and the rank reordering,
+/// each consistent with the mapping written; the launch report's ranks in order scored as
+/// `eval` scores them.
+#[test]
+fn mpi_journey_writes_launch_files_that_agree_with_the_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let graph = fixture("NPB-cg_64ranks.graphStats.txt.gz");
+    let arch = format!("hwloc:{}", fixture("hwloc/synthetic-2x8.xml"));
+    let o = taskmap(&[
+        "map",
+        "-g",
+        &graph,
+        "-a",
+        &arch,
+        "--nodes",
+        "node[01-04]",
+        "-o",
+        &p("cg.txt"),
+        "--rankfile",
+        &p("cg.rankfile"),
+        "--slurm-hostfile",
+        &p("cg.hosts"),
+        "--permutation",
+        &p("cg.perm"),
+        "-f",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report = json(&o);
+    let pes: Vec<u32> = std::fs::read_to_string(p("cg.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(pes.len(), 64);
+    let rankfile = std::fs::read_to_string(p("cg.rankfile")).unwrap();
+    let hosts = std::fs::read_to_string(p("cg.hosts")).unwrap();
+    let perm = std::fs::read_to_string(p("cg.perm")).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for (r, ((line, host), perm)) in rankfile
+        .lines()
+        .zip(hosts.lines())
+        .zip(perm.lines())
+        .enumerate()
+    {
+        let pe = pes[r];
+        let node = format!("node{:02}", pe / 16 + 1);
+        assert_eq!(
+            line,
+            format!("rank {r}={node} slot={}:{}", pe % 16 / 8, pe % 8)
+        );
+        assert_eq!(host, node);
+        assert_eq!(
+            perm,
+            pe.to_string(),
+            "one rank per core: the mapping itself"
+        );
+        assert!(seen.insert(pe), "two ranks on PE {pe}");
+    }
+    assert_eq!(seen.len(), 64);
+    let launch = &report["launch"];
+    assert_eq!(launch["hosts_used"], 4);
+    let commands = launch["commands"].as_array().unwrap();
+    assert!(commands[0].as_str().unwrap().starts_with("mpirun -np 64 "));
+    assert!(commands[1]
+        .as_str()
+        .unwrap()
+        .contains("srun -n 64 --distribution=arbitrary"));
+    // The ranks in order, scored by eval.
+    let in_order: String = (0..64).map(|r| format!("{r}\n")).collect();
+    std::fs::write(p("order.txt"), in_order).unwrap();
+    let o = taskmap(&[
+        "eval",
+        "-g",
+        &graph,
+        "-a",
+        &arch,
+        "--nodes",
+        "node[01-04]",
+        "-m",
+        &p("order.txt"),
+        "-f",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = json(&o);
+    assert_eq!(launch["in_order_comm_cost"], e["comm_cost"]);
+    assert_eq!(e["launch"]["in_order_comm_cost"], e["comm_cost"]);
+    assert!(
+        report["evaluation"]["comm_cost"].as_u64() <= e["comm_cost"].as_u64(),
+        "the mapping is worse than the ranks in order"
+    );
+    // A level list of the same machine gives the same target and the same mapping.
+    let o = taskmap(&[
+        "map",
+        "-g",
+        &graph,
+        "-a",
+        "package:2,core:8/20,2",
+        "--nodes",
+        "node[01-04]",
+        "-o",
+        &p("list.txt"),
+        "--rankfile",
+        &p("list.rankfile"),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(p("list.rankfile")).unwrap(),
+        rankfile
+    );
+}
+
+#[test]
+fn launch_files_need_hosts_and_bad_machines_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let graph = fixture("NPB-cg_64ranks.graphStats.txt.gz");
+    let topo = fixture("hwloc/synthetic-2x8.xml");
+    std::fs::write(
+        p("bad.xml"),
+        "<topology>\n<object type=\"Machine\">\n</topology>\n",
+    )
+    .unwrap();
+    let cases: [(Vec<String>, &str); 5] = [
+        (
+            vec!["-a".into(), "torus:8x8".into(), "--rankfile".into(), p("r")],
+            "--rankfile needs a target with hosts",
+        ),
+        (
+            vec![
+                "-a".into(),
+                "torus:8x8".into(),
+                "--nodes".into(),
+                "n[1-2]".into(),
+            ],
+            "a node list applies to hwloc:FILE",
+        ),
+        (
+            vec!["-a".into(), format!("hwloc:{}", p("bad.xml"))],
+            "bad.xml:3:",
+        ),
+        (
+            vec![
+                "-a".into(),
+                format!("hwloc:{topo}"),
+                "--nodes".into(),
+                "n[1-2".into(),
+            ],
+            "'[' without ']'",
+        ),
+        (
+            vec![
+                "-a".into(),
+                format!("hwloc:{topo}"),
+                "--rankfile".into(),
+                graph.clone(),
+            ],
+            "",
+        ),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec![
+            "map".to_string(),
+            "-g".into(),
+            graph.clone(),
+            "-o".into(),
+            p("out.map"),
+        ];
+        args.extend(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = taskmap(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+        assert!(!dir.path().join("out.map").exists() && !dir.path().join("r").exists());
+    }
+}

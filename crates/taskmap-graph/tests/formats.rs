@@ -767,3 +767,124 @@ proptest! {
         prop_assert!(g.validate().is_ok());
     }
 }
+
+// ---------------------------------------------------------------- MPI volumes
+
+proptest! {
+    /// A sparse list and a dense matrix of the same directed volumes read as one graph,
+    /// whose edge `{u, v}` weighs the volume from `u` to `v` plus the one back (rounded),
+    /// recomputed naively; self-volumes and zeros add nothing.
+    #[test]
+    fn volumes_are_made_symmetric_by_addition(
+        n in 1usize..9,
+        cells in proptest::collection::vec((0u32..4, 0u64..1000), 81),
+        csv in any::<bool>(),
+    ) {
+        let vol = |i: usize, j: usize| -> u64 {
+            let (kind, x) = cells[i * 9 + j];
+            if kind == 0 { 0 } else { x }
+        };
+        let sep = if csv { "," } else { " " };
+        let mut dense = String::from("# TreeMatch matrix\n");
+        let mut sparse = String::from(if csv { "src,dst,bytes\n" } else { "" });
+        for i in 0..n {
+            let row: Vec<String> = (0..n).map(|j| vol(i, j).to_string()).collect();
+            dense.push_str(&row.join(sep));
+            dense.push('\n');
+            for j in 0..n {
+                sparse.push_str(&format!("{i}{sep}{j}{sep}{}.0\n", vol(i, j)));
+            }
+        }
+        let d = read_dense_matrix(dense.as_bytes(), Path::new("m.mat")).unwrap();
+        let s = read_volumes(&gzip(sparse.as_bytes()), Path::new("v.csv")).unwrap();
+        prop_assert_eq!(d.num_tasks(), n);
+        prop_assert_eq!(s.num_tasks(), n);
+        for u in 0..n {
+            let want: Vec<(u32, u64)> = (0..n)
+                .filter(|&v| v != u && vol(u, v) + vol(v, u) > 0)
+                .map(|v| (v as u32, vol(u, v) + vol(v, u)))
+                .collect();
+            prop_assert_eq!(sorted(&d, u as u32), want.clone());
+            prop_assert_eq!(sorted(&s, u as u32), want);
+        }
+    }
+}
+
+#[test]
+fn volume_lists_dense_matrices_and_task_weights_name_the_place_of_errors() {
+    let bad: [(&str, &[u8], &str); 8] = [
+        (
+            "v.csv",
+            b"src,dst,bytes\n0,1,5\n1,x,2\n",
+            "v.csv:3:3: expected destination rank (an integer), found `x`",
+        ),
+        (
+            "v.csv",
+            b"0 1 -3\n",
+            "v.csv:1:5: volume must not be negative, found -3",
+        ),
+        (
+            "v.csv",
+            b"0 1 2 3\n",
+            "v.csv:1:7: unexpected `3` after `src dst bytes`",
+        ),
+        ("v.csv", b"# nothing\n", "no volume line"),
+        (
+            "m.mat",
+            b"0 1\n1 0 4\n",
+            "m.mat:2:5: row 2 has more than 2 entries",
+        ),
+        (
+            "m.mat",
+            b"0 1 2\n1 0\n",
+            "m.mat:2:4: row 2 has 2 entries; the first row has 3",
+        ),
+        (
+            "m.mat",
+            b"0 1\n1 0\n1 1\n",
+            "m.mat:3:1: line 3 of a 2x2 matrix (one too many)",
+        ),
+        (
+            "m.mat",
+            b"0 1 2\n1 0 3\n",
+            "m.mat:2:1: 2 rows, but the rows have 3 entries: a dense matrix is square",
+        ),
+    ];
+    for (name, bytes, want) in bad {
+        let e = read_graph_from_bytes(bytes, name, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{e}\nwanted {want}");
+    }
+    // Dense matrices keep ranks that communicate with none.
+    let g = read_graph_from_bytes(b"0 2 0\n1 0 0\n0 0 0\n", "m.dense", None).unwrap();
+    assert_eq!((g.num_tasks(), g.num_edges()), (3, 1));
+    assert_eq!(sorted(&g, 0), [(1, 3)]);
+    // Task weights: one line per task, as many weights on each.
+    let w = |text: &[u8], n| read_task_weights(text, Path::new("w.txt"), n);
+    assert_eq!(w(b"# ranks\n3 1\n4,1\n", 2).unwrap(), (2, vec![3, 1, 4, 1]));
+    for (text, n, want) in [
+        (
+            &b"1\n2 3\n"[..],
+            2,
+            "w.txt:2:3: task 2 has more than 1 weights",
+        ),
+        (
+            b"1 2\n3\n",
+            2,
+            "w.txt:2:2: task 2 has 1 weights; the first line has 2",
+        ),
+        (b"1\n2\n", 3, "2 task lines, but the graph has 3 tasks"),
+        (
+            b"1\n2\n",
+            1,
+            "w.txt:2:1: a line for task 2 but the graph has 1 tasks",
+        ),
+        (b"1\n-2\n", 2, "w.txt:2:1:"),
+    ] {
+        let e = w(text, n).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}\nwanted {want}");
+    }
+    let g = g.with_vertex_weights(1, vec![5, 6, 7]);
+    assert_eq!((g.ncon(), g.total_vertex_weight(0)), (1, 18));
+}

@@ -42,5 +42,5 @@ pub use mapping::{Mapping, MappingFormat};
 pub use metrics::{evaluate, EvalOptions, Evaluation};
 pub use problem::{Capacities, Problem};
 pub use registry::AlgorithmSpec;
-pub use taskmap_arch::{parse_arch, Architecture, PeId, Routing};
+pub use taskmap_arch::{parse_arch, parse_machine, Architecture, Machine, PeId, Routing};
 pub use taskmap_graph::{TaskGraph, TaskId};

@@ -25,6 +25,141 @@ pub struct MapReport {
     /// The mapping refined, when one was given (`taskmap map --initial`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial: Option<InitialReport>,
+    /// The ranks in order and the launch files, on a machine with hosts or when a launch
+    /// file was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launch: Option<LaunchReport>,
+}
+
+/// A mapping of MPI ranks (task `r` is rank `r`) against the ranks placed in order, and
+/// how to launch the job with the files written.
+#[derive(Clone, Debug, Serialize)]
+pub struct LaunchReport {
+    /// f_C of the ranks in order: rank `r` of `n` on PE `floor(r·k/n)`, as a launcher
+    /// places ranks by core.
+    pub in_order_comm_cost: u64,
+    /// The mapping's f_C against it, in percent (negative: better); none when it is 0.
+    pub change_percent: Option<f64>,
+    /// Hosts that carry a rank, when the target has hosts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hosts_used: Option<usize>,
+    /// The launch files written: (`rankfile`, `slurm_hostfile` or `permutation`, path).
+    pub files: Vec<(String, String)>,
+    /// Command lines that launch the job with them (`./app` stands for the program).
+    pub commands: Vec<String>,
+}
+
+/// The launch files a run writes.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchFiles {
+    /// Open MPI rankfile.
+    pub rankfile: Option<String>,
+    /// Slurm hostfile (one host per rank).
+    pub slurm_hostfile: Option<String>,
+    /// Rank reordering (line `t + 1`: the rank in launch order that runs task `t`).
+    pub permutation: Option<String>,
+}
+
+impl LaunchReport {
+    /// `mapping` of `graph` on `arch` against the ranks in order, with the `files` written
+    /// for `machine` (the hosts of `arch`'s PEs, when it has them).
+    pub fn new(
+        graph: &crate::TaskGraph,
+        arch: &dyn crate::Architecture,
+        mapping: &Mapping,
+        machine: Option<&crate::Machine>,
+        files: &LaunchFiles,
+    ) -> Result<Self, Error> {
+        let n = mapping.len() as u64;
+        let k = u64::from(arch.pe_count());
+        let in_order = Mapping::new(
+            (0..n)
+                .map(|r| crate::PeId((r * k / n.max(1)) as u32))
+                .collect(),
+        );
+        let opts = EvalOptions::default();
+        let base = evaluate(graph, arch, &in_order, &opts)?.comm_cost;
+        let now = evaluate(graph, arch, mapping, &opts)?.comm_cost;
+        let change_percent = (base > 0).then(|| (now as f64 - base as f64) / base as f64 * 100.0);
+        let hosts_used = machine.map(|m| {
+            let mut used = vec![false; m.hosts().len()];
+            for p in mapping.as_slice() {
+                used[m.sites()[p.idx()].host as usize] = true;
+            }
+            used.iter().filter(|&&u| u).count()
+        });
+        let pu = machine.is_some_and(|m| m.pe_is_pu());
+        let mut commands = Vec::new();
+        let mut listed = Vec::new();
+        if let Some(f) = &files.rankfile {
+            let hw = if pu { " --use-hwthread-cpus" } else { "" };
+            commands.push(format!(
+                "mpirun -np {n}{hw} --map-by rankfile:file={} ./app   (Open MPI 4: --rankfile {})",
+                shell_word(f),
+                shell_word(f)
+            ));
+            listed.push(("rankfile".to_string(), f.clone()));
+        }
+        if let Some(f) = &files.slurm_hostfile {
+            commands.push(format!(
+                "SLURM_HOSTFILE={} srun -n {n} --distribution=arbitrary ./app",
+                shell_word(f)
+            ));
+            listed.push(("slurm_hostfile".to_string(), f.clone()));
+        }
+        if let Some(f) = &files.permutation {
+            listed.push(("permutation".to_string(), f.clone()));
+        }
+        Ok(LaunchReport {
+            in_order_comm_cost: base,
+            change_percent,
+            hosts_used,
+            files: listed,
+            commands,
+        })
+    }
+}
+
+/// `s` as one shell word: as it is when it has only safe characters, else single-quoted.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"_./-+=:,@%".contains(&c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The lines a launch report adds to a human report.
+pub fn render_launch(l: &LaunchReport) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "ranks in order (rank r on PE r*k/n): f_C {}",
+        l.in_order_comm_cost
+    );
+    if let Some(c) = l.change_percent {
+        let _ = write!(s, "; this mapping {c:+.1} %");
+    }
+    if let Some(h) = l.hosts_used {
+        let _ = write!(s, "; {h} hosts used");
+    }
+    let _ = writeln!(s);
+    for (kind, path) in &l.files {
+        let _ = writeln!(s, "{} written to {}", kind.replace('_', " "), path);
+    }
+    if l.files.iter().any(|(k, _)| k == "permutation") {
+        let _ = writeln!(
+            s,
+            "permutation: line t+1 is the rank (in launch order) that runs task t"
+        );
+    }
+    for c in &l.commands {
+        let _ = writeln!(s, "launch: {c}");
+    }
+    s
 }
 
 /// The mapping a run refined, against the result.
@@ -234,5 +369,8 @@ pub fn render_map_report(r: &MapReport) -> String {
         }
     }
     s.push_str(&render_evaluation(&r.evaluation));
+    if let Some(l) = &r.launch {
+        s.push_str(&render_launch(l));
+    }
     s
 }

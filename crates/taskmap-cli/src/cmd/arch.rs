@@ -11,6 +11,8 @@ use crate::output::*;
 pub(crate) struct ArchArgs {
     /// Target architecture spec or Scotch target file.
     pub(crate) spec: String,
+    #[command(flatten)]
+    pub(crate) nodes: NodeList,
     /// Print the distance between these two PEs.
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
     pub(crate) distance: Option<Vec<u32>>,
@@ -38,7 +40,7 @@ pub(crate) struct ArchReport {
 }
 
 pub(crate) fn cmd_arch(a: ArchArgs) -> Result<u8> {
-    let arch = load_arch(&a.spec)?;
+    let (arch, _) = load_target(&a.spec, &a.nodes)?;
     if a.scotch {
         let t = taskmap_arch::write_scotch_target(arch.as_ref())
             .ok_or_else(|| anyhow!("{} has no Scotch target description", arch.spec()))?;

@@ -16,6 +16,8 @@ pub(crate) struct CompareArgs {
     /// Target architecture spec or Scotch target file (default with no --graph: torus:4x4).
     #[arg(short, long, value_name = "SPEC")]
     pub(crate) arch: Option<String>,
+    #[command(flatten)]
+    pub(crate) nodes: NodeList,
     /// An algorithm to run, `name[,key=value...]`; repeat the flag for several (default:
     /// every registered algorithm with its default parameters except `greedy-perego`, which
     /// is made for timed programs and leaves loads unbalanced on static graphs).
@@ -44,7 +46,7 @@ pub(crate) struct CompareRow {
 
 pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
     let spec = arch_spec(a.arch.as_ref(), &a.input)?;
-    let (problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
+    let (problem, graph_name, _) = load_problem(&a.input, &spec, &a.nodes, &a.constraints)?;
     let names: Vec<String> = if a.algorithms.is_empty() {
         taskmap::registry::names(&[taskmap::registry::Family::Static])
             .into_iter()

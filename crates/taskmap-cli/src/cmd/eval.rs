@@ -4,10 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use taskmap::report::render_evaluation;
+use taskmap::report::{render_evaluation, render_launch};
 use taskmap::{evaluate, EvalOptions, Mapping};
 
 use crate::input::*;
+use crate::launch::LaunchArgs;
 use crate::output::*;
 
 #[derive(Args)]
@@ -17,6 +18,8 @@ pub(crate) struct EvalArgs {
     /// Target architecture spec or Scotch target file.
     #[arg(short, long, value_name = "SPEC")]
     pub(crate) arch: String,
+    #[command(flatten)]
+    pub(crate) nodes: NodeList,
     /// Mapping file (Scotch .map or one PE per line).
     #[arg(short, long, value_name = "FILE")]
     pub(crate) mapping: PathBuf,
@@ -28,6 +31,8 @@ pub(crate) struct EvalArgs {
     pub(crate) program: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) constraints: Constraints,
+    #[command(flatten)]
+    pub(crate) launch: LaunchArgs,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     pub(crate) format: OutputFormat,
@@ -43,6 +48,10 @@ pub(crate) struct EvalReport {
     pub(crate) perego_f: Option<taskmap::perego::spm::FEstimate>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) perego_f_prop: Option<taskmap::perego::PropagatedEstimate>,
+    /// The ranks in order and the launch files, on a machine with hosts or when a launch
+    /// file was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) launch: Option<taskmap::report::LaunchReport>,
 }
 
 pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
@@ -56,7 +65,17 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         (None, Some(p)) => p.to_task_graph(),
         (None, None) => bail!("--graph (or --program) is required"),
     };
-    let arch = load_arch(&a.arch)?;
+    let target = target_file(&a.arch);
+    a.launch.check_paths(&[
+        a.input.graph.as_ref(),
+        a.input.task_weights.as_ref(),
+        Some(&a.mapping),
+        a.program.as_ref(),
+        a.constraints.capacities.as_ref(),
+        target.as_ref(),
+    ])?;
+    let (arch, machine) = load_target(&a.arch, &a.nodes)?;
+    a.launch.check(machine.as_ref())?;
     taskmap::problem::check_pe_count(arch.as_ref())?;
     let mapping = Mapping::read_for(&a.mapping, graph.num_tasks(), arch.pe_count())?;
     let capacities = load_capacities(&a.constraints, arch.pe_count(), graph.ncon())?;
@@ -76,10 +95,23 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         }
         None => (None, None),
     };
+    claim_stdout(&a.launch.outputs().map(|o| o.1));
+    let files = a.launch.files(machine.as_ref(), &mapping);
+    let refs: Vec<(&std::path::Path, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_path(), b.as_slice()))
+        .collect();
+    write_files(&refs).context("writing the launch files")?;
+    let launch = a
+        .launch
+        .report(&graph, arch.as_ref(), machine.as_ref(), &mapping)?;
     let feasible = e.feasible();
     match a.format {
         OutputFormat::Human => {
             out!("{}", render_evaluation(&e));
+            if let Some(l) = &launch {
+                out!("{}", render_launch(l));
+            }
             if let Some(f) = &perego_f {
                 outln!(
                     "F (De Petris & Perego) {:.1} cycles (max on PE {}), F_sum {:.1}",
@@ -108,6 +140,7 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
                 evaluation: e,
                 perego_f,
                 perego_f_prop,
+                launch,
             },
             a.format,
         )?,

@@ -12,6 +12,7 @@ use taskmap::report::{render_map_report, InitialReport, MapReport};
 use taskmap::{evaluate, AlgorithmSpec, Mapper, Mapping, MappingFormat, Problem, RunContext};
 
 use crate::input::*;
+use crate::launch::LaunchArgs;
 use crate::output::*;
 
 #[derive(Args)]
@@ -22,6 +23,8 @@ pub(crate) struct MapArgs {
     /// tree:4:8:6/1:10:100, graph:FILE, matrix:FILE, ...) or a Scotch target file.
     #[arg(short, long, value_name = "SPEC")]
     pub(crate) arch: Option<String>,
+    #[command(flatten)]
+    pub(crate) nodes: NodeList,
     /// Mapping algorithm, `name[,key=value...]` (see `taskmap algorithms`).
     #[arg(short = 'A', long, default_value = "multilevel")]
     pub(crate) algorithm: String,
@@ -68,6 +71,8 @@ pub(crate) struct MapArgs {
     /// it to standard output, and the report then goes to standard error.
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) launch: LaunchArgs,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     pub(crate) format: OutputFormat,
@@ -132,12 +137,16 @@ pub(crate) struct MapConfig<'a> {
 }
 
 pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
-    if let Some(out) = &a.output {
-        let target = a.arch.as_deref().and_then(target_file);
+    let mut outputs = vec![("--output", a.output.as_ref())];
+    outputs.extend(a.launch.outputs());
+    refuse_same_outputs(&outputs)?;
+    let target = a.arch.as_deref().and_then(target_file);
+    for out in outputs.iter().filter_map(|o| o.1) {
         refuse_overwriting_inputs(
             out,
             &[
                 a.input.graph.as_ref(),
+                a.input.task_weights.as_ref(),
                 a.fixed.as_ref(),
                 a.constraints.capacities.as_ref(),
                 target.as_ref(),
@@ -153,7 +162,9 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     };
     let spec = arch_spec(a.arch.as_ref(), &a.input)?;
     // Everything the run would refuse is refused before the configuration is printed too.
-    let (mut problem, graph_name) = load_problem(&a.input, &spec, &a.constraints)?;
+    let (mut problem, graph_name, machine) =
+        load_problem(&a.input, &spec, &a.nodes, &a.constraints)?;
+    a.launch.check(machine.as_ref())?;
     if let Some(path) = &a.fixed {
         let k = problem.arch.pe_count();
         problem.fixed = Some(taskmap::problem::read_fixed(
@@ -168,7 +179,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     if a.dump_config {
         return dump_config(&a, spec, &alg_text, &algorithm);
     }
-    claim_stdout(&[a.output.as_ref()]);
+    claim_stdout(&outputs.iter().map(|o| o.1).collect::<Vec<_>>());
     warn_before_run(&a, &algorithm, &problem, refine.is_some());
     let t0 = Instant::now();
     ctx.deadline = a
@@ -192,7 +203,13 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
             InitialReport::new(&problem, &r.given, &mapping, file, r.migration, &opts)
         })
         .transpose()?;
-    write_mapping(&a, &mapping, quiet)?;
+    write_outputs(&a, machine.as_ref(), &mapping, quiet)?;
+    let launch = a.launch.report(
+        &problem.graph,
+        problem.arch.as_ref(),
+        machine.as_ref(),
+        &mapping,
+    )?;
     let feasible = evaluation.feasible();
     if !feasible {
         let what = match (evaluation.balanced, evaluation.capacities_respected) {
@@ -222,6 +239,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         map_time_ms: map_time.as_secs_f64() * 1e3,
         evaluation,
         initial,
+        launch,
     };
     match a.format {
         OutputFormat::Human => out!("{}", render_map_report(&report)),
@@ -331,11 +349,18 @@ fn warn_before_run(a: &MapArgs, algorithm: &AlgorithmSpec, problem: &Problem, re
 }
 
 /// Writes the mapping to `-o`, or says on a terminal that it is not written.
-fn write_mapping(a: &MapArgs, mapping: &Mapping, quiet: bool) -> Result<()> {
+/// Writes the mapping (`-o`) and the launch files, all or none.
+fn write_outputs(
+    a: &MapArgs,
+    machine: Option<&taskmap::Machine>,
+    mapping: &Mapping,
+    quiet: bool,
+) -> Result<()> {
+    let mut files = a.launch.files(machine, mapping);
     match &a.output {
         Some(out) => {
             let text = mapping.to_text(MappingFormat::from_path(out));
-            write_file(out, text.as_bytes()).context("writing the mapping")?;
+            files.insert(0, (out.clone(), text.into_bytes()));
         }
         // Said to a person at a terminal only: scripts read the report.
         None if !quiet && std::io::stderr().is_terminal() => {
@@ -345,5 +370,10 @@ fn write_mapping(a: &MapArgs, mapping: &Mapping, quiet: bool) -> Result<()> {
         }
         None => {}
     }
+    let refs: Vec<(&std::path::Path, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_path(), b.as_slice()))
+        .collect();
+    write_files(&refs).context("writing the mapping")?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Graph file formats: one module per format, plus format selection and file helpers.
 
 mod bench;
+mod dense;
 mod edgelist;
 mod metis;
 mod mpip;
@@ -8,6 +9,8 @@ mod mtx;
 mod scotch;
 mod staged;
 mod text;
+mod volumes;
+mod weights;
 
 use std::fmt;
 use std::fs;
@@ -16,6 +19,7 @@ use std::path::Path;
 use std::str::FromStr;
 
 pub use bench::{read_bench, read_bench_with_names};
+pub use dense::{read_dense_matrix, DENSE_MAX_RANKS};
 pub use edgelist::{read_edge_list, write_edge_list};
 pub use metis::{read_metis, write_metis};
 pub use mpip::read_mpip;
@@ -23,6 +27,8 @@ pub use mtx::{read_matrix_market, write_matrix_market};
 pub use scotch::{read_scotch, write_scotch};
 pub use staged::{write_atomically_with, writes_in_place, Staged};
 pub use text::{decompress, line_col};
+pub use volumes::read_volumes;
+pub use weights::read_task_weights;
 
 use crate::error::GraphError;
 use crate::graph::TaskGraph;
@@ -42,17 +48,23 @@ pub enum GraphFormat {
     Bench,
     /// MPI communication volumes from mpiP (`*graphStats.txt`); read only.
     MpiP,
+    /// Directed volumes `src dst bytes`, CSV or whitespace (`.csv`, `.vol`); read only.
+    Volumes,
+    /// A dense communication matrix, TreeMatch's format (`.mat`, `.dense`); read only.
+    Dense,
 }
 
 impl GraphFormat {
     /// Every format, in the order of the documentation table.
-    pub const ALL: [GraphFormat; 6] = [
+    pub const ALL: [GraphFormat; 8] = [
         GraphFormat::Metis,
         GraphFormat::Scotch,
         GraphFormat::MatrixMarket,
         GraphFormat::EdgeList,
         GraphFormat::Bench,
         GraphFormat::MpiP,
+        GraphFormat::Volumes,
+        GraphFormat::Dense,
     ];
 
     /// The canonical name, as accepted by `--format`.
@@ -64,6 +76,8 @@ impl GraphFormat {
             GraphFormat::EdgeList => "edges",
             GraphFormat::Bench => "bench",
             GraphFormat::MpiP => "mpip",
+            GraphFormat::Volumes => "volumes",
+            GraphFormat::Dense => "dense",
         }
     }
 
@@ -76,6 +90,8 @@ impl GraphFormat {
             GraphFormat::EdgeList => &["edge-list", "edgelist", "el", "txt"],
             GraphFormat::Bench => &["iscas", "iscas89"],
             GraphFormat::MpiP => &["graphstats", "mpi"],
+            GraphFormat::Volumes => &["csv", "vol", "sparse"],
+            GraphFormat::Dense => &["treematch", "mat", "matrix"],
         }
     }
 
@@ -89,6 +105,8 @@ impl GraphFormat {
             GraphFormat::Bench => &["bench"],
             // Recognised by the name's end, `graphStats.txt` (see `from_path`).
             GraphFormat::MpiP => &[],
+            GraphFormat::Volumes => &["csv", "vol"],
+            GraphFormat::Dense => &["mat", "dense"],
         }
     }
 
@@ -103,12 +121,21 @@ impl GraphFormat {
             GraphFormat::MpiP => {
                 "MPI communication volumes `u , v = w` from mpiP (*graphStats.txt)"
             }
+            GraphFormat::Volumes => {
+                "directed volumes `src dst bytes`, CSV or whitespace, made symmetric (.csv .vol)"
+            }
+            GraphFormat::Dense => {
+                "dense communication matrix, n rows of n volumes, TreeMatch's (.mat .dense)"
+            }
         }
     }
 
     /// Whether [`write_graph`] can write this format.
     pub fn can_write(self) -> bool {
-        !matches!(self, GraphFormat::Bench | GraphFormat::MpiP)
+        !matches!(
+            self,
+            GraphFormat::Bench | GraphFormat::MpiP | GraphFormat::Volumes | GraphFormat::Dense
+        )
     }
 
     /// Guesses the format from the extension of `path`, ignoring a trailing `.gz`
@@ -135,6 +162,8 @@ impl GraphFormat {
             GraphFormat::EdgeList => read_edge_list(bytes, name),
             GraphFormat::Bench => read_bench(bytes, name),
             GraphFormat::MpiP => read_mpip(bytes, name),
+            GraphFormat::Volumes => read_volumes(bytes, name),
+            GraphFormat::Dense => read_dense_matrix(bytes, name),
         }
     }
 }
@@ -216,10 +245,12 @@ pub fn write_graph(
         GraphFormat::Scotch => write_scotch(g, out),
         GraphFormat::MatrixMarket => write_matrix_market(g, out),
         GraphFormat::EdgeList => write_edge_list(g, out),
-        GraphFormat::Bench | GraphFormat::MpiP => Err(std::io::Error::new(
-            std::io::ErrorKind::Unsupported,
-            format!("the {format} format can be read but not written"),
-        )),
+        GraphFormat::Bench | GraphFormat::MpiP | GraphFormat::Volumes | GraphFormat::Dense => {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                format!("the {format} format can be read but not written"),
+            ))
+        }
     }
 }
 

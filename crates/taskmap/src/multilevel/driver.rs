@@ -86,7 +86,10 @@ pub(crate) fn multilevel_map(
         };
         let part = map_or_evolve(cfg, &sub, &dist, ctx);
         let part = anneal_final(cfg, &sub, &dist, part, ctx);
-        return split.place(inst.graph, &dist, &inst.bound, &part);
+        if let Some(part) = split.place(inst.graph, &dist, &inst.bound, &part) {
+            return part;
+        }
+        // The isolated tasks did not fit the room left: map them with the rest.
     }
     let part = map_or_evolve(cfg, &inst, &dist, ctx);
     anneal_final(cfg, &inst, &dist, part, ctx)

@@ -55,15 +55,17 @@ impl IsolatedTasks {
     /// The mapping of the whole graph from `sub` (the PE of every kept task): each
     /// isolated task, heaviest first, goes to the PE with the most room left in
     /// constraint 0 among those it fits (ties: the lower id). A task that fits nowhere
-    /// goes to the PE with the most room, and [`rebalance`] then repairs the loads.
-    /// O(n + k + isolated · log k) when every task fits where it is sent first.
+    /// goes to the PE with the most room, and [`rebalance`] then repairs the loads; `None`
+    /// when it cannot (the heavy isolated tasks need room the submapping did not leave,
+    /// and the caller maps the whole graph instead). O(n + k + isolated · log k) when
+    /// every task fits where it is sent first.
     pub fn place(
         &self,
         graph: &TaskGraph,
         dist: &DistTable<'_>,
         bound: &[u64],
         sub: &[u32],
-    ) -> Vec<u32> {
+    ) -> Option<Vec<u32>> {
         let n = graph.num_tasks();
         let k = dist.k() as usize;
         let ncon = graph.ncon();
@@ -114,10 +116,12 @@ impl IsolatedTasks {
         }
         if overflow {
             let mut st = KwayState::new(graph, dist, bound, part);
-            rebalance(&mut st);
+            if !rebalance(&mut st) {
+                return None;
+            }
             part = st.part;
         }
-        part
+        Some(part)
     }
 }
 
@@ -151,7 +155,7 @@ mod tests {
         // The path on four PEs only (10 of their 14): the others must take most of the
         // isolated tasks.
         let sub: Vec<u32> = (0..40).map(|v| v / 10).collect();
-        let part = split.place(&g, &dist, &bound, &sub);
+        let part = split.place(&g, &dist, &bound, &sub).unwrap();
         let st = KwayState::new(&g, &dist, &bound, part.clone());
         assert!(st.is_balanced(), "{:?}", st.loads);
         assert_eq!(&part[..40], &sub[..]);

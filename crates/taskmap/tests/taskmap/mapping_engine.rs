@@ -1972,3 +1972,23 @@ fn progress_sees_the_steps_and_changes_nothing() {
         }
     }
 }
+
+/// Heavy tasks without edges that no room left by the other tasks' mapping can take: the
+/// multilevel mapper then maps them with the rest and stays balanced (weights 1, 2, 3 on
+/// a path and an isolated 4 onto two PEs of bound 5 fit only as {1, 4} and {2, 3}).
+#[test]
+fn heavy_isolated_tasks_that_do_not_fit_the_room_left_are_mapped_with_the_rest() {
+    let mut b = taskmap_graph::GraphBuilder::new(4, 1);
+    b.add_edge(0, 1, 150);
+    b.add_edge(1, 2, 8);
+    for (v, w) in [1, 2, 3, 4].into_iter().enumerate() {
+        b.set_vertex_weight(v as u32, 0, w);
+    }
+    let problem = Problem::new(b.build(), arch("complete:2"));
+    for seed in 0..4 {
+        assert_eq!(
+            check_balanced(&problem, &MultilevelMapper::default(), seed),
+            150
+        );
+    }
+}
