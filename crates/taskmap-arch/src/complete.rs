@@ -20,6 +20,9 @@ impl Complete {
 }
 
 impl Architecture for Complete {
+    fn traffic_routes(&self) -> Option<Box<dyn crate::TrafficRoutes + '_>> {
+        Some(Box::new(crate::routes::DirectLinks { k: self.k }))
+    }
     fn pe_count(&self) -> u32 {
         self.k
     }

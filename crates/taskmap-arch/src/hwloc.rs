@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::explicit::read_input;
 use crate::machine::{
-    default_distances, expand_node_list, Leaf, LevelKind, Machine, MachineBuilder, Site,
+    default_distances, expand_node_list, LevelKind, Machine, MachineBuilder, Site, MAX_MACHINE_PES,
 };
 use crate::ArchError;
 
@@ -104,11 +104,21 @@ pub(crate) fn parse_hwloc_spec(
         _ => tops.push(Topology::read(file, opts.pe_is_pu)?),
     }
     let node_count = names.as_ref().map_or(1, |n| n.len());
+    let pes: usize = match tops.len() {
+        1 => tops[0].sites.len().saturating_mul(node_count),
+        _ => tops.iter().map(|t| t.sites.len()).sum(),
+    };
+    if pes > MAX_MACHINE_PES {
+        return Err(ArchError::spec(
+            spec,
+            format!("{pes} PEs on {node_count} node(s): at most {MAX_MACHINE_PES}"),
+        ));
+    }
     // The order of the levels, from every chain.
     let mut order: Vec<LevelKind> = Vec::new();
     for t in &tops {
         for chain in &t.chains {
-            for (j, &(k, _)) in chain.iter().enumerate() {
+            for (j, &(k, _, _)) in chain.iter().enumerate() {
                 if !order.contains(&k) {
                     let at = match j {
                         0 => 0,
@@ -123,7 +133,7 @@ pub(crate) fn parse_hwloc_spec(
         for chain in &t.chains {
             let pos: Vec<usize> = chain
                 .iter()
-                .map(|(k, _)| order.iter().position(|x| x == k).unwrap())
+                .map(|(k, _, _)| order.iter().position(|x| x == k).unwrap())
                 .collect();
             if let Some(w) = pos.windows(2).find(|w| w[0] >= w[1]) {
                 return Err(ArchError::FileContent {
@@ -150,7 +160,9 @@ pub(crate) fn parse_hwloc_spec(
             .clone()
             .unwrap_or_else(|| "localhost".to_string())],
     };
-    let mut leaves = Vec::new();
+    let mut all_digits = Vec::with_capacity(pes * levels.len());
+    let mut sites = Vec::with_capacity(pes);
+    let mut digits = vec![0u32; levels.len()];
     for node in 0..node_count {
         let t = if tops.len() == 1 {
             &tops[0]
@@ -158,17 +170,27 @@ pub(crate) fn parse_hwloc_spec(
             &tops[node]
         };
         for (chain, site) in t.chains.iter().zip(&t.sites) {
-            let mut digits = vec![0u32; levels.len()];
+            digits.fill(0);
             let off = usize::from(names.is_some());
             if off == 1 {
                 digits[0] = node as u32;
             }
-            for &(k, d) in chain {
-                digits[off + order.iter().position(|&x| x == k).unwrap()] = d;
+            // A level this PE skips (cores beside an L3 rather than under one) counts as
+            // one more object of that level under the object above.
+            let mut above = usize::MAX;
+            for (j, &k) in order.iter().enumerate() {
+                digits[off + j] = match chain.iter().find(|l| l.0 == k) {
+                    Some(&(_, d, obj)) => {
+                        above = obj;
+                        d
+                    }
+                    None => t.real.get(&(above, k)).copied().unwrap_or(0),
+                };
             }
             let mut site = site.clone();
             site.host = node as u32;
-            leaves.push(Leaf { digits, site });
+            all_digits.extend_from_slice(&digits);
+            sites.push(site);
         }
     }
     let what = format!("the topology {file}");
@@ -176,7 +198,8 @@ pub(crate) fn parse_hwloc_spec(
         levels,
         dists,
         hosts,
-        leaves,
+        digits: all_digits,
+        sites,
         pe_is_pu: opts.pe_is_pu,
     }
     .build(&what)
@@ -191,17 +214,55 @@ struct Obj {
     is_package: bool,
     /// A NUMANode object (hwloc 2: memory, no children; hwloc 1: holds CPUs).
     numa_node: bool,
+    /// A memory object (NUMANode, MemCache), which holds no PU in hwloc 2.
+    memory: bool,
     os_index: Option<u32>,
     parent: usize,
+    /// Byte offset of its element, for errors.
+    pos: usize,
 }
 
-/// The PEs of one file: their chains of (level, index in the parent level object) and
-/// sites.
+/// A level object above a PE: its kind, its index among the objects of its kind under the
+/// next level object above it, and its object.
+type Link = (LevelKind, u32, usize);
+
+/// The PEs of one file: their chains of level objects, top-down, and sites.
 struct Topology {
     file: String,
     hostname: Option<String>,
-    chains: Vec<Vec<(LevelKind, u32)>>,
+    chains: Vec<Vec<Link>>,
     sites: Vec<Site>,
+    /// How many objects of each level lie under each level object (`usize::MAX`: the
+    /// root), the PEs that skip that level taking the next index.
+    real: HashMap<(usize, LevelKind), u32>,
+}
+
+/// NUMA domains: a hwloc 1 NUMANode holding CPUs is one; a hwloc 2 NUMANode (memory, no
+/// children) makes the object it is attached to one (past memory-side caches), unless
+/// that object is a package, die or cache, or the root.
+fn mark_numa_domains(objs: &mut [Obj]) {
+    let mut kids = vec![0u32; objs.len()];
+    for o in objs.iter() {
+        if o.parent != usize::MAX {
+            kids[o.parent] += 1;
+        }
+    }
+    for i in 0..objs.len() {
+        if !objs[i].numa_node {
+            continue;
+        }
+        if kids[i] > 0 {
+            objs[i].kind = Some(LevelKind::Numa);
+            continue;
+        }
+        let mut p = objs[i].parent;
+        while p != usize::MAX && objs[p].memory {
+            p = objs[p].parent;
+        }
+        if p != usize::MAX && p != 0 && objs[p].kind.is_none() {
+            objs[p].kind = Some(LevelKind::Numa);
+        }
+    }
 }
 
 impl Topology {
@@ -302,17 +363,6 @@ impl Topology {
                     }
                     let ty_l = ty.to_ascii_lowercase();
                     let numa_node = ty_l == "numanode";
-                    if let Some(p) = parent_obj {
-                        let po = &mut objs[p];
-                        if numa_node && po.kind.is_none() && p != 0 {
-                            // hwloc 2 attaches memory to an object: that object is a NUMA
-                            // domain unless it is a package, die or cache (or the root).
-                            po.kind = Some(LevelKind::Numa);
-                        } else if po.numa_node && po.kind.is_none() {
-                            // hwloc 1: the NUMA node holds its packages or cores itself.
-                            po.kind = Some(LevelKind::Numa);
-                        }
-                    }
                     let kind = match ty_l.as_str() {
                         "package" | "socket" => Some(LevelKind::Package),
                         "die" => Some(LevelKind::Die),
@@ -331,8 +381,10 @@ impl Topology {
                         is_core: ty_l == "core",
                         is_package: ty_l == "package" || ty_l == "socket",
                         numa_node,
+                        memory: numa_node || ty_l == "memcache",
                         os_index,
                         parent,
+                        pos,
                     });
                     pushed = Some(objs.len() - 1);
                 }
@@ -354,6 +406,7 @@ impl Topology {
             });
         }
         let n = objs.len();
+        mark_numa_domains(&mut objs);
         let is_allowed =
             |o: &Obj| o.is_pu && allowed.as_ref().is_none_or(|a| a.has(o.os_index.unwrap()));
         // PUs left below each object.
@@ -375,7 +428,7 @@ impl Topology {
             });
         }
         // Nearest level ancestor, chain and counters, in document (pre-)order.
-        let mut chain_of: Vec<Vec<(LevelKind, u32)>> = Vec::with_capacity(n);
+        let mut chain_of: Vec<Vec<Link>> = Vec::with_capacity(n);
         let mut anchor: Vec<usize> = Vec::with_capacity(n); // nearest level object at or above
         let mut package_of: Vec<usize> = Vec::with_capacity(n);
         let mut core_of: Vec<usize> = Vec::with_capacity(n);
@@ -404,8 +457,15 @@ impl Topology {
             let live = pus[i] > 0;
             if let (Some(k), true) = (objs[i].kind, live) {
                 if k != LevelKind::Pu || pe_is_pu {
+                    if let Some(&(_, _, outer)) = chain.iter().find(|l| l.0 == k) {
+                        let (line, _) = taskmap_graph::line_col(bytes, objs[outer].pos);
+                        return Err(at(
+                            objs[i].pos,
+                            format!("a {} inside the {} of line {line}", k.name(), k.name()),
+                        ));
+                    }
                     let c = next.entry((up_anchor, k)).or_insert(0);
-                    chain.push((k, *c));
+                    chain.push((k, *c, i));
                     *c += 1;
                     my_anchor = i;
                 }
@@ -477,12 +537,14 @@ impl Topology {
             hostname,
             chains,
             sites,
+            real: next,
         })
     }
 }
 
 /// An hwloc bitmap: `0x0000000f`, `0xffffffff,0x00000003` (32-bit words, most
-/// significant first) or `0xf...f,0x...` (all bits above set).
+/// significant first; an empty word is 0: `0x0000ffff,,0x0000ffff`) or `0xf...f,0x...`
+/// (all bits above set).
 struct Cpuset {
     /// Least significant word first.
     words: Vec<u32>,
@@ -495,7 +557,12 @@ impl Cpuset {
         let mut infinite = false;
         let parts: Vec<&str> = s.trim().split(',').collect();
         for (i, w) in parts.iter().enumerate() {
-            let h = w.trim().strip_prefix("0x")?;
+            let w = w.trim();
+            if w.is_empty() && i > 0 {
+                words.push(0);
+                continue;
+            }
+            let h = w.strip_prefix("0x")?;
             if h == "f...f" {
                 if i != 0 {
                     return None;

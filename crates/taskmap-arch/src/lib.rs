@@ -36,6 +36,7 @@ mod machine;
 mod matrix;
 mod mesh;
 mod precomputed;
+mod routes;
 mod spec;
 mod stats;
 mod subset;
@@ -55,6 +56,7 @@ pub use machine::{expand_node_list, rank_reordering, LevelKind, Machine, Site, M
 pub use matrix::DistanceMatrix;
 pub use mesh::Mesh;
 pub use precomputed::{Precomputed, PRECOMPUTED_MAX_PES};
+pub use routes::{TrafficRoutes, MAX_TRAFFIC_LINKS};
 pub use spec::{parse_arch, parse_machine, write_scotch_target};
 pub use stats::{
     diameter, explicit_graph_of, mean_distance, LinkGraph, EXACT_STATS_MAX_PES, STATS_SAMPLES,
@@ -206,6 +208,14 @@ pub trait Architecture: Debug + Send + Sync {
     /// link ids fit in 32 bits).
     fn routing(&self) -> Option<&dyn Routing> {
         None
+    }
+    /// The routes traffic takes, for link congestion ([`TrafficRoutes`]): dimension order
+    /// where the target has [`Architecture::routing`], up and down the levels of a tree,
+    /// shortest paths with ties split evenly on an explicit graph, the direct link on a
+    /// complete target; `None` for targets without links (distance matrices).
+    fn traffic_routes(&self) -> Option<Box<dyn TrafficRoutes + '_>> {
+        self.routing()
+            .map(|r| Box::new(routes::DimensionOrder(r)) as Box<dyn TrafficRoutes + '_>)
     }
     /// The canonical CLI spec of this architecture; `parse_arch(spec)` gives it back.
     fn spec(&self) -> String;

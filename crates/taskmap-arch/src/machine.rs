@@ -124,14 +124,6 @@ pub struct Site {
     pub os_cpu: Option<u32>,
 }
 
-/// A PE before the machine is built: its index at every level (top-down, in the order of
-/// [`MachineBuilder::levels`]) and its site.
-#[derive(Clone, Debug)]
-pub(crate) struct Leaf {
-    pub digits: Vec<u32>,
-    pub site: Site,
-}
-
 /// The parts of a machine, before levels that never branch are dropped.
 pub(crate) struct MachineBuilder {
     /// Level kinds top-down.
@@ -139,7 +131,10 @@ pub(crate) struct MachineBuilder {
     /// Distance of each level (same order).
     pub dists: Vec<u64>,
     pub hosts: Vec<String>,
-    pub leaves: Vec<Leaf>,
+    /// Every PE's index at every level (top-down, `levels.len()` per PE).
+    pub digits: Vec<u32>,
+    /// Every PE's site.
+    pub sites: Vec<Site>,
     pub pe_is_pu: bool,
 }
 
@@ -160,13 +155,13 @@ impl MachineBuilder {
     /// The machine: levels where no object has two children dropped (one level kept),
     /// PEs in tree order.
     pub fn build(mut self, what: &str) -> Result<Machine, ArchError> {
-        if self.leaves.is_empty() {
+        if self.sites.is_empty() {
             return Err(ArchError::invalid(format!("{what} has no PE")));
         }
         let nl = self.levels.len();
         let mut counts = vec![1u32; nl];
-        for leaf in &self.leaves {
-            for (c, &d) in counts.iter_mut().zip(&leaf.digits) {
+        for digits in self.digits.chunks(nl) {
+            for (c, &d) in counts.iter_mut().zip(digits) {
                 *c = (*c).max(d + 1);
             }
         }
@@ -187,13 +182,13 @@ impl MachineBuilder {
                 )));
             }
         }
-        let mut keyed: Vec<(u32, Site)> = Vec::with_capacity(self.leaves.len());
-        for leaf in self.leaves.drain(..) {
+        let mut keyed: Vec<(u32, Site)> = Vec::with_capacity(self.sites.len());
+        for (digits, site) in self.digits.chunks(nl).zip(self.sites.drain(..)) {
             let mut pos: u64 = 0;
             for (&i, &c) in keep.iter().zip(&counts) {
-                pos = pos * u64::from(c) + u64::from(leaf.digits[i]);
+                pos = pos * u64::from(c) + u64::from(digits[i]);
             }
-            keyed.push((pos as u32, leaf.site));
+            keyed.push((pos as u32, site));
         }
         keyed.sort_by_key(|(p, _)| *p);
         if let Some(w) = keyed.windows(2).find(|w| w[0].0 == w[1].0) {
@@ -260,6 +255,16 @@ impl Machine {
 
     /// The target: the envelope tree, or the subset of it that exists.
     pub fn architecture(&self) -> Result<Box<dyn Architecture>, ArchError> {
+        let envelope: u64 = self.counts.iter().map(|&c| u64::from(c)).product();
+        if self.positions.is_some() && envelope > u64::from(crate::SUBSET_MAX_INNER_PES) {
+            return Err(ArchError::invalid(format!(
+                "the machine's {} PEs sit in a tree of {envelope} positions ({}): at most {} \
+                 when some positions are empty (nodes or packages of different sizes)",
+                self.pe_count(),
+                self.tree_spec(),
+                crate::SUBSET_MAX_INNER_PES
+            )));
+        }
         let tree = Tree::new(
             self.counts.iter().rev().copied().collect(),
             self.dists.iter().rev().copied().collect(),
@@ -316,6 +321,9 @@ pub fn rank_reordering(pes: &[u32]) -> Vec<u32> {
     new
 }
 
+/// Most PEs of a machine (the mappers' limit, `taskmap::problem::MAX_MAPPING_PES`).
+pub const MAX_MACHINE_PES: usize = 1 << 24;
+
 /// Most names a Slurm node list may expand to.
 pub const MAX_NODES: usize = 1 << 20;
 
@@ -360,13 +368,20 @@ pub fn expand_node_list(list: &str) -> Result<Vec<String>, ArchError> {
         if name.is_empty() {
             return Err(bad("empty node name".into()));
         }
-        // Parts: literal text and bracket groups, each group a list of strings.
+        // Parts: literal text and bracket groups, each group a list of strings; the
+        // number of names is checked before a group is expanded.
         let mut parts: Vec<Vec<String>> = Vec::new();
         let mut rest = name;
+        let mut product: usize = 1;
         while let Some(open) = rest.find('[') {
             parts.push(vec![rest[..open].to_string()]);
             let close = open + rest[open..].find(']').expect("brackets are balanced");
-            parts.push(expand_group(&rest[open + 1..close], list)?);
+            let group = &rest[open + 1..close];
+            product = product.saturating_mul(group_size(group, list)?);
+            if product.saturating_add(out.len()) > MAX_NODES {
+                return Err(bad(format!("more than {MAX_NODES} nodes")));
+            }
+            parts.push(expand_group(group, list)?);
             rest = &rest[close + 1..];
         }
         parts.push(vec![rest.to_string()]);
@@ -397,6 +412,25 @@ pub fn expand_node_list(list: &str) -> Result<Vec<String>, ArchError> {
         return Err(bad(format!("node {} is listed twice", w[0])));
     }
     Ok(out)
+}
+
+/// How many numbers a bracket group holds (at least; its ranges are checked when it is
+/// expanded).
+fn group_size(group: &str, list: &str) -> Result<usize, ArchError> {
+    let mut n: usize = 0;
+    for item in group.split(',') {
+        let (a, b) = item
+            .trim()
+            .split_once('-')
+            .unwrap_or((item.trim(), item.trim()));
+        match (a.parse::<u64>(), b.parse::<u64>()) {
+            (Ok(x), Ok(y)) if y >= x => n = n.saturating_add((y - x).saturating_add(1) as usize),
+            _ => {
+                expand_group(item, list)?;
+            }
+        }
+    }
+    Ok(n)
 }
 
 /// The numbers of one bracket group: `01-04,07`.
@@ -459,10 +493,15 @@ pub(crate) fn parse_level_list(spec: &str, nodes: Option<&[String]>) -> Result<M
                 format!("level {} given twice", kind.name()),
             ));
         }
-        if let Some(&last) = levels.last() {
-            if kind < last && kind == LevelKind::Node {
-                return Err(ArchError::spec(spec, "the node level must come first"));
-            }
+        if levels.last().is_some_and(|&last| kind < last) {
+            return Err(ArchError::spec(
+                spec,
+                format!(
+                    "level {} after {}: levels go top-down (node, package, die, numa, l3, core, pu)",
+                    kind.name(),
+                    levels.last().map_or("", |k| k.name())
+                ),
+            ));
         }
         let c: u32 = count.trim().parse().map_err(|_| {
             ArchError::spec(
@@ -522,7 +561,7 @@ pub(crate) fn parse_level_list(spec: &str, nodes: Option<&[String]>) -> Result<M
         } else {
             levels.insert(0, LevelKind::Node);
             counts.insert(0, names.len() as u32);
-            dists.insert(0, LevelKind::Node.default_distance());
+            dists.insert(0, LevelKind::Node.default_distance().max(dists[0]));
         }
     }
     let total = counts
@@ -531,10 +570,10 @@ pub(crate) fn parse_level_list(spec: &str, nodes: Option<&[String]>) -> Result<M
             Some(a * u64::from(c)).filter(|&x| x <= u64::from(u32::MAX))
         })
         .ok_or_else(|| ArchError::spec(spec, format!("more than {} PEs", u32::MAX)))?;
-    if total > crate::subset::SUBSET_MAX_INNER_PES as u64 {
+    if total > MAX_MACHINE_PES as u64 {
         return Err(ArchError::spec(
             spec,
-            format!("more than {} PEs", crate::subset::SUBSET_MAX_INNER_PES),
+            format!("{total} PEs: at most {MAX_MACHINE_PES}"),
         ));
     }
     let hosts: Vec<String> = match (nodes, levels[0]) {
@@ -551,7 +590,8 @@ pub(crate) fn parse_level_list(spec: &str, nodes: Option<&[String]>) -> Result<M
         at(LevelKind::Pu),
     );
     let pe_is_pu = pu_at.is_some();
-    let mut leaves = Vec::with_capacity(total as usize);
+    let mut all_digits = Vec::with_capacity(total as usize * levels.len());
+    let mut sites = Vec::with_capacity(total as usize);
     let mut digits = vec![0u32; levels.len()];
     for _ in 0..total {
         // Mixed radix: the core index counts the levels between the package and the PU.
@@ -573,10 +613,8 @@ pub(crate) fn parse_level_list(spec: &str, nodes: Option<&[String]>) -> Result<M
             cpu,
             os_cpu: None,
         };
-        leaves.push(Leaf {
-            digits: digits.clone(),
-            site,
-        });
+        all_digits.extend_from_slice(&digits);
+        sites.push(site);
         for i in (0..digits.len()).rev() {
             digits[i] += 1;
             if digits[i] < counts[i] {
@@ -589,7 +627,8 @@ pub(crate) fn parse_level_list(spec: &str, nodes: Option<&[String]>) -> Result<M
         levels,
         dists,
         hosts,
-        leaves,
+        digits: all_digits,
+        sites,
         pe_is_pu,
     }
     .build(spec)

@@ -91,6 +91,9 @@ impl Architecture for Precomputed {
     fn routing(&self) -> Option<&dyn Routing> {
         self.inner.routing()
     }
+    fn traffic_routes(&self) -> Option<Box<dyn crate::TrafficRoutes + '_>> {
+        self.inner.traffic_routes()
+    }
     fn spec(&self) -> String {
         self.inner.spec()
     }

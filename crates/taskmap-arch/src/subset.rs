@@ -133,6 +133,12 @@ pub(crate) fn format_pe_list(pes: &[PeId]) -> String {
 // `unwrapped` is not forwarded: the inner target's PE ids are not this target's; nor is
 // `grid_dims`: a subset of a mesh or torus is not one.
 impl Architecture for Subset {
+    fn traffic_routes(&self) -> Option<Box<dyn crate::TrafficRoutes + '_>> {
+        Some(Box::new(crate::routes::SubsetRoutes {
+            inner: self.inner.traffic_routes()?,
+            pes: &self.pes,
+        }))
+    }
     fn pe_count(&self) -> u32 {
         self.pes.len() as u32
     }

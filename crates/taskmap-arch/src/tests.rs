@@ -941,16 +941,22 @@ fn level_lists_are_trees_with_sites() {
     let s = &m.sites()[13]; // node 0, package 1, L3 1, core 1
     assert_eq!((s.host, s.package, s.core), (0, 1, 5));
     assert_eq!(m.hosts(), ["c1", "c2"]);
-    // Defaults never fall below the level beneath.
+    // A node level put above a level list is at least as far as the level below it.
     assert_eq!(
-        machine("numa:2,package:2,core:2", None).distances(),
-        [20, 20, 2]
+        machine("package:2,core:2/300,1", Some("a,b")).distances(),
+        [300, 300, 1]
     );
     for (bad, want) in [
+        (
+            "numa:2,package:2,core:2",
+            "level package after numa: levels go top-down",
+        ),
+        ("core:4,package:2", "level package after core"),
+        ("core:16777216,pu:2", "33554432 PEs: at most 16777216"),
         ("nodes:4,package:2/100", "2 levels but 1 distances"),
         ("core:0", "count 0"),
         ("core:2,core:2", "given twice"),
-        ("package:2,node:2", "node level must come first"),
+        ("package:2,node:2", "level node after package"),
         ("socket:2,blade:2", "unknown level \"blade\""),
         ("core:8/0", "not a positive integer"),
     ] {
@@ -981,6 +987,7 @@ fn slurm_node_lists_expand() {
         ("n1,,n2", "empty node name"),
         ("n[1-2],n1", "listed twice"),
         ("n[0-99999999]", "more than"),
+        ("n[0-9999][0-9999][0-9999][0-9999]", "more than"),
     ] {
         let e = expand_node_list(bad).unwrap_err().to_string();
         assert!(e.contains(want), "{bad}: {e}");
@@ -992,4 +999,109 @@ fn rank_reordering_places_tasks_by_pe() {
     assert_eq!(rank_reordering(&[2, 0, 3, 1]), [2, 0, 3, 1]);
     // Two tasks per PE: tasks sorted by PE, then by id.
     assert_eq!(rank_reordering(&[1, 0, 1, 0]), [2, 0, 3, 1]);
+}
+
+#[test]
+fn hwloc_reads_gapped_bitmaps_hwloc_1_groups_and_skipped_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.xml");
+    let spec = format!("hwloc:{}", f.display());
+    let core =
+        |i: u32| format!("<object type=\"Core\"><object type=\"PU\" os_index=\"{i}\"/></object>");
+    // PUs 0-1 and 64-65 allowed (an empty word between), 66 PUs in all.
+    let cores: String = (0..66).map(core).collect();
+    let xml = format!(
+        "<topology version=\"2.0\"><object type=\"Machine\" \
+         allowed_cpuset=\"0x00000003,,0x00000003\">{cores}</object></topology>"
+    );
+    std::fs::write(&f, &xml).unwrap();
+    let m = machine(&spec, None);
+    let os: Vec<Option<u32>> = m.sites().iter().map(|s| s.os_cpu).collect();
+    assert_eq!(os, [Some(0), Some(1), Some(64), Some(65)]);
+    std::fs::write(
+        &f,
+        xml.replace("0x00000003,,0x00000003", "0xf...f,,0x00000001"),
+    )
+    .unwrap();
+    assert_eq!(machine(&spec, None).pe_count(), 3);
+    // hwloc 1: a Group (from NUMA distances) above the NUMA nodes is no level.
+    let numa = |i: u32| {
+        format!(
+            "<object type=\"NUMANode\" os_index=\"{i}\">{}{}</object>",
+            core(2 * i),
+            core(2 * i + 1)
+        )
+    };
+    let xml = format!(
+        "<topology><object type=\"Machine\"><object type=\"Group\">{}{}</object>\
+         <object type=\"Group\">{}{}</object></object></topology>",
+        numa(0),
+        numa(1),
+        numa(2),
+        numa(3)
+    );
+    std::fs::write(&f, &xml).unwrap();
+    let m = machine(&spec, None);
+    assert_eq!(m.levels(), [LevelKind::Numa, LevelKind::Core]);
+    assert_eq!(m.pe_count(), 8);
+    // hwloc 2: memory behind a memory-side cache still marks its group.
+    let group = |i: u32| {
+        format!(
+            "<object type=\"Group\"><object type=\"MemCache\"><object type=\"NUMANode\" \
+             os_index=\"{i}\"/></object>{}{}</object>",
+            core(2 * i),
+            core(2 * i + 1)
+        )
+    };
+    let xml = format!(
+        "<topology version=\"2.0\"><object type=\"Machine\"><object type=\"Package\">{}{}\
+         </object></object></topology>",
+        group(0),
+        group(1)
+    );
+    std::fs::write(&f, &xml).unwrap();
+    assert_eq!(
+        machine(&spec, None).levels(),
+        [LevelKind::Numa, LevelKind::Core]
+    );
+    // Cores beside an L3 (hybrid chips): one more L3 position, no clash.
+    let xml = format!(
+        "<topology version=\"2.0\"><object type=\"Machine\"><object type=\"Package\">\
+         <object type=\"L3Cache\">{}{}</object>{}{}</object></object></topology>",
+        core(0),
+        core(1),
+        core(2),
+        core(3)
+    );
+    std::fs::write(&f, &xml).unwrap();
+    let m = machine(&spec, None);
+    assert_eq!(m.levels(), [LevelKind::L3, LevelKind::Core]);
+    let a = m.architecture().unwrap();
+    assert_eq!(a.pe_count(), 4);
+    assert_eq!(a.distance(PeId(0), PeId(1)), 2);
+    assert_eq!(a.distance(PeId(1), PeId(2)), 5);
+    assert_eq!(a.distance(PeId(2), PeId(3)), 2);
+    let cores: Vec<u32> = m.sites().iter().map(|s| s.core).collect();
+    assert_eq!(cores, [0, 1, 2, 3]);
+    // A package inside a package is refused at its line.
+    std::fs::write(
+        &f,
+        "<topology>\n<object type=\"Machine\">\n<object type=\"Package\">\n\
+         <object type=\"Package\">\n<object type=\"PU\" os_index=\"0\"/></object></object>\
+         </object></topology>",
+    )
+    .unwrap();
+    let e = parse_machine(&format!("{spec},pe=pu"), None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(":4:1: a package inside the package of line 3"),
+        "{e}"
+    );
+    // Too many PEs over the nodes, refused before they are built.
+    let fixture = format!("hwloc:{},pe=pu", hwloc_fixture("synthetic-2x8x2.xml"));
+    let e = parse_machine(&fixture, Some("n[1-1048576]"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("33554432 PEs on 1048576 node(s)"), "{e}");
 }

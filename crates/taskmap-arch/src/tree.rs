@@ -153,6 +153,9 @@ impl Architecture for Tree {
     fn pe_count(&self) -> u32 {
         self.block[self.counts.len()]
     }
+    fn traffic_routes(&self) -> Option<Box<dyn crate::TrafficRoutes + '_>> {
+        Some(Box::new(crate::routes::TreeRoutes::new(&self.block)))
+    }
     #[inline]
     fn distance(&self, a: PeId, b: PeId) -> u64 {
         if a == b {

@@ -22,8 +22,9 @@ pub(crate) struct LaunchArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) slurm_hostfile: Option<PathBuf>,
     /// Write the rank reordering (TreeMatch's permutation): line t+1 is the rank, in launch
-    /// order (ranks placed in order onto the PEs, PE 0 first), that runs task t; with one
-    /// task per PE, the PE of task t.
+    /// order (ranks placed in order onto the PEs, PE 0 first, each PE taking as many
+    /// consecutive ranks as the mapping gives it), that runs task t; with as many tasks as
+    /// PEs, the PE of task t.
     #[arg(long, value_name = "FILE")]
     pub(crate) permutation: Option<PathBuf>,
 }

@@ -270,8 +270,12 @@ pub(crate) fn write_files(files: &[(&Path, &[u8])]) -> Result<(), taskmap::Error
         let path = path.to_path_buf();
         move |source| taskmap::Error::Io { path, source }
     };
+    // Files renamed into place first: a device or descriptor is written as it is staged,
+    // so it comes last, once every other file is staged.
+    let mut files = files.to_vec();
+    files.sort_by_key(|(p, _)| is_stdout(p) || taskmap_graph::writes_in_place(p));
     let mut staged = Vec::with_capacity(files.len());
-    for &(path, bytes) in files {
+    for (path, bytes) in files {
         staged.push((
             path,
             stage(path, |w| w.write_all(bytes)).map_err(error(path))?,

@@ -2393,7 +2393,8 @@ fn mpi_journey_writes_launch_files_that_agree_with_the_mapping() {
     assert_eq!(launch["hosts_used"], 4);
     let commands = launch["commands"].as_array().unwrap();
     assert!(commands[0].as_str().unwrap().starts_with("mpirun -np 64 "));
-    assert!(commands[1]
+    assert!(commands[1].as_str().unwrap().contains("--rankfile "));
+    assert!(commands[2]
         .as_str()
         .unwrap()
         .contains("srun -n 64 --distribution=arbitrary"));
@@ -2488,7 +2489,7 @@ fn launch_files_need_hosts_and_bad_machines_exit_2() {
                 "--rankfile".into(),
                 graph.clone(),
             ],
-            "",
+            "is the input file",
         ),
     ];
     for (extra, want) in cases {

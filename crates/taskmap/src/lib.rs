@@ -21,6 +21,7 @@
 //! assert!(eval.comm_cost > 0);
 //! ```
 
+pub mod congestion;
 pub mod error;
 pub mod hetero;
 pub mod houstis;

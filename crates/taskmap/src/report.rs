@@ -29,6 +29,9 @@ pub struct MapReport {
     /// file was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub launch: Option<LaunchReport>,
+    /// Link loads, when asked for (`map --congestion`) and the target has routes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub congestion: Option<crate::congestion::Congestion>,
 }
 
 /// A mapping of MPI ranks (task `r` is rank `r`) against the ranks placed in order, and
@@ -94,8 +97,11 @@ impl LaunchReport {
         if let Some(f) = &files.rankfile {
             let hw = if pu { " --use-hwthread-cpus" } else { "" };
             commands.push(format!(
-                "mpirun -np {n}{hw} --map-by rankfile:file={} ./app   (Open MPI 4: --rankfile {})",
-                shell_word(f),
+                "mpirun -np {n}{hw} --map-by rankfile:file={} ./app",
+                shell_word(f)
+            ));
+            commands.push(format!(
+                "mpirun -np {n}{hw} --rankfile {} ./app   # Open MPI 4",
                 shell_word(f)
             ));
             listed.push(("rankfile".to_string(), f.clone()));
@@ -130,6 +136,25 @@ fn shell_word(s: &str) -> String {
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
     }
+}
+
+/// The lines congestion adds to a human report.
+pub fn render_congestion(c: &crate::congestion::Congestion) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "congestion ({}): max link load {}, mean {:.2} over {} links ({} used)",
+        c.routing, c.max_load, c.mean_load, c.links, c.links_used
+    );
+    let busiest: Vec<String> = c
+        .busiest
+        .iter()
+        .map(|b| format!("{} {}", b.name, b.load))
+        .collect();
+    if !busiest.is_empty() {
+        let _ = writeln!(s, "  busiest: {}", busiest.join(", "));
+    }
+    s
 }
 
 /// The lines a launch report adds to a human report.
@@ -369,6 +394,9 @@ pub fn render_map_report(r: &MapReport) -> String {
         }
     }
     s.push_str(&render_evaluation(&r.evaluation));
+    if let Some(c) = &r.congestion {
+        s.push_str(&render_congestion(c));
+    }
     if let Some(l) = &r.launch {
         s.push_str(&render_launch(l));
     }

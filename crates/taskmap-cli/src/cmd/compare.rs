@@ -27,15 +27,35 @@ pub(crate) struct CompareArgs {
     pub(crate) run: RunArgs,
     #[command(flatten)]
     pub(crate) constraints: Constraints,
+    /// Order the rows by this objective, best first (the mappings within the constraints
+    /// before the others, ties in the given order); default: the order given.
+    #[arg(long, value_enum, value_name = "OBJECTIVE")]
+    pub(crate) rank_by: Option<Objective>,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     pub(crate) format: OutputFormat,
+}
+
+/// What `compare` ranks by.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub(crate) enum Objective {
+    /// f_C, the communication cost.
+    #[value(name = "f_C", alias = "f_c", alias = "comm-cost")]
+    CommCost,
+    /// The largest link load (`taskmap eval`'s congestion).
+    Congestion,
+    /// The edge cut.
+    Cut,
+    /// The time taken.
+    Time,
 }
 
 #[derive(serde::Serialize)]
 pub(crate) struct CompareRow {
     pub(crate) algorithm: String,
     pub(crate) comm_cost: Option<u64>,
+    /// The largest link load, when the target has routes.
+    pub(crate) max_congestion: Option<f64>,
     pub(crate) edge_cut: Option<u64>,
     pub(crate) imbalance: Option<f64>,
     pub(crate) feasible: bool,
@@ -60,6 +80,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
         .map(|n| n.parse::<AlgorithmSpec>())
         .collect::<Result<_, _>>()?;
     let opts = eval_options(&problem, &a.constraints);
+    let has_routes = problem.arch.traffic_routes().is_some();
     let mut rows = Vec::with_capacity(specs.len());
     let progress = Bar::start("compare", !quiet);
     for (i, (name, alg)) in names.iter().zip(&specs).enumerate() {
@@ -72,9 +93,16 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
         let row = match result {
             Ok(mapping) => {
                 let e = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
+                let congestion = if has_routes {
+                    taskmap::congestion::congestion(&problem.graph, problem.arch.as_ref(), &mapping)
+                        .map(|c| c.max_load)
+                } else {
+                    None
+                };
                 CompareRow {
                     algorithm: name.clone(),
                     comm_cost: Some(e.comm_cost),
+                    max_congestion: congestion,
                     edge_cut: Some(e.edge_cut),
                     imbalance: Some(e.loads.iter().map(|l| l.imbalance).fold(0.0, f64::max)),
                     feasible: e.feasible(),
@@ -85,6 +113,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
             Err(e) => CompareRow {
                 algorithm: name.clone(),
                 comm_cost: None,
+                max_congestion: None,
                 edge_cut: None,
                 imbalance: None,
                 feasible: false,
@@ -95,6 +124,21 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
         rows.push(row);
     }
     progress.finish();
+    if let Some(by) = a.rank_by {
+        let key = |r: &CompareRow| -> (bool, f64) {
+            let v = match by {
+                Objective::CommCost => r.comm_cost.map(|x| x as f64),
+                Objective::Congestion => r.max_congestion,
+                Objective::Cut => r.edge_cut.map(|x| x as f64),
+                Objective::Time => r.error.is_none().then_some(r.time_ms),
+            };
+            (!r.feasible, v.unwrap_or(f64::INFINITY))
+        };
+        rows.sort_by(|x, y| {
+            let (a, b) = (key(x), key(y));
+            a.0.cmp(&b.0).then(a.1.total_cmp(&b.1))
+        });
+    }
     match a.format {
         OutputFormat::Json | OutputFormat::Csv => print_data(&rows, a.format)?,
         OutputFormat::Human => {
@@ -105,9 +149,10 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                 a.run.seed
             );
             outln!(
-                "{:<32} {:>14} {:>12} {:>10} {:>9} {:>12}",
+                "{:<32} {:>14} {:>14} {:>12} {:>10} {:>9} {:>12}",
                 "algorithm",
                 "f_C",
+                "congestion",
                 "cut",
                 "imbalance",
                 "feasible",
@@ -116,9 +161,10 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
             for r in &rows {
                 match (&r.error, r.comm_cost, r.edge_cut, r.imbalance) {
                     (None, Some(fc), Some(cut), Some(imb)) => outln!(
-                        "{:<32} {:>14} {:>12} {:>10.4} {:>9} {:>12.3}",
+                        "{:<32} {:>14} {:>14} {:>12} {:>10.4} {:>9} {:>12.3}",
                         r.algorithm,
                         fc,
+                        r.max_congestion.map_or("-".to_string(), |c| c.to_string()),
                         cut,
                         imb,
                         if r.feasible { "yes" } else { "NO" },

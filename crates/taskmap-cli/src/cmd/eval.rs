@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use taskmap::report::{render_evaluation, render_launch};
+use taskmap::report::{render_congestion, render_evaluation, render_launch};
 use taskmap::{evaluate, EvalOptions, Mapping};
 
 use crate::input::*;
@@ -52,6 +52,9 @@ pub(crate) struct EvalReport {
     /// file was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) launch: Option<taskmap::report::LaunchReport>,
+    /// Link loads, when the target has routes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) congestion: Option<taskmap::congestion::Congestion>,
 }
 
 pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
@@ -62,6 +65,9 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         .transpose()?;
     let graph = match (&a.input.graph, &program) {
         (Some(_), _) => load_graph(&a.input)?.0,
+        (None, Some(_)) if a.input.task_weights.is_some() => {
+            bail!("--task-weights applies to --graph; a program's tasks carry their own work")
+        }
         (None, Some(p)) => p.to_task_graph(),
         (None, None) => bail!("--graph (or --program) is required"),
     };
@@ -105,10 +111,14 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
     let launch = a
         .launch
         .report(&graph, arch.as_ref(), machine.as_ref(), &mapping)?;
+    let congestion = taskmap::congestion::congestion(&graph, arch.as_ref(), &mapping);
     let feasible = e.feasible();
     match a.format {
         OutputFormat::Human => {
             out!("{}", render_evaluation(&e));
+            if let Some(c) = &congestion {
+                out!("{}", render_congestion(c));
+            }
             if let Some(l) = &launch {
                 out!("{}", render_launch(l));
             }
@@ -141,6 +151,7 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
                 perego_f,
                 perego_f_prop,
                 launch,
+                congestion,
             },
             a.format,
         )?,

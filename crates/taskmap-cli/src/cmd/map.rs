@@ -73,6 +73,11 @@ pub(crate) struct MapArgs {
     pub(crate) output: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) launch: LaunchArgs,
+    /// Report link congestion: the traffic routed over the target's links (dimension
+    /// order on meshes, tori and hypercubes, up and down links on trees, shortest paths
+    /// on target graphs), the largest and mean link load and the busiest links.
+    #[arg(long)]
+    pub(crate) congestion: bool,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     pub(crate) format: OutputFormat,
@@ -116,7 +121,11 @@ fn parse_algorithm(text: &str, preset: Option<&str>) -> Result<AlgorithmSpec> {
 #[derive(serde::Serialize)]
 pub(crate) struct MapConfig<'a> {
     pub(crate) graph: &'a str,
+    /// `--task-weights`.
+    pub(crate) task_weights: Option<String>,
     pub(crate) target: String,
+    /// `--nodes`.
+    pub(crate) nodes: Option<String>,
     /// The algorithm as given (`-A`, with `--preset`).
     pub(crate) algorithm: &'a str,
     /// Every parameter of the algorithm after its preset and overrides
@@ -134,6 +143,12 @@ pub(crate) struct MapConfig<'a> {
     pub(crate) output: Option<String>,
     /// `--time-limit`, in seconds.
     pub(crate) time_limit: Option<f64>,
+    /// The launch files (`--rankfile`, `--slurm-hostfile`, `--permutation`).
+    pub(crate) rankfile: Option<String>,
+    pub(crate) slurm_hostfile: Option<String>,
+    pub(crate) permutation: Option<String>,
+    /// `--congestion`.
+    pub(crate) congestion: bool,
 }
 
 pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
@@ -240,6 +255,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         evaluation,
         initial,
         launch,
+        congestion: congestion_of(a.congestion, &problem, &mapping),
     };
     match a.format {
         OutputFormat::Human => out!("{}", render_map_report(&report)),
@@ -310,7 +326,9 @@ fn dump_config(
     let path = |p: Option<&PathBuf>| p.map(|p| p.display().to_string());
     print_json(&MapConfig {
         graph: &graph,
+        task_weights: path(a.input.task_weights.as_ref()),
         target,
+        nodes: a.nodes.nodes.clone(),
         algorithm: alg_text,
         parameters: algorithm.parameters(),
         seed: a.run.seed,
@@ -322,6 +340,10 @@ fn dump_config(
         migration_cost: a.migration_cost,
         output: path(a.output.as_ref()),
         time_limit: a.time_limit,
+        rankfile: path(a.launch.rankfile.as_ref()),
+        slurm_hostfile: path(a.launch.slurm_hostfile.as_ref()),
+        permutation: path(a.launch.permutation.as_ref()),
+        congestion: a.congestion,
     })?;
     Ok(0)
 }
@@ -376,4 +398,23 @@ fn write_outputs(
         .collect();
     write_files(&refs).context("writing the mapping")?;
     Ok(())
+}
+
+/// The congestion of `mapping` when `asked`; a warning when the target has no routes.
+pub(crate) fn congestion_of(
+    asked: bool,
+    problem: &Problem,
+    mapping: &Mapping,
+) -> Option<taskmap::congestion::Congestion> {
+    if !asked {
+        return None;
+    }
+    let c = taskmap::congestion::congestion(&problem.graph, problem.arch.as_ref(), mapping);
+    if c.is_none() {
+        errln!(
+            "taskmap: warning: no congestion: target {} has no links to route over (or more than 2^24)",
+            problem.arch.spec()
+        );
+    }
+    c
 }

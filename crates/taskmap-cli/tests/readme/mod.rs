@@ -28,7 +28,11 @@ fn quick_start_commands(readme: &str) -> Vec<Vec<String>> {
         pending.push_str(code);
         pending.push(' ');
         if !continued {
-            let words: Vec<String> = pending.split_whitespace().map(str::to_string).collect();
+            // Single quotes around a word (`'node[01-04]'`) are the shell's, not the word's.
+            let words: Vec<String> = pending
+                .split_whitespace()
+                .map(|w| w.trim_matches('\'').to_string())
+                .collect();
             pending.clear();
             if words.first().is_some_and(|w| w == "taskmap") {
                 commands.push(words);

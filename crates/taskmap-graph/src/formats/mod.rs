@@ -91,7 +91,7 @@ impl GraphFormat {
             GraphFormat::Bench => &["iscas", "iscas89"],
             GraphFormat::MpiP => &["graphstats", "mpi"],
             GraphFormat::Volumes => &["csv", "vol", "sparse"],
-            GraphFormat::Dense => &["treematch", "mat", "matrix"],
+            GraphFormat::Dense => &["treematch", "mat"],
         }
     }
 

@@ -153,7 +153,7 @@ impl Volumes {
 /// * One line per message stream: `src dst bytes`, ranks 0-based, `bytes` a decimal
 ///   number (`38976`, `3.9e4`). Separators are spaces, tabs and commas (CSV as written by
 ///   spreadsheets and pandas). Lines starting with `#` or `%` are comments, blank lines are
-///   skipped; a first line whose first field is not a number is a header (`src,dst,bytes`).
+///   skipped; a first line that starts with a letter or `"` is a header (`src,dst,bytes`).
 /// * Volumes are made symmetric by addition (the module rule): every line naming a pair,
 ///   in either direction, adds to its edge. A volume of 0 and a rank's volume to itself
 ///   add nothing; a negative, NaN or infinite volume is an error.
@@ -173,7 +173,10 @@ pub fn read_volumes(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> 
             more = c.next_line();
             continue;
         }
-        if std::mem::take(&mut first) && !c.peek().is_some_and(|x| x.is_ascii_digit()) {
+        if std::mem::take(&mut first)
+            && c.peek()
+                .is_some_and(|x| x.is_ascii_alphabetic() || x == b'"')
+        {
             more = c.next_line(); // a header
             continue;
         }

@@ -6,6 +6,9 @@ use super::text::{decompress, Cursor};
 use crate::error::GraphError;
 use crate::graph::TaskGraph;
 
+/// Most weights per task (as METIS's `ncon`).
+const MAX_TASK_WEIGHTS: usize = 1 << 20;
+
 /// Reads task weights for a graph of `n` tasks (gzip-compressed or plain): `(ncon,
 /// weights)`, `weights[t·ncon + c]` the weight `c` of task `t`.
 ///
@@ -48,6 +51,12 @@ pub fn read_task_weights(
                         tasks + 1,
                         ncon.unwrap_or(0)
                     ),
+                ));
+            }
+            if count >= MAX_TASK_WEIGHTS {
+                return Err(c.err(
+                    c.pos,
+                    format!("more than {MAX_TASK_WEIGHTS} weights on a line"),
                 ));
             }
             weights.push(c.uint("a task weight")?);

@@ -261,3 +261,254 @@ fn as_many_tasks_as_pes_use_every_pe() {
         assert_eq!((e.pes_used, e.balanced), (64, Some(true)), "{alg}");
     }
 }
+
+/// The traffic of every ordered pair of distinct PEs: each task edge `{u, v}` of weight
+/// `w` sends `w` each way.
+fn directed_traffic(g: &taskmap_graph::TaskGraph, m: &[PeId]) -> Vec<(u32, u32, f64)> {
+    let mut out = Vec::new();
+    for (u, v, w) in g.edges() {
+        let (p, q) = (m[u as usize].0, m[v as usize].0);
+        if p != q {
+            out.push((p, q, w as f64));
+            out.push((q, p, w as f64));
+        }
+    }
+    out
+}
+
+/// All shortest paths from `a` to `b` of a METIS target graph given as neighbour lists
+/// (`(v, w)`), enumerated by depth-first search: each a list of links `(x, y)`.
+fn all_shortest_paths(adj: &[Vec<(u32, u64)>], a: u32, b: u32) -> Vec<Vec<(u32, u32)>> {
+    let n = adj.len();
+    let mut dist = vec![u64::MAX; n];
+    dist[b as usize] = 0;
+    // Bellman-Ford from b (tiny graphs).
+    for _ in 0..n {
+        for x in 0..n {
+            for &(y, w) in &adj[x] {
+                if dist[y as usize] != u64::MAX {
+                    dist[x] = dist[x].min(dist[y as usize] + w);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut path = Vec::new();
+    fn walk(
+        adj: &[Vec<(u32, u64)>],
+        dist: &[u64],
+        x: u32,
+        b: u32,
+        path: &mut Vec<(u32, u32)>,
+        out: &mut Vec<Vec<(u32, u32)>>,
+    ) {
+        if x == b {
+            out.push(path.clone());
+            return;
+        }
+        for &(y, w) in &adj[x as usize] {
+            if dist[y as usize] != u64::MAX && dist[y as usize] + w == dist[x as usize] {
+                path.push((x, y));
+                walk(adj, dist, y, b, path, out);
+                path.pop();
+            }
+        }
+    }
+    walk(adj, &dist, a, b, &mut path, &mut out);
+    out
+}
+
+/// Link loads against a naive recomputation, for every kind of route: dimension order
+/// (each pair routed alone), trees and a subset of a tree (a link's load is the traffic
+/// whose source is below it and destination not, or the reverse), complete targets (the
+/// pair's own link), and a target graph with many equal shortest paths (the traffic split
+/// evenly over all of them, enumerated). Once with random one-way demands (so that up and
+/// down links differ), once through `congestion` on random mappings.
+#[test]
+fn congestion_equals_a_naive_recomputation() {
+    use taskmap::congestion::congestion;
+    let dir = tempfile::tempdir().unwrap();
+    // A 3x3 grid with one heavy edge: many equal shortest paths, one avoided link.
+    let grid = dir.path().join("grid3.graph");
+    std::fs::write(
+        &grid,
+        "9 12 001\n2 1 4 1\n1 1 3 1 5 1\n2 1 6 1\n1 1 5 1 7 1\n2 1 4 1 6 1 8 1\n3 1 5 1 9 1\n4 1 8 1\n5 1 7 1 9 5\n6 1 8 5\n",
+    )
+    .unwrap();
+    let specs = [
+        "torus:4x4".to_string(),
+        "mesh:3x5".into(),
+        "hypercube:3".into(),
+        "torus:3x2x2".into(),
+        "tree:2:3:2/1:10:100".into(),
+        "sub:0-3,7,9-11:tree:2:3:2/1:10:100".into(),
+        "complete:5".into(),
+        format!("graph:{}", grid.display()),
+    ];
+    for spec in &specs {
+        let arch = parse_arch(spec).unwrap();
+        let k = arch.pe_count();
+        let routes = arch.traffic_routes().unwrap();
+        for seed in 0..6u64 {
+            let hash = |x: u64| (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 33) as u32;
+            // One-way demands, grouped by source as `spread` takes them.
+            let mut traffic: Vec<(u32, u32, f64)> = (0..30u64)
+                .map(|i| {
+                    let p = hash(seed * 1000 + 2 * i) % k;
+                    let q = (p + 1 + hash(seed * 1000 + 2 * i + 1) % (k - 1)) % k;
+                    (p, q, f64::from(1 + hash(i + seed) % 50))
+                })
+                .collect();
+            traffic.sort_by_key(|a| (a.0, a.1));
+            let mut got = vec![0f64; routes.link_count() as usize];
+            for group in traffic.chunk_by(|a, b| a.0 == b.0) {
+                let demands: Vec<(PeId, f64)> = group.iter().map(|t| (PeId(t.1), t.2)).collect();
+                routes.spread(PeId(group[0].0), &demands, &mut got);
+            }
+            let want = naive_loads(spec, arch.as_ref(), &grid, &traffic);
+            assert_loads(spec, seed, &got, &want, routes.as_ref());
+            // Through `congestion`, on a random mapping of a random graph.
+            let g = gen::random_graph(40, 3.0, seed);
+            let m: Vec<PeId> = (0..40u64).map(|t| PeId(hash(t + 100 * seed) % k)).collect();
+            let c = congestion(&g, arch.as_ref(), &Mapping::new(m.clone())).unwrap();
+            let want = naive_loads(spec, arch.as_ref(), &grid, &directed_traffic(&g, &m));
+            assert_loads(spec, seed, &c.loads, &want, routes.as_ref());
+            let max = want.iter().copied().fold(0.0, f64::max);
+            assert!((c.max_load - max).abs() <= 1e-9 * max.max(1.0));
+            let mean = want.iter().sum::<f64>() / c.links as f64;
+            assert!((c.mean_load - mean).abs() <= 1e-9 * mean.max(1.0));
+            // Directed links that exist: a 3x5 mesh has 2 (2·5 + 3·4); a torus 3x2x2 has
+            // 2 links each way in every dimension of every PE; complete:5 has 5·4.
+            let expected_links = match spec.as_str() {
+                "mesh:3x5" => Some(44),
+                "complete:5" => Some(20),
+                "tree:2:3:2/1:10:100" => Some(2 * (12 + 6 + 2)),
+                _ => None,
+            };
+            if let Some(l) = expected_links {
+                assert_eq!(c.links, l, "{spec}");
+            }
+            assert!(c.busiest.windows(2).all(|w| w[0].load >= w[1].load));
+            assert_eq!(
+                c.busiest.first().map(|b| b.load),
+                (max > 0.0).then_some(c.max_load)
+            );
+        }
+    }
+    // A distance matrix has no links.
+    let m = parse_arch(&format!("matrix:{}", fixture_arch("small.mat"))).unwrap();
+    let g = gen::ring(4);
+    assert!(congestion(
+        &g,
+        m.as_ref(),
+        &Mapping::new((0..4).map(|t| PeId(t % m.pe_count())).collect())
+    )
+    .is_none());
+}
+
+fn assert_loads(
+    spec: &str,
+    seed: u64,
+    got: &[f64],
+    want: &[f64],
+    routes: &dyn taskmap_arch::TrafficRoutes,
+) {
+    assert_eq!(got.len(), want.len());
+    for l in 0..got.len() {
+        assert!(
+            (got[l] - want[l]).abs() <= 1e-9 * want[l].max(1.0),
+            "{spec} seed {seed} link {l} ({}): {} != {}",
+            routes.link_name(l as u64),
+            got[l],
+            want[l]
+        );
+    }
+}
+
+/// The loads of `traffic` (`(from, to, w)`) recomputed without the routes' code.
+fn naive_loads(
+    spec: &str,
+    arch: &dyn taskmap_arch::Architecture,
+    grid: &std::path::Path,
+    traffic: &[(u32, u32, f64)],
+) -> Vec<f64> {
+    let routes = arch.traffic_routes().unwrap();
+    let links = routes.link_count();
+    let k = arch.pe_count();
+    let mut want = vec![0f64; links as usize];
+    if let Some(r) = arch.routing() {
+        for &(p, q, w) in traffic {
+            let mut route = Vec::new();
+            r.route(PeId(p), PeId(q), &mut route);
+            for l in route {
+                want[l as usize] += w;
+            }
+        }
+    } else if spec.contains("tree") {
+        // Subset: the inner PEs of the list.
+        let inner: Vec<u32> = if spec.starts_with("sub") {
+            vec![0, 1, 2, 3, 7, 9, 10, 11]
+        } else {
+            (0..k).collect()
+        };
+        let block = [1u32, 2, 6, 12];
+        for l in 0..links {
+            let name = routes.link_name(l);
+            let words: Vec<&str> = name.split_whitespace().collect();
+            let (level, node, up) = match words.as_slice() {
+                ["PE", j, d] => (0usize, j.parse::<u32>().unwrap(), *d == "up"),
+                [lv, "group", j, d] => (
+                    lv.trim_start_matches("level-").parse().unwrap(),
+                    j.parse().unwrap(),
+                    *d == "up",
+                ),
+                _ => panic!("{name}"),
+            };
+            let below = |p: u32| inner[p as usize] / block[level] == node;
+            want[l as usize] = traffic
+                .iter()
+                .filter(|&&(p, q, _)| {
+                    if up {
+                        below(p) && !below(q)
+                    } else {
+                        below(q) && !below(p)
+                    }
+                })
+                .map(|t| t.2)
+                .sum();
+        }
+    } else if spec.starts_with("complete") {
+        for &(p, q, w) in traffic {
+            want[(p * k + q) as usize] += w;
+        }
+    } else {
+        let t = taskmap_graph::read_graph(grid, None).unwrap();
+        let adj: Vec<Vec<(u32, u64)>> = (0..9u32)
+            .map(|u| {
+                t.neighbors(u)
+                    .iter()
+                    .copied()
+                    .zip(t.edge_weights(u).iter().copied())
+                    .collect()
+            })
+            .collect();
+        let id = |x: u32, y: u32| {
+            (0..links)
+                .find(|&l| routes.link_name(l) == format!("{x}->{y}"))
+                .unwrap()
+        };
+        for &(p, q, w) in traffic {
+            let paths = all_shortest_paths(&adj, p, q);
+            for path in &paths {
+                for &(x, y) in path {
+                    want[id(x, y) as usize] += w / paths.len() as f64;
+                }
+            }
+        }
+    }
+    want
+}
+
+fn fixture_arch(name: &str) -> String {
+    format!("{}/../../fixtures/arch/{name}", env!("CARGO_MANIFEST_DIR"))
+}
