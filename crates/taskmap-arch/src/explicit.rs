@@ -467,11 +467,9 @@ impl ExplicitGraph {
 
 impl Architecture for ExplicitGraph {
     fn traffic_routes(&self) -> Option<Box<dyn crate::TrafficRoutes + '_>> {
-        Some(Box::new(crate::routes::ShortestPaths {
-            xadj: &self.xadj,
-            adj: &self.adj,
-            wgt: &self.wgt,
-        }))
+        Some(Box::new(crate::routes::ShortestPaths::new(
+            &self.xadj, &self.adj, &self.wgt,
+        )))
     }
     fn pe_count(&self) -> u32 {
         self.caps.len() as u32

@@ -216,6 +216,8 @@ struct Obj {
     numa_node: bool,
     /// A memory object (NUMANode, MemCache), which holds no PU in hwloc 2.
     memory: bool,
+    /// A Group object.
+    group: bool,
     os_index: Option<u32>,
     parent: usize,
     /// Byte offset of its element, for errors.
@@ -237,10 +239,11 @@ struct Topology {
     real: HashMap<(usize, LevelKind), u32>,
 }
 
-/// NUMA domains: a hwloc 1 NUMANode holding CPUs is one; a hwloc 2 NUMANode (memory, no
-/// children) makes the object it is attached to one (past memory-side caches), unless
-/// that object is a package, die or cache, or the root.
-fn mark_numa_domains(objs: &mut [Obj]) {
+/// NUMA domains: a hwloc 1 NUMANode holding CPUs is one (a CPU-less one, such as
+/// MCDRAM, is none); in hwloc 2 a NUMANode (memory, no children) makes the Group it is
+/// attached to one (past memory-side caches); attached to a package, die or cache, the
+/// NUMA domain is that level.
+fn mark_numa_domains(objs: &mut [Obj], hwloc2: bool) {
     let mut kids = vec![0u32; objs.len()];
     for o in objs.iter() {
         if o.parent != usize::MAX {
@@ -255,11 +258,14 @@ fn mark_numa_domains(objs: &mut [Obj]) {
             objs[i].kind = Some(LevelKind::Numa);
             continue;
         }
+        if !hwloc2 {
+            continue;
+        }
         let mut p = objs[i].parent;
         while p != usize::MAX && objs[p].memory {
             p = objs[p].parent;
         }
-        if p != usize::MAX && p != 0 && objs[p].kind.is_none() {
+        if p != usize::MAX && objs[p].group && objs[p].kind.is_none() {
             objs[p].kind = Some(LevelKind::Numa);
         }
     }
@@ -285,6 +291,7 @@ impl Topology {
         let mut allowed: Option<Cpuset> = None;
         let mut hostname: Option<String> = None;
         let mut seen_topology = false;
+        let mut hwloc2 = false;
         loop {
             let before = reader.buffer_position() as usize;
             let event = reader
@@ -327,7 +334,10 @@ impl Topology {
             let parent_obj = open.iter().rev().find_map(|o| *o);
             let mut pushed = None;
             match name {
-                b"topology" => seen_topology = true,
+                b"topology" => {
+                    seen_topology = true;
+                    hwloc2 = attr("version")?.is_some_and(|v| !v.starts_with('1'));
+                }
                 b"object" => {
                     if !seen_topology {
                         return Err(at(
@@ -382,6 +392,7 @@ impl Topology {
                         is_package: ty_l == "package" || ty_l == "socket",
                         numa_node,
                         memory: numa_node || ty_l == "memcache",
+                        group: ty_l == "group",
                         os_index,
                         parent,
                         pos,
@@ -406,7 +417,7 @@ impl Topology {
             });
         }
         let n = objs.len();
-        mark_numa_domains(&mut objs);
+        mark_numa_domains(&mut objs, hwloc2);
         let is_allowed =
             |o: &Obj| o.is_pu && allowed.as_ref().is_none_or(|a| a.has(o.os_index.unwrap()));
         // PUs left below each object.

@@ -27,6 +27,11 @@ pub trait TrafficRoutes {
     fn exists(&self, _link: u64) -> bool {
         true
     }
+    /// For a tree, which links have one of `pes` below them (the others lead only to
+    /// positions a subset leaves empty); `None` when every link stays.
+    fn links_below(&self, _pes: &[PeId]) -> Option<Vec<bool>> {
+        None
+    }
 }
 
 /// Dimension-order routes of a target with [`Routing`].
@@ -116,6 +121,17 @@ impl TrafficRoutes for TreeRoutes {
             }
         }
     }
+    fn links_below(&self, pes: &[PeId]) -> Option<Vec<bool>> {
+        let mut mask = vec![false; self.link_count() as usize];
+        for p in pes {
+            for i in 0..self.levels {
+                let node = u64::from(p.0 / self.block[i]);
+                mask[(self.offset[i] + node) as usize] = true;
+                mask[(self.offset[i] + self.nodes(i) + node) as usize] = true;
+            }
+        }
+        Some(mask)
+    }
     fn link_name(&self, link: u64) -> String {
         let i = self.offset.partition_point(|&o| o <= link) - 1;
         let within = link - self.offset[i];
@@ -159,12 +175,46 @@ impl TrafficRoutes for DirectLinks {
     }
 }
 
-/// Shortest paths over weighted links (CSR, link id = adjacency index), the traffic of a
-/// pair split evenly over all its shortest paths.
+/// Shortest paths over weighted links (CSR, link id = adjacency index, every link listed
+/// both ways with one weight), the traffic of a pair split evenly over all its shortest
+/// paths.
 pub(crate) struct ShortestPaths<'a> {
-    pub xadj: &'a [usize],
-    pub adj: &'a [u32],
-    pub wgt: &'a [u64],
+    xadj: &'a [usize],
+    adj: &'a [u32],
+    wgt: &'a [u64],
+    /// The id of the reverse of every link.
+    rev: Vec<usize>,
+}
+
+impl<'a> ShortestPaths<'a> {
+    /// The routes of a symmetric CSR graph.
+    pub(crate) fn new(xadj: &'a [usize], adj: &'a [u32], wgt: &'a [u64]) -> Self {
+        let mut at: std::collections::HashMap<(u32, u32), usize> =
+            std::collections::HashMap::with_capacity(adj.len());
+        for u in 0..xadj.len() - 1 {
+            for e in xadj[u]..xadj[u + 1] {
+                at.insert((u as u32, adj[e]), e);
+            }
+        }
+        let mut rev = vec![0usize; adj.len()];
+        for u in 0..xadj.len() - 1 {
+            for e in xadj[u]..xadj[u + 1] {
+                rev[e] = at[&(adj[e], u as u32)];
+            }
+        }
+        ShortestPaths {
+            xadj,
+            adj,
+            wgt,
+            rev,
+        }
+    }
+}
+
+/// `ln(e^a + e^b)`.
+fn log_add(a: f64, b: f64) -> f64 {
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+    hi + (lo - hi).exp().ln_1p()
 }
 
 impl TrafficRoutes for ShortestPaths<'_> {
@@ -176,13 +226,14 @@ impl TrafficRoutes for ShortestPaths<'_> {
     }
     fn spread(&self, a: PeId, demands: &[(PeId, f64)], load: &mut [f64]) {
         let n = self.xadj.len() - 1;
-        // Dijkstra from a, with the number of shortest paths to every vertex.
+        // Dijkstra from a, with the logarithm of the number of shortest paths to every
+        // vertex (counts overflow a float on large grids; only their ratios matter).
         let mut dist = vec![u64::MAX; n];
-        let mut paths = vec![0f64; n];
+        let mut paths = vec![f64::NEG_INFINITY; n];
         let mut order: Vec<u32> = Vec::with_capacity(n);
         let mut heap = BinaryHeap::new();
         dist[a.idx()] = 0;
-        paths[a.idx()] = 1.0;
+        paths[a.idx()] = 0.0;
         heap.push(Reverse((0u64, a.0)));
         while let Some(Reverse((d, u))) = heap.pop() {
             if d > dist[u as usize] {
@@ -197,7 +248,7 @@ impl TrafficRoutes for ShortestPaths<'_> {
                     paths[v] = paths[u as usize];
                     heap.push(Reverse((nd, v as u32)));
                 } else if nd == dist[v] {
-                    paths[v] += paths[u as usize];
+                    paths[v] = log_add(paths[v], paths[u as usize]);
                 }
             }
         }
@@ -212,22 +263,15 @@ impl TrafficRoutes for ShortestPaths<'_> {
             if through[v] == 0.0 || v == a.idx() {
                 continue;
             }
-            // Predecessors of v: neighbours u with dist[u] + w(u, v) == dist[v]; the link
-            // u -> v is found in u's row.
             for e in self.xadj[v]..self.xadj[v + 1] {
                 let u = self.adj[e] as usize;
-                if dist[u] == u64::MAX {
+                // u precedes v when a shortest path to v ends with the link u -> v (the
+                // same weight as v -> u).
+                if dist[u] == u64::MAX || dist[u].saturating_add(self.wgt[e]) != dist[v] {
                     continue;
                 }
-                let Some(f) = (self.xadj[u]..self.xadj[u + 1]).find(|&f| self.adj[f] as usize == v)
-                else {
-                    continue;
-                };
-                if dist[u].saturating_add(self.wgt[f]) != dist[v] {
-                    continue;
-                }
-                let share = through[v] * paths[u] / paths[v];
-                load[f] += share;
+                let share = through[v] * (paths[u] - paths[v]).exp();
+                load[self.rev[e]] += share;
                 through[u] += share;
             }
         }
@@ -239,10 +283,33 @@ impl TrafficRoutes for ShortestPaths<'_> {
     }
 }
 
-/// The routes of a subset's inner target, with its PEs renamed.
+/// The routes of a subset's inner target, with its PEs renamed. Links of a tree that no
+/// PE of the subset lies below do not exist (the empty positions of a machine's envelope
+/// tree); the other targets keep every inner link (unused PEs of a mesh still route).
 pub(crate) struct SubsetRoutes<'a> {
-    pub inner: Box<dyn TrafficRoutes + 'a>,
-    pub pes: &'a [PeId],
+    inner: Box<dyn TrafficRoutes + 'a>,
+    pes: &'a [PeId],
+    /// Which inner links exist, when not all do.
+    mask: Option<Vec<bool>>,
+    /// The subset id of every inner PE in the subset.
+    local: std::collections::HashMap<u32, u32>,
+}
+
+impl<'a> SubsetRoutes<'a> {
+    pub(crate) fn new(inner: Box<dyn TrafficRoutes + 'a>, pes: &'a [PeId]) -> Self {
+        let mask = inner.links_below(pes);
+        let local = pes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.0, i as u32))
+            .collect();
+        SubsetRoutes {
+            inner,
+            pes,
+            mask,
+            local,
+        }
+    }
 }
 
 impl TrafficRoutes for SubsetRoutes<'_> {
@@ -260,9 +327,22 @@ impl TrafficRoutes for SubsetRoutes<'_> {
         self.inner.spread(self.pes[a.idx()], &inner, load);
     }
     fn link_name(&self, link: u64) -> String {
-        self.inner.link_name(link)
+        // PE names are the subset's.
+        let name = self.inner.link_name(link);
+        let pe = |t: &str| match t.parse::<u32>().ok().and_then(|p| self.local.get(&p)) {
+            Some(l) => l.to_string(),
+            None => format!("(inner {t})"),
+        };
+        if let Some(rest) = name.strip_prefix("PE ") {
+            let (p, dir) = rest.split_once(' ').unwrap_or((rest, ""));
+            return format!("PE {} {dir}", pe(p)).trim_end().to_string();
+        }
+        match name.split_once("->") {
+            Some((p, q)) => format!("{}->{}", pe(p), pe(q)),
+            None => name,
+        }
     }
     fn exists(&self, link: u64) -> bool {
-        self.inner.exists(link)
+        self.mask.as_ref().is_none_or(|m| m[link as usize]) && self.inner.exists(link)
     }
 }

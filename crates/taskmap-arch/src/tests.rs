@@ -1044,6 +1044,15 @@ fn hwloc_reads_gapped_bitmaps_hwloc_1_groups_and_skipped_levels() {
     let m = machine(&spec, None);
     assert_eq!(m.levels(), [LevelKind::Numa, LevelKind::Core]);
     assert_eq!(m.pe_count(), 8);
+    // hwloc 1 on a KNL: a CPU-less NUMA node (MCDRAM) beside each one with cores.
+    let xml = xml.replace(
+        "<object type=\"Group\">",
+        "<object type=\"Group\"><object type=\"NUMANode\" os_index=\"9\"/>",
+    );
+    std::fs::write(&f, &xml).unwrap();
+    let m = machine(&spec, None);
+    assert_eq!(m.levels(), [LevelKind::Numa, LevelKind::Core]);
+    assert_eq!(m.pe_count(), 8);
     // hwloc 2: memory behind a memory-side cache still marks its group.
     let group = |i: u32| {
         format!(

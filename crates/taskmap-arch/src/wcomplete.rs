@@ -72,6 +72,9 @@ impl WeightedComplete {
 }
 
 impl Architecture for WeightedComplete {
+    fn traffic_routes(&self) -> Option<Box<dyn crate::TrafficRoutes + '_>> {
+        Some(Box::new(crate::routes::DirectLinks { k: self.pe_count() }))
+    }
     fn pe_count(&self) -> u32 {
         self.caps.len() as u32
     }

@@ -17,8 +17,9 @@ pub(crate) const EXAMPLE_ARCH: &str = "torus:4x4";
 #[derive(Args)]
 pub(crate) struct GraphInput {
     /// Task graph file (METIS/Chaco .graph, Scotch .grf, Matrix Market .mtx, edge list
-    /// .edges/.el/.txt, ISCAS .bench, mpiP communication volumes *graphStats.txt; optionally
-    /// .gz); `-` reads standard input (METIS unless --graph-format says otherwise).
+    /// .edges/.el/.txt, ISCAS .bench, mpiP communication volumes *graphStats.txt, directed
+    /// volumes .csv/.vol, a dense matrix .mat/.dense; optionally .gz); `-` reads standard
+    /// input (METIS unless --graph-format says otherwise).
     #[arg(short, long)]
     pub(crate) graph: Option<PathBuf>,
     /// Graph file format, when the extension does not tell.

@@ -262,27 +262,27 @@ pub(crate) fn commit(staged: Staged) -> io::Result<()> {
     staged.commit()
 }
 
-/// Writes every `(path, bytes)`, all or none: each goes to its temporary file first, and
-/// only when all are written are they renamed over their paths (a device or a descriptor
-/// is written in place as it comes). The error names the path.
+/// Writes every `(path, bytes)`: the regular files all or none (each goes to its
+/// temporary file first, and only when all are written are they renamed over their
+/// paths), then the devices and descriptors (standard output, FIFOs), written in place
+/// once the files are in place. The error names the path.
 pub(crate) fn write_files(files: &[(&Path, &[u8])]) -> Result<(), taskmap::Error> {
     let error = |path: &Path| {
         let path = path.to_path_buf();
         move |source| taskmap::Error::Io { path, source }
     };
-    // Files renamed into place first: a device or descriptor is written as it is staged,
-    // so it comes last, once every other file is staged.
-    let mut files = files.to_vec();
-    files.sort_by_key(|(p, _)| is_stdout(p) || taskmap_graph::writes_in_place(p));
-    let mut staged = Vec::with_capacity(files.len());
-    for (path, bytes) in files {
-        staged.push((
-            path,
-            stage(path, |w| w.write_all(bytes)).map_err(error(path))?,
-        ));
-    }
-    for (path, s) in staged {
-        commit(s).map_err(error(path))?;
+    let in_place = |p: &Path| is_stdout(p) || taskmap_graph::writes_in_place(p);
+    for pass in [false, true] {
+        let mut staged = Vec::with_capacity(files.len());
+        for &(path, bytes) in files.iter().filter(|(p, _)| in_place(p) == pass) {
+            staged.push((
+                path,
+                stage(path, |w| w.write_all(bytes)).map_err(error(path))?,
+            ));
+        }
+        for (path, s) in staged {
+            commit(s).map_err(error(path))?;
+        }
     }
     Ok(())
 }

@@ -2508,3 +2508,119 @@ fn launch_files_need_hosts_and_bad_machines_exit_2() {
         assert!(!dir.path().join("out.map").exists() && !dir.path().join("r").exists());
     }
 }
+
+/// The researcher's loop: several graphs, several seeds, every row naming its graph,
+/// target and seed; `--rank-by` orders each graph and seed's rows; CSV has the same rows.
+#[test]
+fn compare_runs_several_graphs_and_seeds_and_ranks_by_congestion() {
+    let cg = fixture("NPB-cg_64ranks.graphStats.txt.gz");
+    let dl = fixture("delaunay_n10.graph");
+    let args = [
+        "compare",
+        "-g",
+        &cg,
+        "-g",
+        &dl,
+        "-a",
+        "torus:8x8",
+        "-A",
+        "block",
+        "-A",
+        "drb",
+        "-A",
+        "random",
+        "--seed",
+        "5",
+        "--seeds",
+        "2",
+        "--rank-by",
+        "congestion",
+    ];
+    let mut with_json = args.to_vec();
+    with_json.extend(["--format", "json"]);
+    let o = taskmap(&with_json);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = json(&o);
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2 * 2 * 3);
+    let groups: Vec<(String, u64)> = rows
+        .chunks(3)
+        .map(|g| {
+            (
+                g[0]["graph"].as_str().unwrap().to_string(),
+                g[0]["seed"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            (cg.clone(), 5),
+            (cg.clone(), 6),
+            (dl.clone(), 5),
+            (dl.clone(), 6)
+        ]
+    );
+    for g in rows.chunks(3) {
+        assert!(g.iter().all(|r| r["target"] == "torus:8x8"));
+        assert!(g
+            .iter()
+            .all(|r| r["graph"] == g[0]["graph"] && r["seed"] == g[0]["seed"]));
+        let c: Vec<f64> = g
+            .iter()
+            .map(|r| r["max_congestion"].as_f64().unwrap())
+            .collect();
+        assert!(c.windows(2).all(|w| w[0] <= w[1]), "{c:?}");
+    }
+    // random depends on the seed: the two seeds give different mappings.
+    let random: Vec<&serde_json::Value> = rows
+        .iter()
+        .filter(|r| r["algorithm"] == "random" && r["graph"] == dl.as_str())
+        .collect();
+    assert_ne!(random[0]["comm_cost"], random[1]["comm_cost"]);
+    // The congestion column is eval's largest link load.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("drb.txt").display().to_string();
+    let o = taskmap(&[
+        "map",
+        "-g",
+        &dl,
+        "-a",
+        "torus:8x8",
+        "-A",
+        "drb",
+        "-s",
+        "6",
+        "-o",
+        &out,
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = taskmap(&[
+        "eval",
+        "-g",
+        &dl,
+        "-a",
+        "torus:8x8",
+        "-m",
+        &out,
+        "--congestion",
+        "-f",
+        "json",
+    ]);
+    let e = json(&o);
+    let drb = rows
+        .iter()
+        .find(|r| r["algorithm"] == "drb" && r["graph"] == dl.as_str() && r["seed"] == 6)
+        .unwrap();
+    assert_eq!(drb["max_congestion"], e["congestion"]["max_load"]);
+    let mut with_csv = args.to_vec();
+    with_csv.extend(["--format", "csv"]);
+    let o = taskmap(&with_csv);
+    let csv = stdout(&o);
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    for column in ["graph", "target", "seed", "algorithm", "max_congestion"] {
+        assert!(header.contains(&column), "{csv}");
+    }
+    assert_eq!(csv.lines().count(), 1 + 12);
+}

@@ -6,7 +6,6 @@
 //! `Σ w · (links of the route there + links of the route back)`: `2 f_C` on targets whose
 //! routes cross `distance` links (meshes, tori, hypercubes, unit-weight graphs).
 
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use taskmap_arch::{Architecture, PeId, MAX_TRAFFIC_LINKS};
 use taskmap_graph::TaskGraph;
@@ -19,7 +18,7 @@ pub const BUSIEST_LINKS: usize = 10;
 /// A link and its load.
 #[derive(Clone, Debug, Serialize)]
 pub struct BusyLink {
-    /// Its id, an index of [`Congestion::loads`].
+    /// Its id.
     pub link: u64,
     /// Its name (`"3->4"`, `"level-1 group 2 up"`).
     pub name: String,
@@ -40,13 +39,12 @@ pub struct Congestion {
     pub mean_load: f64,
     /// The busiest links, most loaded first (ties: lower id), at most [`BUSIEST_LINKS`].
     pub busiest: Vec<BusyLink>,
-    /// The load of every link id (ids that are no link, as the `+` links of a mesh's upper
-    /// boundary, stay 0).
-    pub loads: Vec<f64>,
+    /// `(link id, load)` of every link that carries traffic, by id (the others carry 0).
+    pub loads: Vec<(u64, f64)>,
 }
 
 /// The congestion of `mapping` (of `graph`, on `arch`), or `None` when the target has no
-/// routes (a distance matrix) or more than [`MAX_TRAFFIC_LINKS`] links.
+/// routes (a distance matrix) or more than [`MAX_TRAFFIC_LINKS`] link ids.
 pub fn congestion(
     graph: &TaskGraph,
     arch: &dyn Architecture,
@@ -58,42 +56,66 @@ pub fn congestion(
         return None;
     }
     let links = (0..ids).filter(|&l| routes.exists(l)).count() as u64;
-    // The traffic between every ordered pair of PEs, grouped by source.
+    // The tasks of every PE (a counting sort), then the traffic from each PE to the
+    // others, gathered in a scratch row of k entries.
     let pes = mapping.as_slice();
-    let mut pairs: FxHashMap<(u32, u32), u64> = FxHashMap::default();
-    for u in 0..graph.num_tasks() as u32 {
-        let p = pes[u as usize].0;
-        for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
-            let q = pes[v as usize].0;
-            if p != q {
-                let e = pairs.entry((p, q)).or_insert(0);
-                *e = e.saturating_add(w);
+    let k = arch.pe_count() as usize;
+    let mut start = vec![0usize; k + 1];
+    for p in pes {
+        start[p.idx() + 1] += 1;
+    }
+    for p in 0..k {
+        start[p + 1] += start[p];
+    }
+    let mut fill = start.clone();
+    let mut by_pe = vec![0u32; pes.len()];
+    for (t, p) in pes.iter().enumerate() {
+        by_pe[fill[p.idx()]] = t as u32;
+        fill[p.idx()] += 1;
+    }
+    let mut loads = vec![0f64; ids as usize];
+    let mut row = vec![0u64; k];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut demands: Vec<(PeId, f64)> = Vec::new();
+    for p in 0..k {
+        for &u in &by_pe[start[p]..start[p + 1]] {
+            for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
+                let q = pes[v as usize].idx();
+                if q != p {
+                    if row[q] == 0 {
+                        touched.push(q as u32);
+                    }
+                    row[q] = row[q].saturating_add(w);
+                }
             }
         }
-    }
-    let mut pairs: Vec<((u32, u32), u64)> = pairs.into_iter().collect();
-    pairs.sort_unstable();
-    let mut loads = vec![0f64; ids as usize];
-    let mut demands: Vec<(PeId, f64)> = Vec::new();
-    for group in pairs.chunk_by(|a, b| a.0 .0 == b.0 .0) {
+        if touched.is_empty() {
+            continue;
+        }
+        touched.sort_unstable();
         demands.clear();
-        demands.extend(group.iter().map(|&((_, q), w)| (PeId(q), w as f64)));
-        routes.spread(PeId(group[0].0 .0), &demands, &mut loads);
+        for &q in &touched {
+            demands.push((PeId(q), row[q as usize] as f64));
+            row[q as usize] = 0;
+        }
+        touched.clear();
+        routes.spread(PeId(p as u32), &demands, &mut loads);
     }
-    let links_used = loads.iter().filter(|&&l| l > 0.0).count() as u64;
-    let max_load = loads.iter().copied().fold(0.0, f64::max);
+    let used: Vec<(u64, f64)> = loads
+        .iter()
+        .enumerate()
+        .filter(|(_, &l)| l > 0.0)
+        .map(|(i, &l)| (i as u64, l))
+        .collect();
+    let max_load = used.iter().map(|u| u.1).fold(0.0, f64::max);
     let mean_load = if links == 0 {
         0.0
     } else {
-        loads.iter().sum::<f64>() / links as f64
+        used.iter().map(|u| u.1).sum::<f64>() / links as f64
     };
-    let mut order: Vec<u64> = (0..ids).filter(|&l| loads[l as usize] > 0.0).collect();
+    let by_load = |a: &(u64, f64), b: &(u64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    let mut order = used.clone();
     let top = BUSIEST_LINKS.min(order.len());
-    let by_load = |a: &u64, b: &u64| {
-        loads[*b as usize]
-            .total_cmp(&loads[*a as usize])
-            .then(a.cmp(b))
-    };
     if top > 0 {
         order.select_nth_unstable_by(top - 1, by_load);
     }
@@ -101,19 +123,19 @@ pub fn congestion(
     order.sort_by(by_load);
     let busiest = order
         .into_iter()
-        .map(|l| BusyLink {
+        .map(|(l, load)| BusyLink {
             link: l,
             name: routes.link_name(l),
-            load: loads[l as usize],
+            load,
         })
         .collect();
     Some(Congestion {
         routing: routes.kind().to_string(),
         links,
-        links_used,
+        links_used: used.len() as u64,
         max_load,
         mean_load,
         busiest,
-        loads,
+        loads: used,
     })
 }

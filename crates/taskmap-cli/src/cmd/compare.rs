@@ -1,5 +1,6 @@
 //! `taskmap compare`: several algorithms on one problem, tabulated.
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -11,8 +12,16 @@ use crate::output::*;
 
 #[derive(Args)]
 pub(crate) struct CompareArgs {
-    #[command(flatten)]
-    pub(crate) input: GraphInput,
+    /// Task graph files, any format `map` reads (repeat the flag for several; default:
+    /// the embedded example).
+    #[arg(short, long = "graph", value_name = "GRAPH")]
+    pub(crate) graphs: Vec<PathBuf>,
+    /// Graph file format, when the extension does not tell.
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) graph_format: Option<String>,
+    /// Task weights replacing the graph's vertex weights (one graph only; see `map`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) task_weights: Option<PathBuf>,
     /// Target architecture spec or Scotch target file (default with no --graph: torus:4x4).
     #[arg(short, long, value_name = "SPEC")]
     pub(crate) arch: Option<String>,
@@ -25,12 +34,19 @@ pub(crate) struct CompareArgs {
     pub(crate) algorithms: Vec<String>,
     #[command(flatten)]
     pub(crate) run: RunArgs,
+    /// Run every algorithm with this many seeds, `--seed` and the ones after it.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub(crate) seeds: u64,
     #[command(flatten)]
     pub(crate) constraints: Constraints,
     /// Order the rows by this objective, best first (the mappings within the constraints
     /// before the others, ties in the given order); default: the order given.
     #[arg(long, value_enum, value_name = "OBJECTIVE")]
     pub(crate) rank_by: Option<Objective>,
+    /// Score every mapping's link congestion too (the largest link load, as `map
+    /// --congestion` reports it); implied by `--rank-by congestion`.
+    #[arg(long)]
+    pub(crate) congestion: bool,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     pub(crate) format: OutputFormat,
@@ -52,6 +68,9 @@ pub(crate) enum Objective {
 
 #[derive(serde::Serialize)]
 pub(crate) struct CompareRow {
+    pub(crate) graph: String,
+    pub(crate) target: String,
+    pub(crate) seed: u64,
     pub(crate) algorithm: String,
     pub(crate) comm_cost: Option<u64>,
     /// The largest link load, when the target has routes.
@@ -65,8 +84,32 @@ pub(crate) struct CompareRow {
 }
 
 pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
-    let spec = arch_spec(a.arch.as_ref(), &a.input)?;
-    let (problem, graph_name, _) = load_problem(&a.input, &spec, &a.nodes, &a.constraints)?;
+    if a.graphs.len() > 1 && a.task_weights.is_some() {
+        anyhow::bail!("--task-weights applies to one graph; compare them one at a time");
+    }
+    let inputs: Vec<GraphInput> = match a.graphs.len() {
+        0 => vec![GraphInput {
+            graph: None,
+            graph_format: a.graph_format.clone(),
+            task_weights: a.task_weights.clone(),
+        }],
+        _ => a
+            .graphs
+            .iter()
+            .map(|g| GraphInput {
+                graph: Some(g.clone()),
+                graph_format: a.graph_format.clone(),
+                task_weights: a.task_weights.clone(),
+            })
+            .collect(),
+    };
+    // Every graph is read and checked before any algorithm runs.
+    let mut problems = Vec::with_capacity(inputs.len());
+    for input in &inputs {
+        let spec = arch_spec(a.arch.as_ref(), input)?;
+        let (problem, graph_name, _) = load_problem(input, &spec, &a.nodes, &a.constraints)?;
+        problems.push((problem, graph_name));
+    }
     let names: Vec<String> = if a.algorithms.is_empty() {
         taskmap::registry::names(&[taskmap::registry::Family::Static])
             .into_iter()
@@ -79,51 +122,72 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
         .iter()
         .map(|n| n.parse::<AlgorithmSpec>())
         .collect::<Result<_, _>>()?;
-    let opts = eval_options(&problem, &a.constraints);
-    let has_routes = problem.arch.traffic_routes().is_some();
-    let mut rows = Vec::with_capacity(specs.len());
+    let with_congestion = a.congestion || matches!(a.rank_by, Some(Objective::Congestion));
+    if with_congestion {
+        if let Some((p, _)) = problems
+            .iter()
+            .find(|(p, _)| p.arch.traffic_routes().is_none())
+        {
+            anyhow::bail!(
+                "no congestion on target {}: it has no links to route over (a distance matrix)",
+                p.arch.spec()
+            );
+        }
+    }
+    let mut rows = Vec::new();
     let progress = Bar::start("compare", !quiet);
-    for (i, (name, alg)) in names.iter().zip(&specs).enumerate() {
-        progress.relabel(&format!("{name} ({}/{})", i + 1, specs.len()));
-        let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
-        ctx.progress = progress.clone();
-        let t0 = Instant::now();
-        let result = alg.mapper().map(&problem, &mut ctx);
-        let time_ms = t0.elapsed().as_secs_f64() * 1e3;
-        let row = match result {
-            Ok(mapping) => {
-                let e = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
-                let congestion = if has_routes {
-                    taskmap::congestion::congestion(&problem.graph, problem.arch.as_ref(), &mapping)
-                        .map(|c| c.max_load)
-                } else {
-                    None
-                };
-                CompareRow {
+    let runs = problems.len() as u64 * a.seeds * specs.len() as u64;
+    let mut run = 0;
+    for (problem, graph_name) in &problems {
+        let opts = eval_options(problem, &a.constraints);
+        for seed in (0..a.seeds).map(|i| a.run.seed.wrapping_add(i)) {
+            for (name, alg) in names.iter().zip(&specs) {
+                run += 1;
+                progress.relabel(&format!("{name} ({run}/{runs})"));
+                let mut ctx = RunContext::new(seed).with_threads(a.run.threads)?;
+                ctx.progress = progress.clone();
+                let t0 = Instant::now();
+                let result = alg.mapper().map(problem, &mut ctx);
+                let time_ms = t0.elapsed().as_secs_f64() * 1e3;
+                let mut row = CompareRow {
+                    graph: graph_name.clone(),
+                    target: problem.arch.spec(),
+                    seed,
                     algorithm: name.clone(),
-                    comm_cost: Some(e.comm_cost),
-                    max_congestion: congestion,
-                    edge_cut: Some(e.edge_cut),
-                    imbalance: Some(e.loads.iter().map(|l| l.imbalance).fold(0.0, f64::max)),
-                    feasible: e.feasible(),
+                    comm_cost: None,
+                    max_congestion: None,
+                    edge_cut: None,
+                    imbalance: None,
+                    feasible: false,
                     time_ms,
                     error: None,
+                };
+                match result {
+                    Ok(mapping) => {
+                        let e = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
+                        if with_congestion {
+                            row.max_congestion = taskmap::congestion::congestion(
+                                &problem.graph,
+                                problem.arch.as_ref(),
+                                &mapping,
+                            )
+                            .map(|c| c.max_load);
+                        }
+                        row.comm_cost = Some(e.comm_cost);
+                        row.edge_cut = Some(e.edge_cut);
+                        row.imbalance =
+                            Some(e.loads.iter().map(|l| l.imbalance).fold(0.0, f64::max));
+                        row.feasible = e.feasible();
+                    }
+                    Err(e) => row.error = Some(e.to_string()),
                 }
+                rows.push(row);
             }
-            Err(e) => CompareRow {
-                algorithm: name.clone(),
-                comm_cost: None,
-                max_congestion: None,
-                edge_cut: None,
-                imbalance: None,
-                feasible: false,
-                time_ms,
-                error: Some(e.to_string()),
-            },
-        };
-        rows.push(row);
+        }
     }
     progress.finish();
+    // One group per graph and seed, in the order run.
+    let same = |x: &CompareRow, y: &CompareRow| x.graph == y.graph && x.seed == y.seed;
     if let Some(by) = a.rank_by {
         let key = |r: &CompareRow| -> (bool, f64) {
             let v = match by {
@@ -134,58 +198,83 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
             };
             (!r.feasible, v.unwrap_or(f64::INFINITY))
         };
-        rows.sort_by(|x, y| {
-            let (a, b) = (key(x), key(y));
-            a.0.cmp(&b.0).then(a.1.total_cmp(&b.1))
-        });
+        for group in rows.chunk_by_mut(same) {
+            group.sort_by(|x, y| {
+                let (a, b) = (key(x), key(y));
+                a.0.cmp(&b.0).then(a.1.total_cmp(&b.1))
+            });
+        }
     }
     match a.format {
         OutputFormat::Json | OutputFormat::Csv => print_data(&rows, a.format)?,
         OutputFormat::Human => {
-            outln!(
-                "graph {}  target {}  seed {}",
-                graph_name,
-                problem.arch.spec(),
-                a.run.seed
-            );
-            outln!(
-                "{:<32} {:>14} {:>14} {:>12} {:>10} {:>9} {:>12}",
-                "algorithm",
-                "f_C",
-                "congestion",
-                "cut",
-                "imbalance",
-                "feasible",
-                "time_ms"
-            );
-            for r in &rows {
-                match (&r.error, r.comm_cost, r.edge_cut, r.imbalance) {
-                    (None, Some(fc), Some(cut), Some(imb)) => outln!(
-                        "{:<32} {:>14} {:>14} {:>12} {:>10.4} {:>9} {:>12.3}",
-                        r.algorithm,
-                        fc,
-                        r.max_congestion.map_or("-".to_string(), |c| c.to_string()),
-                        cut,
-                        imb,
-                        if r.feasible { "yes" } else { "NO" },
-                        r.time_ms
-                    ),
-                    (err, ..) => outln!(
-                        "{:<32} not applicable: {}",
-                        r.algorithm,
-                        err.as_deref().unwrap_or("no result")
-                    ),
+            for (g, group) in rows.chunk_by(same).enumerate() {
+                if g > 0 {
+                    outln!();
                 }
+                print_group(group, with_congestion);
             }
         }
     }
-    // Like `map`: exit 2 when no algorithm could map at all, 1 when none gave a mapping
-    // within the constraints.
-    Ok(if rows.iter().all(|r| r.error.is_some()) {
-        2
-    } else if rows.iter().any(|r| r.error.is_none() && r.feasible) {
-        0
-    } else {
-        1
-    })
+    // Like `map`, for every graph and seed: exit 2 when no algorithm could map, 1 when
+    // none gave a mapping within the constraints.
+    let groups: Vec<&[CompareRow]> = rows.chunk_by(same).collect();
+    Ok(
+        if groups.iter().any(|g| g.iter().all(|r| r.error.is_some())) {
+            2
+        } else if groups
+            .iter()
+            .all(|g| g.iter().any(|r| r.error.is_none() && r.feasible))
+        {
+            0
+        } else {
+            1
+        },
+    )
+}
+
+/// The human table of one graph and seed (with a congestion column when scored).
+fn print_group(rows: &[CompareRow], congestion: bool) {
+    outln!(
+        "graph {}  target {}  seed {}",
+        rows[0].graph,
+        rows[0].target,
+        rows[0].seed
+    );
+    let column = |c: String| {
+        if congestion {
+            format!(" {c:>14}")
+        } else {
+            String::new()
+        }
+    };
+    outln!(
+        "{:<32} {:>14}{} {:>12} {:>10} {:>9} {:>12}",
+        "algorithm",
+        "f_C",
+        column("congestion".into()),
+        "cut",
+        "imbalance",
+        "feasible",
+        "time_ms"
+    );
+    for r in rows {
+        match (&r.error, r.comm_cost, r.edge_cut, r.imbalance) {
+            (None, Some(fc), Some(cut), Some(imb)) => outln!(
+                "{:<32} {:>14}{} {:>12} {:>10.4} {:>9} {:>12.3}",
+                r.algorithm,
+                fc,
+                column(r.max_congestion.map_or("-".to_string(), |c| c.to_string())),
+                cut,
+                imb,
+                if r.feasible { "yes" } else { "NO" },
+                r.time_ms
+            ),
+            (err, ..) => outln!(
+                "{:<32} not applicable: {}",
+                r.algorithm,
+                err.as_deref().unwrap_or("no result")
+            ),
+        }
+    }
 }

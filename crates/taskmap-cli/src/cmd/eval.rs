@@ -33,6 +33,9 @@ pub(crate) struct EvalArgs {
     pub(crate) constraints: Constraints,
     #[command(flatten)]
     pub(crate) launch: LaunchArgs,
+    /// Report link congestion (see `map --congestion`).
+    #[arg(long)]
+    pub(crate) congestion: bool,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     pub(crate) format: OutputFormat,
@@ -52,7 +55,7 @@ pub(crate) struct EvalReport {
     /// file was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) launch: Option<taskmap::report::LaunchReport>,
-    /// Link loads, when the target has routes.
+    /// Link loads (`--congestion`), when the target has routes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) congestion: Option<taskmap::congestion::Congestion>,
 }
@@ -111,7 +114,16 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
     let launch = a
         .launch
         .report(&graph, arch.as_ref(), machine.as_ref(), &mapping)?;
-    let congestion = taskmap::congestion::congestion(&graph, arch.as_ref(), &mapping);
+    let congestion = match a.congestion {
+        true => {
+            let c = taskmap::congestion::congestion(&graph, arch.as_ref(), &mapping);
+            if c.is_none() {
+                super::map::warn_no_congestion(arch.as_ref());
+            }
+            c
+        }
+        false => None,
+    };
     let feasible = e.feasible();
     match a.format {
         OutputFormat::Human => {

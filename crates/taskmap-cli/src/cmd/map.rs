@@ -411,10 +411,15 @@ pub(crate) fn congestion_of(
     }
     let c = taskmap::congestion::congestion(&problem.graph, problem.arch.as_ref(), mapping);
     if c.is_none() {
-        errln!(
-            "taskmap: warning: no congestion: target {} has no links to route over (or more than 2^24)",
-            problem.arch.spec()
-        );
+        warn_no_congestion(problem.arch.as_ref());
     }
     c
+}
+
+/// The warning when a target gives no congestion.
+pub(crate) fn warn_no_congestion(arch: &dyn taskmap::Architecture) {
+    errln!(
+        "taskmap: warning: no congestion: target {} has no links to route over (a distance matrix) or more than 2^24 link ids",
+        arch.spec()
+    );
 }
