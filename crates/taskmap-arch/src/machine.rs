@@ -236,6 +236,12 @@ impl Machine {
         &self.sites
     }
 
+    /// The position of every PE in the envelope tree ([`Machine::tree_spec`]), when some
+    /// positions are empty; `None` when the PEs fill it.
+    pub fn positions(&self) -> Option<&[u32]> {
+        self.positions.as_deref()
+    }
+
     /// Whether the PEs are PUs (hardware threads) rather than cores.
     pub fn pe_is_pu(&self) -> bool {
         self.pe_is_pu

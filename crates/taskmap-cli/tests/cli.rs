@@ -2624,3 +2624,110 @@ fn compare_runs_several_graphs_and_seeds_and_ranks_by_congestion() {
     }
     assert_eq!(csv.lines().count(), 1 + 12);
 }
+
+/// The HTML pages of `map` and `eval`: one file, inline SVG, nothing fetched; a square per
+/// PE on a 2-D torus, a 3-D mesh, a tree, a machine and a complete target; the comparison
+/// with the ranks in order. Rendered in headless Chromium when it is installed (`.ci/run`
+/// installs it where it can): the page loads without console errors and its SVG is in
+/// the DOM.
+#[test]
+fn html_pages_draw_the_target_and_render_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let cg = fixture("NPB-cg_64ranks.graphStats.txt.gz");
+    let machine = format!("hwloc:{}", fixture("hwloc/synthetic-2x8.xml"));
+    let cases: [(&str, Vec<&str>, u32); 5] = [
+        ("torus.html", vec!["-a", "torus:8x8"], 64),
+        ("mesh3.html", vec!["-a", "mesh:4x4x4"], 64),
+        ("tree.html", vec!["-a", "tree:8:2:4/1:10:100"], 64),
+        (
+            "machine.html",
+            vec!["-a", &machine, "--nodes", "n[1-4]"],
+            64,
+        ),
+        ("complete.html", vec!["-a", "complete:64"], 64),
+    ];
+    let mut pages = Vec::new();
+    for (name, target, pes) in &cases {
+        let mut args = vec!["map", "-g", &cg, "--html"];
+        let path = p(name);
+        args.push(&path);
+        args.extend(target.iter().copied());
+        let o = taskmap(&args);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        let html = std::fs::read_to_string(&path).unwrap();
+        assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+        assert_eq!(html.matches("<svg").count(), 3, "{name}");
+        assert_eq!(html.matches("</svg>").count(), 3, "{name}");
+        assert_eq!(html.matches("class=\"pe\"").count() as u32, *pes, "{name}");
+        assert!(html.contains("against ranks in order"), "{name}");
+        for fetch in ["http:", "https:", "src=", "href=", "<script"] {
+            assert!(!html.contains(fetch), "{name} has {fetch}");
+        }
+        pages.push(path);
+    }
+    let tree = std::fs::read_to_string(p("tree.html")).unwrap();
+    assert_eq!(
+        tree.matches("class=\"group\"").count(),
+        4 + 8,
+        "4 groups of 2 x 8 PEs"
+    );
+    let torus = std::fs::read_to_string(p("torus.html")).unwrap();
+    assert_eq!(torus.matches("class=\"link\"").count(), 128);
+    // eval writes the same page for a mapping read back.
+    let out = p("cg.txt");
+    let o = taskmap(&["map", "-g", &cg, "-a", "torus:8x8", "-o", &out, "-q"]);
+    assert_eq!(o.status.code(), Some(0));
+    let page = p("eval.html");
+    let o = taskmap(&[
+        "eval",
+        "-g",
+        &cg,
+        "-a",
+        "torus:8x8",
+        "-m",
+        &out,
+        "--html",
+        &page,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("class=\"pe\"").count(), 64);
+    pages.push(page);
+    let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+    else {
+        eprintln!("skipping the render in Chromium: no chromium installed");
+        return;
+    };
+    for page in &pages {
+        let o = Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--dump-dom",
+            ])
+            .arg(format!("file://{page}"))
+            .output()
+            .unwrap();
+        let dom = String::from_utf8_lossy(&o.stdout);
+        let log = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{page}: {log}");
+        assert!(
+            dom.contains("<svg") && dom.contains("class=\"pe\""),
+            "{page}"
+        );
+        for line in log.lines().filter(|l| l.contains("CONSOLE")) {
+            assert!(!line.to_lowercase().contains("error"), "{page}: {line}");
+        }
+    }
+}

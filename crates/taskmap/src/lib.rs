@@ -25,6 +25,7 @@ pub mod congestion;
 pub mod error;
 pub mod hetero;
 pub mod houstis;
+pub mod html;
 pub mod mapper;
 pub mod mappers;
 pub mod mapping;

@@ -36,6 +36,9 @@ pub(crate) struct EvalArgs {
     /// Report link congestion (see `map --congestion`).
     #[arg(long)]
     pub(crate) congestion: bool,
+    /// Write the mapping as one self-contained HTML page (see `map --html`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) html: Option<PathBuf>,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     pub(crate) format: OutputFormat,
@@ -75,6 +78,22 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         (None, None) => bail!("--graph (or --program) is required"),
     };
     let target = target_file(&a.arch);
+    if let Some(h) = &a.html {
+        let mut outputs = vec![("--html", Some(h))];
+        outputs.extend(a.launch.outputs());
+        refuse_same_outputs(&outputs)?;
+        refuse_overwriting_inputs(
+            h,
+            &[
+                a.input.graph.as_ref(),
+                a.input.task_weights.as_ref(),
+                Some(&a.mapping),
+                a.program.as_ref(),
+                a.constraints.capacities.as_ref(),
+                target.as_ref(),
+            ],
+        )?;
+    }
     a.launch.check_paths(&[
         a.input.graph.as_ref(),
         a.input.task_weights.as_ref(),
@@ -104,16 +123,6 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         }
         None => (None, None),
     };
-    claim_stdout(&a.launch.outputs().map(|o| o.1));
-    let files = a.launch.files(machine.as_ref(), &mapping);
-    let refs: Vec<(&std::path::Path, &[u8])> = files
-        .iter()
-        .map(|(p, b)| (p.as_path(), b.as_slice()))
-        .collect();
-    write_files(&refs).context("writing the launch files")?;
-    let launch = a
-        .launch
-        .report(&graph, arch.as_ref(), machine.as_ref(), &mapping)?;
     let congestion = match a.congestion {
         true => {
             let c = taskmap::congestion::congestion(&graph, arch.as_ref(), &mapping);
@@ -124,6 +133,44 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         }
         false => None,
     };
+    claim_stdout(&a.launch.outputs().map(|o| o.1));
+    claim_stdout(&[a.html.as_ref()]);
+    let mut files = a.launch.files(machine.as_ref(), &mapping);
+    if let Some(h) = &a.html {
+        let graph_name = a
+            .input
+            .graph
+            .as_ref()
+            .or(a.program.as_ref())
+            .map_or(String::new(), |p| p.display().to_string());
+        let title = format!(
+            "taskmap eval: {} on {graph_name} onto {}",
+            a.mapping.display(),
+            a.arch
+        );
+        let page = taskmap::html::MappingPage {
+            title: &title,
+            graph_name: &graph_name,
+            target: &a.arch,
+            algorithm: None,
+            graph: &graph,
+            arch: arch.as_ref(),
+            mapping: &mapping,
+            evaluation: &e,
+            machine: machine.as_ref(),
+            congestion: congestion.as_ref(),
+        }
+        .render();
+        files.push((h.clone(), page.into_bytes()));
+    }
+    let refs: Vec<(&std::path::Path, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_path(), b.as_slice()))
+        .collect();
+    write_files(&refs).context("writing the launch files")?;
+    let launch = a
+        .launch
+        .report(&graph, arch.as_ref(), machine.as_ref(), &mapping)?;
     let feasible = e.feasible();
     match a.format {
         OutputFormat::Human => {

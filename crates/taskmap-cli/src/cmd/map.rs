@@ -78,6 +78,11 @@ pub(crate) struct MapArgs {
     /// on target graphs), the largest and mean link load and the busiest links.
     #[arg(long)]
     pub(crate) congestion: bool,
+    /// Write the mapping as one self-contained HTML page (inline SVG, no network): the
+    /// summary and the comparison with the ranks in order, the target drawn with PE loads
+    /// and link traffic, a node-to-node traffic heat map, the traffic by distance.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) html: Option<PathBuf>,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     pub(crate) format: OutputFormat,
@@ -149,10 +154,12 @@ pub(crate) struct MapConfig<'a> {
     pub(crate) permutation: Option<String>,
     /// `--congestion`.
     pub(crate) congestion: bool,
+    /// `--html`.
+    pub(crate) html: Option<String>,
 }
 
 pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
-    let mut outputs = vec![("--output", a.output.as_ref())];
+    let mut outputs = vec![("--output", a.output.as_ref()), ("--html", a.html.as_ref())];
     outputs.extend(a.launch.outputs());
     refuse_same_outputs(&outputs)?;
     let target = a.arch.as_deref().and_then(target_file);
@@ -218,7 +225,27 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
             InitialReport::new(&problem, &r.given, &mapping, file, r.migration, &opts)
         })
         .transpose()?;
-    write_outputs(&a, machine.as_ref(), &mapping, quiet)?;
+    let congestion = congestion_of(a.congestion, &problem, &mapping);
+    let page = a.html.as_ref().map(|_| {
+        let name = std::path::Path::new(&graph_name)
+            .file_name()
+            .map_or(graph_name.clone(), |n| n.to_string_lossy().into_owned());
+        let title = format!("taskmap map: {name} onto {spec}");
+        taskmap::html::MappingPage {
+            title: &title,
+            graph_name: &graph_name,
+            target: &spec,
+            algorithm: Some(&alg_text),
+            graph: &problem.graph,
+            arch: problem.arch.as_ref(),
+            mapping: &mapping,
+            evaluation: &evaluation,
+            machine: machine.as_ref(),
+            congestion: congestion.as_ref(),
+        }
+        .render()
+    });
+    write_outputs(&a, machine.as_ref(), &mapping, page, quiet)?;
     let launch = a.launch.report(
         &problem.graph,
         problem.arch.as_ref(),
@@ -255,7 +282,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         evaluation,
         initial,
         launch,
-        congestion: congestion_of(a.congestion, &problem, &mapping),
+        congestion,
     };
     match a.format {
         OutputFormat::Human => out!("{}", render_map_report(&report)),
@@ -344,6 +371,7 @@ fn dump_config(
         slurm_hostfile: path(a.launch.slurm_hostfile.as_ref()),
         permutation: path(a.launch.permutation.as_ref()),
         congestion: a.congestion,
+        html: path(a.html.as_ref()),
     })?;
     Ok(0)
 }
@@ -370,15 +398,18 @@ fn warn_before_run(a: &MapArgs, algorithm: &AlgorithmSpec, problem: &Problem, re
     }
 }
 
-/// Writes the mapping to `-o`, or says on a terminal that it is not written.
-/// Writes the mapping (`-o`) and the launch files, all or none.
+/// Writes the mapping (`-o`), the launch files and the HTML page, the files all or none.
 fn write_outputs(
     a: &MapArgs,
     machine: Option<&taskmap::Machine>,
     mapping: &Mapping,
+    page: Option<String>,
     quiet: bool,
 ) -> Result<()> {
     let mut files = a.launch.files(machine, mapping);
+    if let (Some(path), Some(page)) = (&a.html, page) {
+        files.push((path.clone(), page.into_bytes()));
+    }
     match &a.output {
         Some(out) => {
             let text = mapping.to_text(MappingFormat::from_path(out));
