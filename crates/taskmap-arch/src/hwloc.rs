@@ -336,7 +336,12 @@ impl Topology {
             match name {
                 b"topology" => {
                     seen_topology = true;
-                    hwloc2 = attr("version")?.is_some_and(|v| !v.starts_with('1'));
+                    hwloc2 = attr("version")?.is_some_and(|v| {
+                        v.split('.')
+                            .next()
+                            .and_then(|m| m.trim().parse::<u32>().ok())
+                            >= Some(2)
+                    });
                 }
                 b"object" => {
                     if !seen_topology {

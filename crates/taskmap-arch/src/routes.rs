@@ -173,6 +173,19 @@ impl TrafficRoutes for DirectLinks {
         let k = u64::from(self.k);
         link / k != link % k
     }
+    fn links_below(&self, pes: &[PeId]) -> Option<Vec<bool>> {
+        // Only links between two PEs of the subset exist for it.
+        let k = u64::from(self.k);
+        let mut mask = vec![false; self.link_count() as usize];
+        for a in pes {
+            for b in pes {
+                if a != b {
+                    mask[(u64::from(a.0) * k + u64::from(b.0)) as usize] = true;
+                }
+            }
+        }
+        Some(mask)
+    }
 }
 
 /// Shortest paths over weighted links (CSR, link id = adjacency index, every link listed

@@ -134,10 +134,11 @@ pub(crate) fn format_pe_list(pes: &[PeId]) -> String {
 // `grid_dims`: a subset of a mesh or torus is not one.
 impl Architecture for Subset {
     fn traffic_routes(&self) -> Option<Box<dyn crate::TrafficRoutes + '_>> {
-        Some(Box::new(crate::routes::SubsetRoutes::new(
-            self.inner.traffic_routes()?,
-            &self.pes,
-        )))
+        let inner = self.inner.traffic_routes()?;
+        if inner.link_count() > crate::MAX_TRAFFIC_LINKS {
+            return None;
+        }
+        Some(Box::new(crate::routes::SubsetRoutes::new(inner, &self.pes)))
     }
     fn pe_count(&self) -> u32 {
         self.pes.len() as u32

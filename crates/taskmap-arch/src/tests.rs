@@ -1114,3 +1114,27 @@ fn hwloc_reads_gapped_bitmaps_hwloc_1_groups_and_skipped_levels() {
         .to_string();
     assert!(e.contains("33554432 PEs on 1048576 node(s)"), "{e}");
 }
+
+#[test]
+fn subsets_keep_only_the_links_their_pes_can_use() {
+    let count = |spec: &str| {
+        let a = parse_arch(spec).unwrap();
+        let r = a.traffic_routes().unwrap();
+        (0..r.link_count()).filter(|&l| r.exists(l)).count()
+    };
+    // Complete: the pairs of the subset; trees: the links above its PEs; meshes: all
+    // (unused PEs still route).
+    assert_eq!(count("sub:0,2,3:complete:5"), 6);
+    assert_eq!(count("complete:5"), 20);
+    assert_eq!(count("sub:0,1,4:tree:2:2:2/1:2:3"), 2 * (3 + 2 + 2));
+    assert_eq!(count("sub:0,1:mesh:2x2"), count("mesh:2x2"));
+    // Names use the subset's PE ids.
+    let a = parse_arch("sub:4,5:tree:2:2:2/1:2:3").unwrap();
+    let r = a.traffic_routes().unwrap();
+    let names: Vec<String> = (0..r.link_count())
+        .filter(|&l| r.exists(l))
+        .map(|l| r.link_name(l))
+        .collect();
+    assert!(names.contains(&"PE 0 up".to_string()), "{names:?}");
+    assert!(names.contains(&"PE 1 down".to_string()), "{names:?}");
+}

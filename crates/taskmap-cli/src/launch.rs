@@ -54,15 +54,6 @@ impl LaunchArgs {
         Ok(())
     }
 
-    /// Refuses launch files that are one file, or an input.
-    pub(crate) fn check_paths(&self, inputs: &[Option<&PathBuf>]) -> Result<()> {
-        crate::output::refuse_same_outputs(&self.outputs())?;
-        for out in self.outputs().iter().filter_map(|o| o.1) {
-            crate::output::refuse_overwriting_inputs(out, inputs)?;
-        }
-        Ok(())
-    }
-
     /// The files to write for `mapping`: (path, contents).
     pub(crate) fn files(
         &self,

@@ -2664,6 +2664,22 @@ fn html_pages_draw_the_target_and_render_in_chromium() {
         for fetch in ["http:", "https:", "src=", "href=", "<script"] {
             assert!(!html.contains(fetch), "{name} has {fetch}");
         }
+        // Every SVG is well-formed XML.
+        for part in html.split("<svg").skip(1) {
+            let svg = format!("<svg{}</svg>", part.split("</svg>").next().unwrap());
+            let mut reader = quick_xml::Reader::from_str(&svg);
+            let mut depth = 0i32;
+            loop {
+                match reader.read_event() {
+                    Ok(quick_xml::events::Event::Start(_)) => depth += 1,
+                    Ok(quick_xml::events::Event::End(_)) => depth -= 1,
+                    Ok(quick_xml::events::Event::Eof) => break,
+                    Ok(_) => {}
+                    Err(e) => panic!("{name}: {e}"),
+                }
+            }
+            assert_eq!(depth, 0, "{name}");
+        }
         pages.push(path);
     }
     let tree = std::fs::read_to_string(p("tree.html")).unwrap();
@@ -2707,21 +2723,52 @@ fn html_pages_draw_the_target_and_render_in_chromium() {
         return;
     };
     for page in &pages {
-        let o = Command::new(chromium)
+        // A minute at most per page: a Chromium that hangs is killed and fails the test.
+        let profile = tempfile::tempdir().unwrap();
+        let mut child = Command::new(chromium)
             .args([
                 "--headless",
                 "--no-sandbox",
                 "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
                 "--enable-logging=stderr",
                 "--v=0",
                 "--dump-dom",
             ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg(format!("file://{page}"))
-            .output()
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
-        let dom = String::from_utf8_lossy(&o.stdout);
-        let log = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "{page}: {log}");
+        // The pipes are drained as Chromium writes (a full pipe would stall it).
+        let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                if let Some(mut r) = r {
+                    let _ = r.read_to_end(&mut buf);
+                }
+                buf
+            })
+        };
+        let out = drain(child.stdout.take().map(|r| Box::new(r) as _));
+        let err = drain(child.stderr.take().map(|r| Box::new(r) as _));
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(60) {
+                let _ = child.kill();
+                panic!("{page}: chromium did not finish in 60 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let (stdout, stderr) = (out.join().unwrap(), err.join().unwrap());
+        let dom = String::from_utf8_lossy(&stdout);
+        let log = String::from_utf8_lossy(&stderr);
+        assert!(status.success(), "{page}: {log}");
         assert!(
             dom.contains("<svg") && dom.contains("class=\"pe\""),
             "{page}"

@@ -71,10 +71,12 @@ impl MappingPage<'_> {
         for (t, p) in self.mapping.as_slice().iter().enumerate() {
             load[p.idx()] += self.graph.vertex_weight(t as u32, 0);
         }
+        // Link loads colour the links of a grid; other targets show them only when
+        // computed already (`--congestion`: a graph target costs a Dijkstra per PE).
         let owned;
         let congestion = match self.congestion {
             Some(c) => Some(c),
-            None if k <= MAX_DRAWN_PES => {
+            None if k <= MAX_DRAWN_PES && matches!(self.arch.shape(), Shape::Grid { .. }) => {
                 owned = congestion(self.graph, self.arch, self.mapping);
                 owned.as_ref()
             }
@@ -189,8 +191,14 @@ impl MappingPage<'_> {
                 self.grid_cells(s, &dims, load, max_load);
             }
             _ => match self.tree_levels() {
-                Some((counts, present)) => self.boxes(s, &counts, &present, load, max_load),
-                None => {
+                // A tree of one level, or an envelope far larger than its PEs, is drawn as
+                // its PEs in id order.
+                Some((counts, present))
+                    if counts.len() >= 2 && present.len() <= 4 * MAX_DRAWN_PES as usize =>
+                {
+                    self.boxes(s, &counts, &present, load, max_load)
+                }
+                _ => {
                     let _ = writeln!(
                         s,
                         "<p>This target ({}) is drawn as its PEs in id order.</p>",
@@ -213,7 +221,10 @@ impl MappingPage<'_> {
     fn tree_levels(&self) -> Option<(Vec<u32>, Vec<bool>)> {
         if let Some(m) = self.machine {
             let counts = m.counts().to_vec();
-            let total: u32 = counts.iter().product();
+            let total: u64 = counts.iter().map(|&c| u64::from(c)).product();
+            if total > 4 * u64::from(MAX_DRAWN_PES) {
+                return None;
+            }
             let mut present = vec![m.positions().is_none(); total as usize];
             if let Some(p) = m.positions() {
                 for &x in p {
@@ -368,7 +379,8 @@ impl MappingPage<'_> {
         let position: Vec<u32> = (0..present.len() as u32)
             .filter(|&p| present[p as usize])
             .collect();
-        let mut leaving: Vec<Vec<u64>> = (0..=levels)
+        // Boxes are the depths 1 to levels - 1 (the PEs themselves have no box).
+        let mut leaving: Vec<Vec<u64>> = (0..levels)
             .map(|d| vec![0u64; (block[0] / block[d]) as usize])
             .collect();
         let pes = self.mapping.as_slice();
@@ -377,7 +389,7 @@ impl MappingPage<'_> {
                 position[pes[u as usize].idx()],
                 position[pes[v as usize].idx()],
             );
-            for d in 1..=levels {
+            for d in 1..levels {
                 let (ga, gb) = (a / block[d], b / block[d]);
                 if ga != gb {
                     leaving[d][ga as usize] += w;
@@ -520,7 +532,17 @@ impl MappingPage<'_> {
 
     /// The communication weight at each distance, as bars.
     fn histogram(&self, s: &mut String) {
-        let bins = &self.evaluation.distance_histogram;
+        // At most 48 bars: neighbouring distances share one beyond that.
+        let all = &self.evaluation.distance_histogram;
+        let per = all.len().div_ceil(48).max(1);
+        let bins: Vec<crate::metrics::DistanceBin> = all
+            .chunks(per)
+            .map(|c| crate::metrics::DistanceBin {
+                distance: c[0].distance,
+                edges: c.iter().map(|b| b.edges).sum(),
+                weight: c.iter().map(|b| b.weight).sum(),
+            })
+            .collect();
         let total: u64 = bins.iter().map(|b| b.weight).sum();
         let bar_w = 60u32;
         let (width, height) = ((bins.len() as u32).max(1) * (bar_w + 10) + 20, 220u32);
@@ -554,8 +576,9 @@ impl MappingPage<'_> {
         }
         s.push_str("</svg>\n");
         s.push_str(
-            "<p class=\"legend\">Share of the communication weight of the cut edges at each \
-             distance between their PEs.</p>\n",
+            "<p class=\"legend\">Share of the communication weight at each distance between \
+             the two PEs of an edge (d = 0: edges inside a PE; with many distances, a bar \
+             counts the distances from its label up to the next one).</p>\n",
         );
     }
 }

@@ -68,6 +68,9 @@ pub(crate) enum Objective {
 
 #[derive(serde::Serialize)]
 pub(crate) struct CompareRow {
+    /// The graph and seed this row belongs to (its table), in the order run.
+    #[serde(skip)]
+    pub(crate) group: usize,
     pub(crate) graph: String,
     pub(crate) target: String,
     pub(crate) seed: u64,
@@ -124,12 +127,15 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
         .collect::<Result<_, _>>()?;
     let with_congestion = a.congestion || matches!(a.rank_by, Some(Objective::Congestion));
     if with_congestion {
-        if let Some((p, _)) = problems
-            .iter()
-            .find(|(p, _)| p.arch.traffic_routes().is_none())
-        {
+        let routed = |p: &taskmap::Problem| {
+            p.arch
+                .traffic_routes()
+                .is_some_and(|r| r.link_count() <= taskmap_arch::MAX_TRAFFIC_LINKS)
+        };
+        if let Some((p, _)) = problems.iter().find(|(p, _)| !routed(p)) {
             anyhow::bail!(
-                "no congestion on target {}: it has no links to route over (a distance matrix)",
+                "no congestion on target {}: it has no links to route over (a distance matrix) \
+                 or more than 2^24 link ids",
                 p.arch.spec()
             );
         }
@@ -137,10 +143,12 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
     let mut rows = Vec::new();
     let progress = Bar::start("compare", !quiet);
     let runs = problems.len() as u64 * a.seeds * specs.len() as u64;
-    let mut run = 0;
+    let mut run = 0u64;
+    let mut group = 0usize;
     for (problem, graph_name) in &problems {
         let opts = eval_options(problem, &a.constraints);
         for seed in (0..a.seeds).map(|i| a.run.seed.wrapping_add(i)) {
+            group += 1;
             for (name, alg) in names.iter().zip(&specs) {
                 run += 1;
                 progress.relabel(&format!("{name} ({run}/{runs})"));
@@ -150,6 +158,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                 let result = alg.mapper().map(problem, &mut ctx);
                 let time_ms = t0.elapsed().as_secs_f64() * 1e3;
                 let mut row = CompareRow {
+                    group,
                     graph: graph_name.clone(),
                     target: problem.arch.spec(),
                     seed,
@@ -187,7 +196,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
     }
     progress.finish();
     // One group per graph and seed, in the order run.
-    let same = |x: &CompareRow, y: &CompareRow| x.graph == y.graph && x.seed == y.seed;
+    let same = |x: &CompareRow, y: &CompareRow| x.group == y.group;
     if let Some(by) = a.rank_by {
         let key = |r: &CompareRow| -> (bool, f64) {
             let v = match by {

@@ -78,30 +78,20 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         (None, None) => bail!("--graph (or --program) is required"),
     };
     let target = target_file(&a.arch);
-    if let Some(h) = &a.html {
-        let mut outputs = vec![("--html", Some(h))];
-        outputs.extend(a.launch.outputs());
-        refuse_same_outputs(&outputs)?;
-        refuse_overwriting_inputs(
-            h,
-            &[
-                a.input.graph.as_ref(),
-                a.input.task_weights.as_ref(),
-                Some(&a.mapping),
-                a.program.as_ref(),
-                a.constraints.capacities.as_ref(),
-                target.as_ref(),
-            ],
-        )?;
-    }
-    a.launch.check_paths(&[
+    let inputs = [
         a.input.graph.as_ref(),
         a.input.task_weights.as_ref(),
         Some(&a.mapping),
         a.program.as_ref(),
         a.constraints.capacities.as_ref(),
         target.as_ref(),
-    ])?;
+    ];
+    let mut outputs = vec![("--html", a.html.as_ref())];
+    outputs.extend(a.launch.outputs());
+    refuse_same_outputs(&outputs)?;
+    for out in outputs.iter().filter_map(|o| o.1) {
+        refuse_overwriting_inputs(out, &inputs)?;
+    }
     let (arch, machine) = load_target(&a.arch, &a.nodes)?;
     a.launch.check(machine.as_ref())?;
     taskmap::problem::check_pe_count(arch.as_ref())?;
@@ -167,7 +157,7 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         .iter()
         .map(|(p, b)| (p.as_path(), b.as_slice()))
         .collect();
-    write_files(&refs).context("writing the launch files")?;
+    write_files(&refs).context("writing the outputs")?;
     let launch = a
         .launch
         .report(&graph, arch.as_ref(), machine.as_ref(), &mapping)?;
