@@ -582,3 +582,95 @@ impl MappingPage<'_> {
         );
     }
 }
+
+/// `taskmap compare --html`: per graph and seed, the table of the algorithms (with the
+/// largest link load, when scored) and their f_C as bars, in the rows' order
+/// (`--rank-by` orders them).
+pub fn compare_page(title: &str, rows: &[crate::report::CompareRow]) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n\
+         <style>body{{font-family:sans-serif;margin:2em;max-width:75em}}\
+         table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.2em .6em;text-align:right}}\
+         th{{text-align:left}}svg{{border:1px solid #eee;margin:.5em 0}}\
+         .legend{{font-size:.85em;color:#555}}</style></head><body>\n<h1>{}</h1>\n",
+        esc(title),
+        esc(title)
+    );
+    for group in rows.chunk_by(|a, b| a.group == b.group) {
+        let first = &group[0];
+        let _ = writeln!(
+            s,
+            "<h2>{} onto {}, seed {}</h2>",
+            esc(&first.graph),
+            esc(&first.target),
+            first.seed
+        );
+        s.push_str(
+            "<table>\n<tr><th>algorithm</th><th>f_C</th><th>largest link load</th>\
+             <th>cut</th><th>feasible</th><th>time (ms)</th></tr>\n",
+        );
+        for r in group {
+            let cell = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+            let _ = writeln!(
+                s,
+                "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr>",
+                esc(&r.algorithm),
+                cell(r.comm_cost.map(|c| c.to_string())),
+                cell(r.max_congestion.map(|c| c.to_string())),
+                cell(r.edge_cut.map(|c| c.to_string())),
+                match (&r.error, r.feasible) {
+                    (Some(e), _) => format!("not applicable: {}", esc(e)),
+                    (None, true) => "yes".into(),
+                    (None, false) => "no".into(),
+                },
+                r.time_ms
+            );
+        }
+        s.push_str("</table>\n");
+        // f_C as bars, relative to the largest in the group.
+        let mapped: Vec<&crate::report::CompareRow> =
+            group.iter().filter(|r| r.comm_cost.is_some()).collect();
+        let max = mapped
+            .iter()
+            .filter_map(|r| r.comm_cost)
+            .max()
+            .unwrap_or(0)
+            .max(1) as f64;
+        let (bar_h, label_w, bar_w) = (18u32, 220u32, 420u32);
+        let (width, height) = (
+            label_w + bar_w + 140,
+            mapped.len() as u32 * (bar_h + 6) + 10,
+        );
+        let _ = writeln!(
+            s,
+            "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\">"
+        );
+        for (i, r) in mapped.iter().enumerate() {
+            let fc = r.comm_cost.unwrap_or(0);
+            let y = 5 + i as u32 * (bar_h + 6);
+            let w = ((fc as f64 / max) * f64::from(bar_w)).round() as u32;
+            let colour = if r.feasible { "#4a7ab5" } else { "#bbbbbb" };
+            let _ = writeln!(
+                s,
+                "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\">{}</text>\n\
+                 <rect class=\"bar\" x=\"{label_w}\" y=\"{y}\" width=\"{w}\" height=\"{bar_h}\" fill=\"{colour}\"><title>{}: f_C {fc}</title></rect>\n\
+                 <text x=\"{}\" y=\"{}\" font-size=\"12\">{fc}</text>",
+                label_w - 6,
+                y + bar_h - 5,
+                esc(&r.algorithm),
+                esc(&r.algorithm),
+                label_w + w + 6,
+                y + bar_h - 5
+            );
+        }
+        s.push_str("</svg>\n");
+        s.push_str(
+            "<p class=\"legend\">f_C of each algorithm's mapping, relative to the largest; grey: \
+             outside the constraints.</p>\n",
+        );
+    }
+    s.push_str("</body></html>\n");
+    s
+}

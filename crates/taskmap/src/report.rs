@@ -187,6 +187,27 @@ pub fn render_launch(l: &LaunchReport) -> String {
     s
 }
 
+/// One run of `taskmap compare`: an algorithm on a graph, target and seed.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareRow {
+    /// The graph and seed this row belongs to (its table), in the order run.
+    #[serde(skip)]
+    pub group: usize,
+    pub graph: String,
+    pub target: String,
+    pub seed: u64,
+    pub algorithm: String,
+    pub comm_cost: Option<u64>,
+    /// The largest link load, when the target has routes.
+    pub max_congestion: Option<f64>,
+    pub edge_cut: Option<u64>,
+    pub imbalance: Option<f64>,
+    pub feasible: bool,
+    pub time_ms: f64,
+    /// Why the algorithm gave no mapping (it does not apply to this problem).
+    pub error: Option<String>,
+}
+
 /// The mapping a run refined, against the result.
 #[derive(Clone, Debug, Serialize)]
 pub struct InitialReport {

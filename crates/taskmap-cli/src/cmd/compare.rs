@@ -3,9 +3,11 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use taskmap::{evaluate, AlgorithmSpec, RunContext};
+
+use taskmap::report::CompareRow;
 
 use crate::input::*;
 use crate::output::*;
@@ -47,6 +49,10 @@ pub(crate) struct CompareArgs {
     /// --congestion` reports it); implied by `--rank-by congestion`.
     #[arg(long)]
     pub(crate) congestion: bool,
+    /// Write the comparison as one self-contained HTML page: per graph and seed, the
+    /// table and the f_C of every algorithm as bars.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) html: Option<PathBuf>,
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     pub(crate) format: OutputFormat,
@@ -64,26 +70,6 @@ pub(crate) enum Objective {
     Cut,
     /// The time taken.
     Time,
-}
-
-#[derive(serde::Serialize)]
-pub(crate) struct CompareRow {
-    /// The graph and seed this row belongs to (its table), in the order run.
-    #[serde(skip)]
-    pub(crate) group: usize,
-    pub(crate) graph: String,
-    pub(crate) target: String,
-    pub(crate) seed: u64,
-    pub(crate) algorithm: String,
-    pub(crate) comm_cost: Option<u64>,
-    /// The largest link load, when the target has routes.
-    pub(crate) max_congestion: Option<f64>,
-    pub(crate) edge_cut: Option<u64>,
-    pub(crate) imbalance: Option<f64>,
-    pub(crate) feasible: bool,
-    pub(crate) time_ms: f64,
-    /// Why the algorithm gave no mapping (it does not apply to this problem).
-    pub(crate) error: Option<String>,
 }
 
 pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
@@ -106,6 +92,15 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
             })
             .collect(),
     };
+    if let Some(h) = &a.html {
+        let mut inputs: Vec<Option<&PathBuf>> = a.graphs.iter().map(Some).collect();
+        inputs.push(a.task_weights.as_ref());
+        inputs.push(a.constraints.capacities.as_ref());
+        let target = a.arch.as_deref().and_then(target_file);
+        inputs.push(target.as_ref());
+        refuse_overwriting_inputs(h, &inputs)?;
+        claim_stdout(&[Some(h)]);
+    }
     // Every graph is read and checked before any algorithm runs.
     let mut problems = Vec::with_capacity(inputs.len());
     for input in &inputs {
@@ -213,6 +208,10 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                 a.0.cmp(&b.0).then(a.1.total_cmp(&b.1))
             });
         }
+    }
+    if let Some(h) = &a.html {
+        let page = taskmap::html::compare_page("taskmap compare", &rows);
+        write_file(h, page.as_bytes()).context("writing the HTML page")?;
     }
     match a.format {
         OutputFormat::Json | OutputFormat::Csv => print_data(&rows, a.format)?,
