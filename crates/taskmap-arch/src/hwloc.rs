@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::explicit::read_input;
 use crate::machine::{
-    default_distances, expand_node_list, LevelKind, Machine, MachineBuilder, Site, MAX_MACHINE_PES,
+    default_distances, LevelKind, Machine, MachineBuilder, Site, MAX_MACHINE_PES,
 };
 use crate::ArchError;
 
@@ -27,13 +27,13 @@ struct Options {
     dists: Vec<(LevelKind, u64)>,
 }
 
-/// `hwloc:FILE[,pe=core|pu][,LEVEL=DIST...]`: the topology of one node, or of every node of
-/// `nodes` (one file for all, or `FILE` with `%n` for the node's name, or a directory of
+/// `hwloc:FILE[,pe=core|pu][,LEVEL=DIST...]`: the topology of one node, or of every node
+/// `names` (the expanded node list; one file for all, or `FILE` with `%n` for the node's name, or a directory of
 /// `NAME.xml` files).
 pub(crate) fn parse_hwloc_spec(
     rest: &str,
     spec: &str,
-    nodes: Option<&str>,
+    names: Option<&[String]>,
 ) -> Result<Machine, ArchError> {
     let (file, opts) = if Path::new(rest).is_file() {
         (rest, Options::default())
@@ -78,12 +78,11 @@ pub(crate) fn parse_hwloc_spec(
     if file.is_empty() {
         return Err(ArchError::spec(spec, "missing file name"));
     }
-    let names = nodes.map(expand_node_list).transpose()?;
     let per_node = file.contains("%n") || Path::new(file).is_dir();
     let mut tops: Vec<Topology> = Vec::new();
     match &names {
         Some(names) if per_node => {
-            for n in names {
+            for n in names.iter() {
                 let path = if file.contains("%n") {
                     file.replace("%n", n)
                 } else {
@@ -154,7 +153,7 @@ pub(crate) fn parse_hwloc_spec(
     let given = |k: LevelKind| opts.dists.iter().rev().find(|(x, _)| *x == k).map(|x| x.1);
     let dists = default_distances(&levels, given);
     let hosts: Vec<String> = match &names {
-        Some(n) => n.clone(),
+        Some(n) => n.to_vec(),
         None => vec![tops[0]
             .hostname
             .clone()

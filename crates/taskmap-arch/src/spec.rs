@@ -57,7 +57,7 @@ pub fn parse_machine(spec: &str, nodes: Option<&str>) -> Result<Option<Machine>,
     };
     if let Some((kind, rest)) = s.split_once(':') {
         if kind.eq_ignore_ascii_case("hwloc") {
-            return crate::hwloc::parse_hwloc_spec(rest, spec, nodes).map(Some);
+            return crate::hwloc::parse_hwloc_spec(rest, spec, names.as_deref()).map(Some);
         }
         if LevelKind::parse(kind).is_some() {
             return parse_level_list(s, names.as_deref()).map(Some);

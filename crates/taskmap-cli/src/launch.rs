@@ -86,6 +86,7 @@ impl LaunchArgs {
         arch: &dyn Architecture,
         machine: Option<&Machine>,
         mapping: &Mapping,
+        comm_cost: u64,
     ) -> Result<Option<LaunchReport>> {
         if machine.is_none() && self.outputs().iter().all(|(_, p)| p.is_none()) {
             return Ok(None);
@@ -97,7 +98,7 @@ impl LaunchArgs {
             permutation: name(&self.permutation),
         };
         Ok(Some(LaunchReport::new(
-            graph, arch, mapping, machine, &files,
+            graph, arch, mapping, comm_cost, machine, &files,
         )?))
     }
 }

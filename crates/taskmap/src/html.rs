@@ -46,6 +46,22 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The start of a page: its head, style and title.
+fn page_start(title: &str) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n\
+         <style>body{{font-family:sans-serif;margin:2em;max-width:75em}}\
+         table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.2em .6em;text-align:right}}\
+         th{{text-align:left}}svg{{border:1px solid #eee;margin:.5em 0}}\
+         .legend{{font-size:.85em;color:#555}}</style></head><body>\n<h1>{}</h1>\n",
+        esc(title),
+        esc(title)
+    );
+    s
+}
+
 /// A colour from white (0) through yellow to dark red (1).
 fn heat(x: f64) -> String {
     let x = if x.is_finite() {
@@ -82,17 +98,7 @@ impl MappingPage<'_> {
             }
             None => None,
         };
-        let mut s = String::new();
-        let _ = write!(
-            s,
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n\
-             <style>body{{font-family:sans-serif;margin:2em;max-width:75em}}\
-             table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.2em .6em;text-align:right}}\
-             th{{text-align:left}}svg{{border:1px solid #eee;margin:.5em 0}}\
-             .legend{{font-size:.85em;color:#555}}</style></head><body>\n<h1>{}</h1>\n",
-            esc(self.title),
-            esc(self.title)
-        );
+        let mut s = page_start(self.title);
         self.summary(&mut s, congestion);
         s.push_str("<h2>The target</h2>\n");
         self.target_drawing(&mut s, &load, congestion);
@@ -139,6 +145,7 @@ impl MappingPage<'_> {
             self.graph,
             self.arch,
             self.mapping,
+            e.comm_cost,
             self.machine,
             &LaunchFiles::default(),
         );
@@ -587,17 +594,7 @@ impl MappingPage<'_> {
 /// largest link load, when scored) and their f_C as bars, in the rows' order
 /// (`--rank-by` orders them).
 pub fn compare_page(title: &str, rows: &[crate::report::CompareRow]) -> String {
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n\
-         <style>body{{font-family:sans-serif;margin:2em;max-width:75em}}\
-         table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.2em .6em;text-align:right}}\
-         th{{text-align:left}}svg{{border:1px solid #eee;margin:.5em 0}}\
-         .legend{{font-size:.85em;color:#555}}</style></head><body>\n<h1>{}</h1>\n",
-        esc(title),
-        esc(title)
-    );
+    let mut s = page_start(title);
     for group in rows.chunk_by(|a, b| a.group == b.group) {
         let first = &group[0];
         let _ = writeln!(

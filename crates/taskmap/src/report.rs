@@ -64,12 +64,14 @@ pub struct LaunchFiles {
 }
 
 impl LaunchReport {
-    /// `mapping` of `graph` on `arch` against the ranks in order, with the `files` written
-    /// for `machine` (the hosts of `arch`'s PEs, when it has them).
+    /// `mapping` of `graph` on `arch`, of f_C `comm_cost` (its evaluation's), against the
+    /// ranks in order, with the `files` written for `machine` (the hosts of `arch`'s PEs,
+    /// when it has them).
     pub fn new(
         graph: &crate::TaskGraph,
         arch: &dyn crate::Architecture,
         mapping: &Mapping,
+        comm_cost: u64,
         machine: Option<&crate::Machine>,
         files: &LaunchFiles,
     ) -> Result<Self, Error> {
@@ -82,7 +84,7 @@ impl LaunchReport {
         );
         let opts = EvalOptions::default();
         let base = evaluate(graph, arch, &in_order, &opts)?.comm_cost;
-        let now = evaluate(graph, arch, mapping, &opts)?.comm_cost;
+        let now = comm_cost;
         let change_percent = (base > 0).then(|| (now as f64 - base as f64) / base as f64 * 100.0);
         let hosts_used = machine.map(|m| {
             let mut used = vec![false; m.hosts().len()];

@@ -158,9 +158,13 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         .map(|(p, b)| (p.as_path(), b.as_slice()))
         .collect();
     write_files(&refs).context("writing the outputs")?;
-    let launch = a
-        .launch
-        .report(&graph, arch.as_ref(), machine.as_ref(), &mapping)?;
+    let launch = a.launch.report(
+        &graph,
+        arch.as_ref(),
+        machine.as_ref(),
+        &mapping,
+        e.comm_cost,
+    )?;
     let feasible = e.feasible();
     match a.format {
         OutputFormat::Human => {

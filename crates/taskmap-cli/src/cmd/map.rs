@@ -251,6 +251,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         problem.arch.as_ref(),
         machine.as_ref(),
         &mapping,
+        evaluation.comm_cost,
     )?;
     let feasible = evaluation.feasible();
     if !feasible {

@@ -34,8 +34,7 @@ pub fn read_dense_matrix(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphEr
     let mut last_row_pos = 0;
     let mut more = !b.is_empty();
     while more {
-        c.skip_ws();
-        if c.at_eol() || matches!(c.peek(), Some(b'#') | Some(b'%')) {
+        if c.skip_blank_or_comment() {
             more = c.next_line();
             continue;
         }

@@ -44,8 +44,7 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
     let mut more = !b.is_empty();
     while more {
         let start = c.pos;
-        c.skip_ws();
-        if c.at_eol() || matches!(c.peek(), Some(b'#') | Some(b'%')) {
+        if c.skip_blank_or_comment() {
             more = c.next_line();
             continue;
         }

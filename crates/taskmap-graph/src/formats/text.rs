@@ -113,6 +113,14 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Skips the separators at the start of a line; whether the line is then blank or a
+    /// `#` or `%` comment.
+    #[inline]
+    pub fn skip_blank_or_comment(&mut self) -> bool {
+        self.skip_ws();
+        self.at_eol() || matches!(self.peek(), Some(b'#') | Some(b'%'))
+    }
+
     /// Skips separators and line ends.
     #[inline]
     pub fn skip_ws_nl(&mut self) {

@@ -168,8 +168,7 @@ pub fn read_volumes(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> 
     let mut first = true;
     let mut more = !b.is_empty();
     while more {
-        c.skip_ws();
-        if c.at_eol() || matches!(c.peek(), Some(b'#') | Some(b'%')) {
+        if c.skip_blank_or_comment() {
             more = c.next_line();
             continue;
         }

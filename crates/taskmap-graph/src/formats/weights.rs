@@ -30,8 +30,7 @@ pub fn read_task_weights(
     let mut tasks = 0usize;
     let mut more = !b.is_empty();
     while more {
-        c.skip_ws();
-        if c.at_eol() || matches!(c.peek(), Some(b'#') | Some(b'%')) {
+        if c.skip_blank_or_comment() {
             more = c.next_line();
             continue;
         }
