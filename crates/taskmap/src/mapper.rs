@@ -1,6 +1,7 @@
 //! The mapper role and the run context. The registry of algorithms is
 //! [`crate::registry`].
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -40,7 +41,7 @@ pub struct NoProgress;
 impl Progress for NoProgress {}
 
 /// What a run carries: the seeded generator, the thread pool, a deadline, the timings of
-/// its phases and an observer of its progress.
+/// its phases, an observer of its progress and a flag that stops it.
 pub struct RunContext {
     /// The seed the generator started from.
     pub seed: u64,
@@ -54,6 +55,10 @@ pub struct RunContext {
     pub timings: Vec<(String, Duration)>,
     /// Told each phase that [`RunContext::timed`] starts, and the steps within it.
     pub progress: Arc<dyn Progress>,
+    /// Set from another thread to end the run early: the runs that honour a deadline
+    /// treat it as one that has passed (the mapping under way is still completed, and
+    /// a caller that stops a run usually discards it).
+    pub stop: Arc<AtomicBool>,
 }
 
 /// The most threads a [`RunContext`] starts.
@@ -69,7 +74,18 @@ impl RunContext {
             deadline: None,
             timings: Vec::new(),
             progress: Arc::new(NoProgress),
+            stop: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// Whether [`RunContext::stop`] was set.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Whether the run should start no more optional work: stopped, or past its deadline.
+    pub fn out_of_time(&self) -> bool {
+        self.stopped() || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Uses a pool of `threads` threads for parallel phases (1 to [`MAX_THREADS`]; 0 is an

@@ -1,6 +1,7 @@
 //! A mapping problem: the task graph, the target, and the constraints.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use taskmap_arch::{Architecture, PeId};
 use taskmap_graph::TaskGraph;
@@ -117,12 +118,13 @@ impl Capacities {
 }
 
 /// Everything a mapper needs: the graph, the target and the constraints.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Problem {
-    /// The task graph.
-    pub graph: TaskGraph,
-    /// The target architecture.
-    pub arch: Box<dyn Architecture>,
+    /// The task graph (shared: a problem is cheap to clone, and a binding can hand the
+    /// same graph to several runs).
+    pub graph: Arc<TaskGraph>,
+    /// The target architecture (shared, as the graph).
+    pub arch: Arc<dyn Architecture>,
     /// Allowed imbalance ε relative to each PE's capacity share (default 0.03).
     pub epsilon: f64,
     /// Hard capacities (no PE above them), if any.
@@ -169,10 +171,10 @@ impl Problem {
     }
 
     /// A problem with the default imbalance 0.03 and no hard capacities.
-    pub fn new(graph: TaskGraph, arch: Box<dyn Architecture>) -> Self {
+    pub fn new(graph: impl Into<Arc<TaskGraph>>, arch: impl Into<Arc<dyn Architecture>>) -> Self {
         Self {
-            graph,
-            arch,
+            graph: graph.into(),
+            arch: arch.into(),
             epsilon: 0.03,
             capacities: None,
             epsilon_with_capacities: false,

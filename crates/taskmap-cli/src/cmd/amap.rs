@@ -15,6 +15,7 @@ use taskmap::houstis::interconnect::{DelayModel, Interconnect};
 use taskmap::houstis::machine::Machine;
 use taskmap::houstis::mapper::{evaluate_assignment, memory_excess, AmapResult};
 use taskmap::houstis::precedence::{Deterministic, PrecedenceGraph};
+use taskmap::houstis::report::{bounds, report_json};
 use taskmap::houstis::spec::PrecedenceSpec;
 use taskmap::registry::{self, Family};
 use taskmap::{Mapping, MappingFormat, PeId};
@@ -316,23 +317,6 @@ fn show_speed(s: f64) -> String {
     }
 }
 
-/// The bounds `1 ≤ S ≤ T_seq/T_PAR ≤ AP` with the first that fails, if any.
-fn bounds(r: &AmapResult) -> (bool, &'static str) {
-    let (s, q, ap) = (r.speedup(), r.t_seq / r.t_par, r.active());
-    let eps = 1e-9;
-    if !(s.is_finite() && q.is_finite() && ap.is_finite()) {
-        (false, "undefined (no processing time)")
-    } else if s < 1.0 - eps {
-        (false, "S < 1: slower than one processor")
-    } else if s > q * (1.0 + eps) {
-        (false, "S > T_seq/T_PAR: the schedule beats the frame")
-    } else if q > ap * (1.0 + eps) {
-        (false, "T_seq/T_PAR > AP")
-    } else {
-        (true, "holds")
-    }
-}
-
 /// The human report; `given`: the assignment was read, not made (no steps ran).
 fn print_report(
     g: &PrecedenceGraph,
@@ -506,47 +490,6 @@ fn print_speedup(r: &AmapResult) {
         ap,
         bounds(r).1
     );
-}
-
-fn report_json(
-    g: &PrecedenceGraph,
-    r: &AmapResult,
-    m: &Machine,
-    path: &str,
-    algorithm: &str,
-) -> serde_json::Value {
-    json!({
-        "model": path,
-        "algorithm": algorithm,
-        "modules": g.modules(),
-        "links": g.links.len(),
-        "processors": m.processors,
-        "system": m.interconnect.to_string(),
-        "itu_time": m.itu_time,
-        "speeds": m.speeds,
-        "step1": r.step1.map(|(target, frame, count)| json!({
-            "target": target, "frame": frame, "clusters": count
-        })),
-        "reduced": r.reduced,
-        "rho": r.rho,
-        "delay": r.delay,
-        "utilisation": r.utilisation,
-        "model_active": r.model_active,
-        "t_seq": r.t_seq,
-        "t_par": r.t_par,
-        "frame": r.frame,
-        "t_real": r.t_real,
-        "active": r.active(),
-        "speedup": r.speedup(),
-        "efficiency": r.speedup() / r.loads.len() as f64,
-        "bounds_hold": bounds(r).0,
-        "processors_detail": r.loads.iter().map(|l| json!({
-            "processing": l.processing,
-            "communication": l.communication,
-            "modules": l.modules.iter().map(|&i| &g.names[i as usize]).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "processor_of": r.processor,
-    })
 }
 
 /// Arguments of `taskmap delay`.

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use serde_json::json;
 use taskmap::hetero::allocate::HeteroSpec;
 use taskmap::hetero::heft::heft;
 use taskmap::hetero::io::order::read_order;
@@ -15,6 +14,7 @@ use taskmap::hetero::io::stg::read_stg_program;
 use taskmap::hetero::io::ttig::{read_platform, read_ttigha};
 use taskmap::hetero::io::wfcommons::read_workflow_program;
 use taskmap::hetero::mateha::{exhaustive_observed, Optimum};
+use taskmap::hetero::report::{gap, report_json};
 use taskmap::hetero::simulha::{schedule_svg, Schedule, Simulator};
 use taskmap::hetero::ttigha::{HeteroProgram, Ttigha, TOO_LONG_COMM};
 use taskmap::registry::{self, Family};
@@ -330,17 +330,7 @@ fn print_report(
     optimum: Option<&Optimum>,
 ) -> Result<()> {
     if a.format != crate::output::OutputFormat::Human {
-        let mut v = report_json(model, levels, alloc, schedule);
-        v["model"] = json!(model_path);
-        v["allocation_source"] = json!(source);
-        if let Some(o) = optimum {
-            v["optimal"] = json!({
-                "makespan": o.makespan,
-                "allocation": o.alloc,
-                "evaluated": o.evaluated,
-                "gap_percent": gap(schedule.makespan, o.makespan),
-            });
-        }
+        let v = report_json(model, model_path, source, levels, alloc, schedule, optimum);
         crate::output::print_data(&v, a.format)?;
     } else {
         print_human(model, model_path, source, levels, alloc, schedule);
@@ -387,51 +377,6 @@ fn num(x: f64) -> String {
     } else {
         s.to_string()
     }
-}
-
-/// How far `t` lies above `best`, in per cent.
-fn gap(t: f64, best: f64) -> f64 {
-    if best > 0.0 {
-        100.0 * (t - best) / best
-    } else {
-        0.0
-    }
-}
-
-fn report_json(model: &Ttigha, levels: &[u32], alloc: &[u32], s: &Schedule) -> serde_json::Value {
-    let (pr, pl) = (&model.program, &model.platform);
-    let tasks: Vec<_> = (0..pr.tasks())
-        .map(|t| json!({"name": pr.task_names[t], "level": levels[t], "processor": alloc[t]}))
-        .collect();
-    let procs: Vec<_> = (0..pl.processors())
-        .map(|p| {
-            json!({
-                "id": p,
-                "type": pl.type_names[pl.proc_type[p] as usize],
-                "busy": s.busy(p),
-                "waiting": s.waiting(p),
-                "end": s.end(p),
-                "order": s.order[p].iter().map(|&x| &pr.subtask_names[x as usize]).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let subs: Vec<_> = (0..pr.subtasks())
-        .map(|x| {
-            json!({
-                "name": pr.subtask_names[x],
-                "task": pr.task_names[pr.subtask_task[x] as usize],
-                "processor": s.processor[x],
-                "start": s.start[x],
-                "finish": s.finish[x],
-            })
-        })
-        .collect();
-    json!({
-        "tasks": tasks,
-        "processors": procs,
-        "subtasks": subs,
-        "makespan": s.makespan,
-    })
 }
 
 fn print_human(

@@ -4,15 +4,16 @@
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use taskmap::perego::gen::generate_program;
-use taskmap::perego::greedy::{greedy_map_program, GreedyPerego};
 use taskmap::perego::program::{read_program, Program};
-use taskmap::perego::spm::{FEstimate, SpmModel, SpmParams};
+use taskmap::perego::spm::SpmParams;
+use taskmap::perego::summary::{map_program, FSummary, ProgramMapping, SimSummary};
 use taskmap::perego::wormhole::{simulate_observed, ReadyPolicy, SimReport, WormholeParams};
-use taskmap::{AlgorithmSpec, Mapping, MappingFormat, PeId, Problem, RunContext};
+use taskmap::{Mapping, MappingFormat};
 
 /// Arguments of `taskmap sim`.
 #[derive(Args, Debug)]
@@ -97,65 +98,6 @@ pub struct SimArgs {
     pub format: crate::output::OutputFormat,
 }
 
-#[derive(serde::Serialize)]
-struct SimOutput<'a> {
-    tasks: usize,
-    messages: usize,
-    flits: u64,
-    target: String,
-    params: &'a WormholeParams,
-    completion: u64,
-    pe_busy: Summary,
-    pe_idle: Summary,
-    links_used: usize,
-    link_utilisation_mean: f64,
-    link_utilisation_max: f64,
-    network_messages: u64,
-    local_messages: u64,
-    latency: taskmap::perego::wormhole::Stats,
-    contention_free_latency_mean: f64,
-    events: u64,
-    wall_seconds: f64,
-    f: Option<FOutput>,
-}
-
-#[derive(serde::Serialize)]
-struct FOutput {
-    f: f64,
-    f_sum: f64,
-    argmax_pe: u32,
-    comp_idle: f64,
-    distance: f64,
-    multitasking: f64,
-    contention: f64,
-    phases: usize,
-    overlap_fraction: f64,
-    relative_error: f64,
-    /// `F_prop` (ours; one task per PE only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    f_prop: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    f_prop_relative_error: Option<f64>,
-}
-
-#[derive(serde::Serialize, Default)]
-struct Summary {
-    min: u64,
-    mean: f64,
-    max: u64,
-}
-
-fn summary(v: &[u64]) -> Summary {
-    if v.is_empty() {
-        return Summary::default();
-    }
-    Summary {
-        min: *v.iter().min().unwrap_or(&0),
-        mean: v.iter().sum::<u64>() as f64 / v.len() as f64,
-        max: *v.iter().max().unwrap_or(&0),
-    }
-}
-
 /// Generates a program from `spec` (see `taskmap::perego::gen`) and writes it to
 /// `out`. For `taskmap gen`.
 pub fn gen_program(spec: &str, out: &Path) -> Result<Program> {
@@ -224,7 +166,7 @@ pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
         taskmap::Progress::phase(&*progress, "simulate");
         simulate_observed(&program, target, &params, &*progress)
     };
-    let (report, target, f, mapping): (SimReport, String, Option<FOutput>, Option<Mapping>) =
+    let (report, target, f, mapping): (SimReport, String, Option<FSummary>, Option<Mapping>) =
         if a.ideal {
             let r = simulate(None)?;
             (r, "ideal machine".to_string(), None, None)
@@ -233,16 +175,16 @@ pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
                 Some(s) => s,
                 None => bail!("--arch is required (or --ideal)"),
             };
-            let arch = taskmap::parse_arch(arch_spec)?;
-            let mapping = mapping_for(&a, &program, arch_spec, arch.as_ref(), &params, &progress)?;
+            let arch: Arc<dyn taskmap::Architecture> = taskmap::parse_arch(arch_spec)?.into();
+            let mapping = mapping_for(&a, &program, arch.clone(), &params, &progress)?;
             let r = simulate(Some((arch.as_ref(), &mapping)))?;
             let f = if a.f {
-                Some(f_estimate(
-                    &a,
+                Some(FSummary::new(
                     &program,
                     arch.as_ref(),
                     &mapping,
                     &params,
+                    a.overlap_fraction,
                     r.completion,
                 )?)
             } else {
@@ -259,27 +201,7 @@ pub fn cmd_sim(a: SimArgs, quiet: bool) -> Result<u8> {
     if let Some((out, s)) = staged {
         crate::output::commit(s).with_context(|| format!("writing {}", out.display()))?;
     }
-    let out = SimOutput {
-        tasks: program.num_tasks(),
-        messages: program.messages().len(),
-        flits: program.total_flits(),
-        target,
-        params: &params,
-        completion: report.completion,
-        pe_busy: summary(&report.pe_busy),
-        pe_idle: summary(&report.pe_idle),
-        links_used: report.link_busy.iter().filter(|&&b| b > 0).count(),
-        link_utilisation_mean: report.link_utilisation_mean,
-        link_utilisation_max: report.link_utilisation_max,
-        network_messages: report.network_messages,
-        local_messages: report.local_messages,
-        latency: report.latency,
-        contention_free_latency_mean: report.contention_free_latency_sum as f64
-            / report.network_messages.max(1) as f64,
-        events: report.events,
-        wall_seconds: wall,
-        f,
-    };
+    let out = SimSummary::new(&program, &report, target, &params, wall, f);
     if json {
         crate::output::print_data(&out, a.format)?;
     } else {
@@ -331,85 +253,35 @@ fn check_args(a: &SimArgs) -> Result<()> {
 fn mapping_for(
     a: &SimArgs,
     program: &Program,
-    arch_spec: &str,
-    arch: &dyn taskmap::Architecture,
+    arch: Arc<dyn taskmap::Architecture>,
     params: &WormholeParams,
-    progress: &std::sync::Arc<crate::output::Bar>,
+    progress: &Arc<crate::output::Bar>,
 ) -> Result<Mapping> {
-    let k = arch.pe_count();
-    Ok(if let Some(path) = &a.mapping {
-        Mapping::read_for(path, program.num_tasks(), k)?
-    } else if let Some(alg) = &a.algorithm {
-        let alg_spec = AlgorithmSpec::from_str(alg)?;
-        if let Some(g) = alg_spec.get::<GreedyPerego>() {
-            // With the program at hand, use its full phase model rather than the graph's.
-            let g = GreedyPerego {
-                spm: SpmParams {
-                    overlap_fraction: a.overlap_fraction,
-                    machine: params.clone(),
-                },
-                ..g.clone()
-            };
-            greedy_map_program(program, arch, &g)?
-        } else {
-            let mut problem =
-                Problem::new(program.to_task_graph(), taskmap::parse_arch(arch_spec)?);
-            if let Some(eps) = a.epsilon {
-                problem.epsilon = eps;
-            }
-            let mut ctx = RunContext::new(a.seed).with_threads(a.threads)?;
-            ctx.progress = progress.clone();
-            alg_spec
-                .mapper()
-                .map(&problem, &mut ctx)
-                .with_context(|| format!("mapping with {alg}"))?
-        }
-    } else {
-        Mapping::new(
-            (0..program.num_tasks() as u32)
-                .map(|t| PeId(t % k))
-                .collect(),
-        )
-    })
-}
-
-/// De Petris & Perego's estimate F of `mapping` (and F_prop), against the simulated
-/// `completion` time (`--f`).
-fn f_estimate(
-    a: &SimArgs,
-    program: &Program,
-    arch: &dyn taskmap::Architecture,
-    mapping: &Mapping,
-    params: &WormholeParams,
-    completion: u64,
-) -> Result<FOutput> {
-    let sp = SpmParams {
-        overlap_fraction: a.overlap_fraction,
-        machine: params.clone(),
+    if let Some(path) = &a.mapping {
+        return Ok(Mapping::read_for(
+            path,
+            program.num_tasks(),
+            arch.pe_count(),
+        )?);
+    }
+    let how = ProgramMapping {
+        algorithm: a.algorithm.as_deref(),
+        seed: a.seed,
+        threads: a.threads,
+        epsilon: a.epsilon,
+        spm: SpmParams {
+            overlap_fraction: a.overlap_fraction,
+            machine: params.clone(),
+        },
+        progress: progress.clone(),
     };
-    let model = SpmModel::build(program, &sp)?;
-    let e: FEstimate = model.evaluate(arch, mapping)?;
-    let prop = model
-        .evaluate_propagated(program, arch, mapping)?
-        .map(|p| p.f_prop);
-    let rel = |f: f64| (f - completion as f64) / (completion.max(1) as f64);
-    Ok(FOutput {
-        f: e.f,
-        f_sum: e.f_sum,
-        argmax_pe: e.argmax,
-        comp_idle: e.comp_idle,
-        distance: e.distance,
-        multitasking: e.multitasking,
-        contention: e.contention,
-        phases: model.num_phases(),
-        overlap_fraction: a.overlap_fraction,
-        relative_error: rel(e.f),
-        f_prop: prop,
-        f_prop_relative_error: prop.map(rel),
+    map_program(program, arch, &how).with_context(|| match &a.algorithm {
+        Some(alg) => format!("mapping with {alg}"),
+        None => "mapping".to_string(),
     })
 }
 
-fn print_human(o: &SimOutput) {
+fn print_human(o: &SimSummary) {
     outln!(
         "program      {} tasks, {} messages, {} flits",
         o.tasks,

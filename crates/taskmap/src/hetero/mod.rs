@@ -8,11 +8,13 @@
 //! * [`mateha`]: MATEHa, the TTIGHa graph, the SIMULHa-guided local searches and the
 //!   exhaustive search.
 //! * [`heft`]: HEFT, PEFT and `heft-ls`, the list-scheduling peers.
+//! * [`report`]: the report of an allocation and its schedule, as data.
 
 pub mod allocate;
 pub mod gen;
 pub mod heft;
 pub mod io;
 pub mod mateha;
+pub mod report;
 pub mod simulha;
 pub mod ttigha;

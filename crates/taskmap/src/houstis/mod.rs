@@ -12,6 +12,7 @@
 //! * [`mapper`]: the Algorithm Mapper's steps 1-3 and the scoring of an assignment.
 //! * [`schedule`]: the schedule simulator (`T_REAL`), the list schedule and `alloc-ls`.
 //! * [`spec`]: `alloc` and `alloc-ls` configured from `name,key=value,...`.
+//! * [`report`]: the report of a result, as data.
 
 pub mod alloc;
 pub mod amg;
@@ -20,5 +21,6 @@ pub mod interconnect;
 pub mod machine;
 pub mod mapper;
 pub mod precedence;
+pub mod report;
 pub mod schedule;
 pub mod spec;

@@ -126,14 +126,15 @@ pub(super) fn evolve(
         let built = std::sync::atomic::AtomicU64::new(0);
         let progress = &*ctx.progress;
         for chunk in seeds.chunks(round) {
-            if !pop.is_empty() && !pace.fits(ctx.deadline) {
+            if !pop.is_empty() && (!pace.fits(ctx.deadline) || ctx.stopped()) {
                 break;
             }
             let first = pop.is_empty();
-            let deadline = ctx.deadline;
+            let (deadline, stop) = (ctx.deadline, &ctx.stop);
             let t = Instant::now();
             pop.extend(run_all(&ctx.pool, chunk, |&s| {
                 let mut member = RunContext::new(s);
+                member.stop = stop.clone();
                 if first {
                     member.deadline = deadline;
                 }
@@ -153,7 +154,7 @@ pub(super) fn evolve(
         let mut done = 0;
         // Like the members' rounds: a batch starts when expected to end in time.
         let mut pace = Pace::default();
-        while done < combines && pop.len() >= 2 && pace.fits(ctx.deadline) {
+        while done < combines && pop.len() >= 2 && pace.fits(ctx.deadline) && !ctx.stopped() {
             let t = Instant::now();
             let m = batch.min(combines - done);
             let jobs: Vec<(usize, usize, u64)> = (0..m)

@@ -79,7 +79,7 @@ pub(crate) fn vcycles(
         let cycles = count.min(VCYCLE_WORK / graph.num_tasks().max(1)).max(1);
         let mut pace = Pace::default();
         for cycle in 1..=cycles {
-            if !pace.fits(ctx.deadline) {
+            if !pace.fits(ctx.deadline) || ctx.stopped() {
                 break;
             }
             let t = Instant::now();

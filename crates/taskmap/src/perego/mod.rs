@@ -11,6 +11,7 @@
 //! * [`f_prop`]: ours, `F_prop`, the model's delays replayed along the program (an
 //!   estimate of the completion time of a one-task-per-PE mapping).
 //! * [`greedy`]: the greedy mapping heuristic that minimises `F`, and its refinements.
+//! * [`summary`]: what a simulation reports, and the mapping a program is simulated under.
 //!
 //! Every model here needs routes, so targets are meshes, tori and hypercubes of at most
 //! [`MAX_ROUTED_LINKS`] directed links.
@@ -21,6 +22,7 @@ pub mod gen;
 pub mod greedy;
 pub mod program;
 pub mod spm;
+pub mod summary;
 pub mod wormhole;
 
 pub use f::{FValue, IncrementalF};

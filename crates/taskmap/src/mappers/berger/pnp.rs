@@ -161,7 +161,7 @@ impl Mapper for PnpMapper {
                 if best.as_ref().is_none_or(|(c, _, _)| cut < *c) {
                     best = Some((cut, part, pl));
                 }
-                if ctx.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                if ctx.out_of_time() {
                     break;
                 }
             }
