@@ -69,9 +69,10 @@ def capacities(x, k, ncon):
 
 
 def scipy_edges(matrix):
-    """(n, u, v, w) of a square scipy.sparse matrix under the Matrix Market reader's
-    rules: diagonal and explicit zeros dropped, integers as |a|, reals as
-    max(1, round(|a|)), booleans as 1 (the pairs are summed both ways later)."""
+    """(n, u, v, w) of a square scipy.sparse matrix: its entries (repeated entries of a
+    COO matrix summed first, as scipy reads them), the diagonal and zeros dropped,
+    integers as |a|, reals as max(1, round(|a|)), booleans as 1 (the pairs are summed
+    both ways later)."""
     try:
         import scipy.sparse as sp
     except ImportError as e:  # pragma: no cover - scipy is needed only here
@@ -89,12 +90,22 @@ def scipy_edges(matrix):
     kind = data.dtype.kind
     if kind == "b":
         w = np.ones(data.shape, dtype=np.int64)
-    elif kind in "iu":
-        w = np.abs(data.astype(np.int64))
-    elif kind == "f":
-        if not np.all(np.isfinite(data)):
+    elif kind in "iuf":
+        if kind == "f" and not np.all(np.isfinite(data)):
             raise ValueError("the matrix holds a value that is not finite")
-        w = np.maximum(1, np.rint(np.abs(data))).astype(np.int64)
+        if kind == "f":
+            mag = np.maximum(1.0, np.rint(np.abs(data.astype(np.float64))))
+            too_large = mag.size and mag.max() >= 2.0**63
+        elif kind == "i":
+            mag = np.abs(data.astype(np.int64))
+            too_large = mag.size and mag.min() < 0  # |-2^63| does not fit
+        else:
+            mag = data
+            too_large = mag.size and mag.max() > _INT64_MAX
+        # a weight must fit int64: refuse rather than wrap
+        if too_large:
+            raise ValueError("the matrix holds a value above 2^63 - 1")
+        w = mag.astype(np.int64)
     else:
         raise TypeError(f"expected a matrix of numbers, got dtype {data.dtype}")
     return n, row.astype(np.int64), col.astype(np.int64), w

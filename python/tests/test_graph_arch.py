@@ -53,6 +53,7 @@ def test_several_vertex_weights():
         ([0, 1, 2], [0, 0], ValueError),  # self-loop
         ([0, 1, 2], [1, 5], ValueError),  # id out of range
         ([], [], ValueError),  # no offsets
+        ([0, 5, 2, 2], [1, 0], ValueError),  # offsets past the adjacency, then back
     ],
 )
 def test_bad_csr_raises(xadj, adjncy, kind):
@@ -69,6 +70,8 @@ def test_bad_weights_raise():
         taskmap.Graph.from_csr(XADJ, ADJNCY, adjwgt=[0] * 12)
     with pytest.raises(ValueError):
         taskmap.Graph.from_edges([0], [1], [0])
+    with pytest.raises(ValueError):
+        taskmap.Graph.from_edges([0], [1], n=2**31)  # far more tasks than the edges make room for
 
 
 def test_edges_are_summed_both_ways_and_self_pairs_dropped():

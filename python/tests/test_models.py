@@ -35,6 +35,10 @@ def test_simulate_refuses_bad_input(tmp_path):
     with pytest.raises(ValueError):
         taskmap.simulate(prog, "mesh:2x2", flit_cycles=0)
     with pytest.raises(ValueError):
+        taskmap.simulate(prog, "mesh:2x2", epsilon=0.1)
+    with pytest.raises(ValueError):
+        taskmap.simulate(prog, "mesh:2x2", algorithm="drb", threads=0)
+    with pytest.raises(ValueError):
         taskmap.generate_program("nonsense:3")
     with pytest.raises(taskmap.FormatError):
         taskmap.read_program(FIXTURES / "programs" / "unknown_task.prog")
@@ -59,6 +63,8 @@ def test_hetero_reads_stg_with_a_platform(cli):
     assert taskmap.hetero(stg=str(stg), platform=str(plat)) == want
     with pytest.raises(ValueError):
         taskmap.hetero()
+    with pytest.raises(ValueError):  # an STG file is not a workflow
+        taskmap.hetero(workflow=str(stg), platform=str(plat))
 
 
 def test_amap_equals_the_cli(cli):

@@ -175,21 +175,9 @@ pub(crate) fn arch_spec(arch: Option<&String>, input: &GraphInput) -> Result<Str
     }
 }
 
-/// What a mapping run is checked against: the hard capacities when given (they replace the
-/// balance bound, as in the mappers; ε is then checked only when given explicitly, and
-/// the mappers then get the tighter bound, `Problem::epsilon_with_capacities`),
-/// otherwise ε (default 0.03).
+/// What a mapping run is checked against ([`Problem::eval_options`]).
 pub(crate) fn eval_options(problem: &Problem, constraints: &Constraints) -> EvalOptions {
-    match &problem.capacities {
-        Some(c) => EvalOptions {
-            epsilon: constraints.epsilon,
-            capacities: Some(c.clone()),
-        },
-        None => EvalOptions {
-            epsilon: Some(problem.epsilon),
-            capacities: None,
-        },
-    }
+    problem.eval_options(constraints.epsilon)
 }
 
 /// Reads the graph, the target and the constraints into a checked problem.
@@ -207,14 +195,9 @@ pub(crate) fn load_problem(
     // Weight totals are a property of the graph file: name it.
     taskmap::problem::check_weights(&graph, arch.as_ref())
         .map_err(|e| anyhow!("{}: {}", graph_name, e))?;
-    let mut problem = Problem::new(graph, arch);
-    if let Some(eps) = constraints.epsilon {
-        problem.epsilon = eps;
-    }
     // Capacities and an explicit ε both bound the loads: the mappers get the tighter of
     // the two on every PE, as evaluation checks both.
-    problem.epsilon_with_capacities = constraints.epsilon.is_some();
-    problem.capacities = capacities;
+    let problem = Problem::new(graph, arch).with_constraints(constraints.epsilon, capacities);
     problem.check()?;
     Ok((problem, graph_name, machine))
 }

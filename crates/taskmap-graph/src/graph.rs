@@ -110,15 +110,16 @@ impl TaskGraph {
         if n > u32::MAX as usize {
             return Err(GraphError::invalid("more than 2^32-1 tasks"));
         }
+        // Monotone offsets first, so that every row lies within adjncy.
+        if let Some(u) = (0..n).find(|&u| self.xadj[u + 1] < self.xadj[u]) {
+            return Err(GraphError::invalid(format!(
+                "xadj decreases at task {}",
+                u + 1
+            )));
+        }
         // Position marker: last row in which each neighbour was seen.
         let mut seen = vec![u32::MAX; n];
         for u in 0..n {
-            if self.xadj[u + 1] < self.xadj[u] {
-                return Err(GraphError::invalid(format!(
-                    "xadj decreases at task {}",
-                    u + 1
-                )));
-            }
             for e in self.xadj[u]..self.xadj[u + 1] {
                 let v = self.adjncy[e] as usize;
                 if v >= n {
@@ -438,6 +439,15 @@ fn wide_sum(values: impl Iterator<Item = u64>) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Offsets that run past the adjacency and come back are refused, not read past it.
+    #[test]
+    fn offsets_that_decrease_are_refused_before_any_row_is_read() {
+        let e = TaskGraph::from_csr(vec![0, 5, 2, 2], vec![1, 0], vec![1, 1], vec![1; 3], 1)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "xadj decreases at task 2");
+    }
 
     #[test]
     fn wide_sum_is_exact() {

@@ -39,6 +39,11 @@ pub(crate) fn index_values(
     Ok(a.as_slice()?.to_vec())
 }
 
+/// `obj` as ids (task or PE ids, non-negative and below 2^32).
+pub(crate) fn ids(py: Python<'_>, obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<u32>> {
+    u32_values(&index_values(py, obj, name)?, name)
+}
+
 /// Values of `name` that must fit `u32` (task or PE ids).
 pub(crate) fn u32_values(values: &[i64], name: &str) -> PyResult<Vec<u32>> {
     values
@@ -73,7 +78,7 @@ impl Graph {
         }
         let n = xadj.len() - 1;
         let xadj: Vec<usize> = xadj.into_iter().map(|v| v as usize).collect();
-        let adjncy = u32_values(&index_values(py, adjncy, "adjncy")?, "adjncy")?;
+        let adjncy = ids(py, adjncy, "adjncy")?;
         let m = adjncy.len();
         let edge_weight: Vec<u64> = match adjwgt {
             Some(w) => index_values(py, w, "adjwgt")?
@@ -112,8 +117,8 @@ impl Graph {
         n: Option<usize>,
         vwgt: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let u = u32_values(&index_values(py, u, "u")?, "u")?;
-        let v = u32_values(&index_values(py, v, "v")?, "v")?;
+        let u = ids(py, u, "u")?;
+        let v = ids(py, v, "v")?;
         if u.len() != v.len() {
             return Err(value_error(format!(
                 "u and v differ in length ({} and {})",
@@ -153,8 +158,18 @@ impl Graph {
                 top - 1
             )));
         }
-        if n > u32::MAX as usize {
-            return Err(value_error(format!("n = {n} is above 2^32 - 1 tasks")));
+        // Tasks without edges cost memory: as many as the edges allow and 2^24 more, as the
+        // Matrix Market reader allows.
+        let most = u
+            .len()
+            .saturating_mul(2)
+            .saturating_add(1 << 24)
+            .min(u32::MAX as usize);
+        if n > most {
+            return Err(value_error(format!(
+                "n = {n} tasks for {} edges: at most {most} (twice the edges and 2^24)",
+                u.len()
+            )));
         }
         let (vertex_weight, ncon) = vertex_weights(py, vwgt, n)?;
         let graph = py.detach(move || {

@@ -6,14 +6,15 @@ use std::time::{Duration, Instant};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use taskmap::problem::FREE;
+use taskmap::report::{LaunchFiles, LaunchReport};
 use taskmap::{
     evaluate as evaluate_mapping, AlgorithmSpec, Architecture, Capacities, EvalOptions, Mapper,
     Mapping, PeId, Problem, RunContext, TaskGraph,
 };
 
-use crate::arch::ArchArg;
+use crate::arch::{check_pes, ArchArg};
 use crate::errors::{to_py, value_error};
-use crate::graph::{helper, index_values, u32_values, GraphArg};
+use crate::graph::{helper, ids, GraphArg};
 
 /// The longest time limit (a year, as the CLI's).
 const MAX_TIME_LIMIT: f64 = 365.0 * 86_400.0;
@@ -26,7 +27,9 @@ const MAX_TIME_LIMIT: f64 = 365.0 * 86_400.0;
 /// hard capacity of every PE, a scalar, k values, or a k × ncon array. `fixed`: the PE of
 /// every task, or -1 where the mapper chooses. `time_limit`: seconds after which the
 /// multilevel mapper starts no more V-cycles or memetic rounds. The same seed and thread
-/// count give the same mapping. The run releases the GIL; Ctrl-C stops it.
+/// count give the same mapping. The run releases the GIL; Ctrl-C raises
+/// `KeyboardInterrupt` at once (the run stops its V-cycles, memetic rounds and annealing;
+/// the pass under way finishes in the background).
 #[pyfunction]
 #[pyo3(signature = (graph, arch, algorithm="multilevel", preset=None, epsilon=None, seed=0,
     threads=1, capacities=None, fixed=None, time_limit=None))]
@@ -58,11 +61,26 @@ pub(crate) fn map<'py>(
         }
         ctx.deadline = Some(Instant::now() + Duration::from_secs_f64(t));
     }
+    for s in problem.capacity_shortfalls() {
+        warn(
+            py,
+            &format!(
+                "infeasible: the PEs can carry {} of vertex weight {} in all but the tasks weigh {}; mapping anyway",
+                s.capacity, s.constraint, s.weight
+            ),
+        )?;
+    }
+    if time_limit.is_some() && !spec.honours_deadline() {
+        warn(
+            py,
+            &format!("time_limit applies to pnp and to the multilevel mapper's V-cycles, memetic mode and annealing; {algorithm} ignores it"),
+        )?;
+    }
     let stop = ctx.stop.clone();
     let run_problem = problem.clone();
     let mapping = crate::run::detached(py, stop, move || spec.map(&run_problem, &mut ctx))?
         .map_err(|e| to_py(py, e))?;
-    let opts = options(&problem, epsilon);
+    let opts = problem.eval_options(epsilon);
     let e = evaluate_mapping(&problem.graph, problem.arch.as_ref(), &mapping, &opts)
         .map_err(|e| to_py(py, e))?;
     if !e.feasible() {
@@ -70,17 +88,20 @@ pub(crate) fn map<'py>(
             Some(false) => "a PE is above its capacity",
             _ => "a PE is above its (1+epsilon) share",
         };
-        let warnings = py.import("warnings")?;
-        warnings.call_method1(
-            "warn",
-            (
-                format!("constraint violated: {what}; the best mapping found is returned"),
-                py.get_type::<pyo3::exceptions::PyRuntimeWarning>(),
-                2,
-            ),
+        warn(
+            py,
+            &format!("constraint violated: {what}; the best mapping found is returned"),
         )?;
     }
     Ok(pes_array(py, &mapping))
+}
+
+/// A `RuntimeWarning` at the caller of the binding.
+fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
+    let category = py.get_type::<pyo3::exceptions::PyRuntimeWarning>();
+    py.import("warnings")?
+        .call_method1("warn", (message, category, 1))
+        .map(drop)
 }
 
 /// The mapping as a `uint32` array.
@@ -102,12 +123,7 @@ fn problem(
         .map(|c| capacities_of(py, c, k, graph.ncon()))
         .transpose()?;
     taskmap::problem::check_weights(&graph, arch.as_ref()).map_err(|e| to_py(py, e))?;
-    let mut problem = Problem::new(graph, arch);
-    if let Some(eps) = epsilon {
-        problem.epsilon = eps;
-    }
-    problem.epsilon_with_capacities = epsilon.is_some();
-    problem.capacities = caps;
+    let mut problem = Problem::new(graph, arch).with_constraints(epsilon, caps);
     match fixed {
         Some(f) => {
             let a = helper(py, "signed_array", (f, "fixed"))?;
@@ -146,21 +162,6 @@ fn capacities_of(
     Ok(Capacities::from_vec(caps, ncon))
 }
 
-/// What evaluation checks: the capacities when given (and ε only when given too), else ε
-/// (default 0.03), as `taskmap map` reports.
-fn options(problem: &Problem, epsilon: Option<f64>) -> EvalOptions {
-    match &problem.capacities {
-        Some(c) => EvalOptions {
-            epsilon,
-            capacities: Some(c.clone()),
-        },
-        None => EvalOptions {
-            epsilon: Some(problem.epsilon),
-            capacities: None,
-        },
-    }
-}
-
 /// Scores `mapping` (the PE of every task) of `graph` on `arch`: a dict with the keys of
 /// `taskmap eval --format json` (`comm_cost` is f_C = Σ w(e)·dist, each edge once), and
 /// `congestion` (link loads under the target's routing) when asked for and the target
@@ -177,9 +178,9 @@ pub(crate) fn evaluate<'py>(
     congestion: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let graph = graph.get(py)?;
-    let arch = arch.get(py)?;
+    let (arch, machine) = arch.target(py)?;
     let k = arch.pe_count();
-    let pes = u32_values(&index_values(py, mapping, "mapping")?, "mapping")?;
+    let pes = ids(py, mapping, "mapping")?;
     if pes.len() != graph.num_tasks() {
         return Err(value_error(format!(
             "the mapping has {} entries for {} tasks",
@@ -187,11 +188,7 @@ pub(crate) fn evaluate<'py>(
             graph.num_tasks()
         )));
     }
-    if let Some((i, p)) = pes.iter().enumerate().find(|(_, &p)| p >= k) {
-        return Err(value_error(format!(
-            "mapping[{i}] = {p} is out of range for {k} PEs"
-        )));
-    }
+    check_pes(&pes, k)?;
     let mapping = Mapping::new(pes.into_iter().map(PeId).collect());
     let caps = capacities
         .map(|c| capacities_of(py, c, k, graph.ncon()))
@@ -200,19 +197,52 @@ pub(crate) fn evaluate<'py>(
         epsilon,
         capacities: caps,
     };
-    let value = py
-        .detach(|| -> Result<serde_json::Value, taskmap::Error> {
+    // As text, which holds the 128-bit sums that a serde_json::Value cannot.
+    let (evaluation, launch, congestion) = py
+        .detach(|| -> Result<_, taskmap::Error> {
             let e = evaluate_mapping(&graph, arch.as_ref(), &mapping, &opts)?;
-            let mut v = serde_json::to_value(&e).expect("an evaluation serialises");
-            if congestion {
-                if let Some(c) = taskmap::congestion::congestion(&graph, arch.as_ref(), &mapping) {
-                    v["congestion"] = serde_json::to_value(&c).expect("congestion serialises");
-                }
-            }
-            Ok(v)
+            let launch = machine
+                .as_deref()
+                .map(|m| {
+                    let files = LaunchFiles::default();
+                    LaunchReport::new(
+                        &graph,
+                        arch.as_ref(),
+                        &mapping,
+                        e.comm_cost,
+                        Some(m),
+                        &files,
+                    )
+                })
+                .transpose()?;
+            let c = congestion
+                .then(|| taskmap::congestion::congestion(&graph, arch.as_ref(), &mapping))
+                .flatten();
+            Ok((
+                json_text(&e),
+                launch.map(|l| json_text(&l)),
+                c.map(|c| json_text(&c)),
+            ))
         })
         .map_err(|e| to_py(py, e))?;
-    to_python(py, &value)
+    let dict = from_json(py, &evaluation)?;
+    if let Some(l) = launch {
+        dict.set_item("launch", from_json(py, &l)?)?;
+    }
+    if let Some(c) = congestion {
+        dict.set_item("congestion", from_json(py, &c)?)?;
+    }
+    Ok(dict)
+}
+
+/// `value` as JSON text.
+fn json_text(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).expect("a report serialises")
+}
+
+/// JSON text as Python objects.
+fn from_json<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (text,))
 }
 
 /// A JSON value as Python objects (dicts, lists, numbers, strings, None).
@@ -220,8 +250,7 @@ pub(crate) fn to_python<'py>(
     py: Python<'py>,
     value: &serde_json::Value,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let text = serde_json::to_string(value).expect("a JSON value serialises");
-    py.import("json")?.call_method1("loads", (text,))
+    from_json(py, &json_text(value))
 }
 
 /// The names of the algorithms that map task graphs (`algorithm=` of `taskmap.map`).

@@ -22,11 +22,11 @@ use taskmap::houstis::spec::PrecedenceSpec;
 use taskmap::perego::spm::SpmParams;
 use taskmap::perego::summary::{map_program, FSummary, ProgramMapping, SimSummary};
 use taskmap::perego::wormhole::{simulate_observed, ReadyPolicy, WormholeParams};
-use taskmap::{Error, Mapping, NoProgress, PeId, RunContext};
+use taskmap::{Error, Mapping, NoProgress, PeId};
 
 use crate::arch::ArchArg;
 use crate::errors::{to_py, value_error};
-use crate::graph::{index_values, u32_values, Graph};
+use crate::graph::{ids, Graph};
 use crate::mapping::{pes_array, to_python};
 
 /// A timed program in De Petris & Perego's language (`PROCESS`, `INT_OP`, `SEND`,
@@ -103,7 +103,8 @@ pub(crate) enum ProgramArg<'py> {
 /// with task i on PE i mod k. Returns a dict with the keys of `taskmap sim --format json`
 /// (times in cycles), plus `mapping`, the mapping simulated (`uint32`). `f=True` adds De
 /// Petris & Perego's estimate F (and, with one task per PE, F_prop) beside the
-/// simulation. The run releases the GIL; Ctrl-C stops it.
+/// simulation. The run releases the GIL; Ctrl-C raises `KeyboardInterrupt` at once (the
+/// simulation under way finishes in the background).
 #[pyfunction]
 #[pyo3(signature = (program, arch=None, mapping=None, algorithm=None, seed=0, threads=1,
     epsilon=None, f=false, ideal=false, overlap_fraction=0.5, flit_cycles=1, send_overhead=10,
@@ -148,6 +149,15 @@ pub(crate) fn simulate<'py>(
     if flit_cycles == 0 {
         return Err(value_error("flit_cycles must be at least 1"));
     }
+    if threads == 0 || threads > taskmap::mapper::MAX_THREADS {
+        return Err(value_error(format!(
+            "threads takes 1 to {}, not {threads}",
+            taskmap::mapper::MAX_THREADS
+        )));
+    }
+    if epsilon.is_some() && algorithm.is_none() {
+        return Err(value_error("epsilon applies to algorithm only"));
+    }
     if !(0.0..=1.0).contains(&overlap_fraction) {
         return Err(value_error(format!(
             "overlap_fraction must be in 0..=1, not {overlap_fraction}"
@@ -178,7 +188,7 @@ pub(crate) fn simulate<'py>(
             return Err(value_error("give mapping or algorithm, not both"))
         }
         (Some(m), Some(t)) => {
-            let pes = u32_values(&index_values(py, m, "mapping")?, "mapping")?;
+            let pes = ids(py, m, "mapping")?;
             let k = t.pe_count();
             if let Some((i, p)) = pes.iter().enumerate().find(|(_, &p)| p >= k) {
                 return Err(value_error(format!(
@@ -197,6 +207,7 @@ pub(crate) fn simulate<'py>(
         _ => None,
     };
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let run_stop = stop.clone();
     let result = crate::run::detached(py, stop, move || -> Result<_, Error> {
         let t0 = std::time::Instant::now();
         let Some(arch) = target else {
@@ -217,6 +228,7 @@ pub(crate) fn simulate<'py>(
                         machine: params.clone(),
                     },
                     progress: Arc::new(NoProgress),
+                    stop: run_stop,
                 };
                 map_program(&program, arch.clone(), &how)?
             }
@@ -274,12 +286,8 @@ pub(crate) fn hetero<'py>(
     threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     let spec: HeteroSpec = algorithm.parse().map_err(|e| to_py(py, e))?;
-    let given = allocation
-        .map(|a| u32_values(&index_values(py, a, "allocation")?, "allocation"))
-        .transpose()?;
-    let ctx = RunContext::new(0)
-        .with_threads(threads)
-        .map_err(|e| to_py(py, e))?;
+    let given = allocation.map(|a| ids(py, a, "allocation")).transpose()?;
+    let ctx = crate::run::context(py, threads)?;
     let stop = ctx.stop.clone();
     let result = crate::run::detached(py, stop, move || -> Result<_, Error> {
         let (model, path) = load_model(model, stg, workflow, platform)?;
@@ -332,21 +340,20 @@ fn load_model(
     platform: Option<PathBuf>,
 ) -> Result<(Ttigha, String), Error> {
     let config = |m: &str| Err(Error::Config(m.into()));
+    let program = |f: &PathBuf, p: &PathBuf, stg: bool| -> Result<(Ttigha, String), Error> {
+        let platform = read_platform(p)?;
+        let slowness = vec![1.0; platform.types()];
+        let model = if stg {
+            read_stg_program(f, platform, &slowness, 1000)?
+        } else {
+            read_workflow_program(f, platform, &slowness, false)?
+        };
+        Ok((model, f.display().to_string()))
+    };
     match (model, stg, workflow, platform) {
         (Some(m), None, None, None) => Ok((read_ttigha(&m)?, m.display().to_string())),
-        (None, Some(f), None, Some(p)) | (None, None, Some(f), Some(p)) => {
-            let platform = read_platform(&p)?;
-            let slowness = vec![1.0; platform.types()];
-            let name = f.display().to_string();
-            let model = if name.is_empty() {
-                return config("an empty program path");
-            } else if f.extension().is_some_and(|e| e == "stg") {
-                read_stg_program(&f, platform, &slowness, 1000)?
-            } else {
-                read_workflow_program(&f, platform, &slowness, false)?
-            };
-            Ok((model, name))
-        }
+        (None, Some(f), None, Some(p)) => program(&f, &p, true),
+        (None, None, Some(f), Some(p)) => program(&f, &p, false),
         _ => config("give model=FILE, or stg=FILE or workflow=FILE with platform=FILE"),
     }
 }
@@ -378,12 +385,8 @@ pub(crate) fn amap<'py>(
     if let Some(s) = speeds {
         machine = machine.with_speeds(s).map_err(|e| to_py(py, e))?;
     }
-    let given = assignment
-        .map(|a| u32_values(&index_values(py, a, "assignment")?, "assignment"))
-        .transpose()?;
-    let ctx = RunContext::new(0)
-        .with_threads(threads)
-        .map_err(|e| to_py(py, e))?;
+    let given = assignment.map(|a| ids(py, a, "assignment")).transpose()?;
+    let ctx = crate::run::context(py, threads)?;
     let stop = ctx.stop.clone();
     let result = crate::run::detached(py, stop, move || -> Result<_, Error> {
         let (g, det) = read_amg_model(&graph)?;

@@ -11,11 +11,24 @@ use pyo3::prelude::*;
 /// How often the waiting thread looks for a signal.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
+/// The worker's stack: the CLI's runs have a main thread's 8 MiB, and the deepest
+/// recursions (bipartitioning, the searches) must fit as well here.
+const WORKER_STACK: usize = 16 << 20;
+
+/// A run context with `threads` threads, for a search run by [`detached`].
+pub(crate) fn context(py: Python<'_>, threads: usize) -> PyResult<taskmap::RunContext> {
+    taskmap::RunContext::new(0)
+        .with_threads(threads)
+        .map_err(|e| crate::errors::to_py(py, e))
+}
+
 /// Runs `work` on a worker thread while the calling thread, without the GIL, waits for it
-/// and looks for signals every [`SIGNAL_POLL`]. A signal handler that raises
-/// (`KeyboardInterrupt` on Ctrl-C) ends the wait at once with its exception: `stop` is
-/// set, so that a run that honours it starts no more optional work, and the worker's
-/// result is dropped when it comes.
+/// and looks for signals every [`SIGNAL_POLL`] (Python runs signal handlers on its main
+/// thread only: a call from another thread is not interrupted). A signal handler that
+/// raises (`KeyboardInterrupt` on Ctrl-C) ends the wait at once with its exception:
+/// `stop` is set, so that a run that honours it ([`taskmap::RunContext::stop`]) starts no
+/// more optional work, and the worker's result is dropped when it comes; work that does
+/// not honour it runs to its end in the background.
 pub(crate) fn detached<T: Send + 'static>(
     py: Python<'_>,
     stop: Arc<AtomicBool>,
@@ -24,6 +37,7 @@ pub(crate) fn detached<T: Send + 'static>(
     let (tx, mut rx) = channel();
     std::thread::Builder::new()
         .name("taskmap-run".into())
+        .stack_size(WORKER_STACK)
         .spawn(move || {
             let _ = tx.send(work());
         })

@@ -182,6 +182,38 @@ impl Problem {
         }
     }
 
+    /// The problem with its constraints as the CLI and the bindings take them: `epsilon`
+    /// when given (default 0.03), `capacities` when given. With capacities, ε bounds the
+    /// loads too only when it was given ([`Problem::epsilon_with_capacities`]).
+    pub fn with_constraints(
+        mut self,
+        epsilon: Option<f64>,
+        capacities: Option<Capacities>,
+    ) -> Self {
+        if let Some(eps) = epsilon {
+            self.epsilon = eps;
+        }
+        self.epsilon_with_capacities = epsilon.is_some();
+        self.capacities = capacities;
+        self
+    }
+
+    /// What a mapping of this problem is checked against: the hard capacities when given
+    /// (and ε only when `epsilon` was given explicitly, as the mappers then take the
+    /// tighter bound), otherwise ε.
+    pub fn eval_options(&self, epsilon: Option<f64>) -> crate::EvalOptions {
+        match &self.capacities {
+            Some(c) => crate::EvalOptions {
+                epsilon,
+                capacities: Some(c.clone()),
+            },
+            None => crate::EvalOptions {
+                epsilon: Some(self.epsilon),
+                capacities: None,
+            },
+        }
+    }
+
     /// Checks that the parts fit together, for a mapper that cannot honour fixed tasks
     /// (an error when there are some).
     pub fn check(&self) -> Result<(), Error> {

@@ -274,6 +274,7 @@ fn mapping_for(
             machine: params.clone(),
         },
         progress: progress.clone(),
+        stop: Default::default(),
     };
     map_program(program, arch, &how).with_context(|| match &a.algorithm {
         Some(alg) => format!("mapping with {alg}"),

@@ -18,6 +18,7 @@
 //! throughout, and fixed tasks never move. Each proposal costs the degrees of the tasks
 //! it moves.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rand::Rng;
@@ -186,8 +187,8 @@ impl Best {
     }
 }
 
-/// Anneals a balanced mapping for `proposals` proposals, or until `deadline` (checked
-/// every 4,096 proposals, when `progress` is told of the proposals made); returns how much
+/// Anneals a balanced mapping for `proposals` proposals, or until `deadline` or `stop`
+/// (checked every 4,096 proposals, when `progress` is told of the proposals made); returns how much
 /// `f_C` fell (0 when the mapping is unbalanced: it is left as it is). Proposals go to the
 /// movable tasks with neighbours. The mapping depends on the generator's state, and on the
 /// deadline when one passes.
@@ -195,6 +196,7 @@ pub fn anneal(
     state: &mut KwayState<'_>,
     proposals: u64,
     deadline: Option<Instant>,
+    stop: &AtomicBool,
     rng: &mut impl Rng,
     progress: &dyn Progress,
 ) -> u64 {
@@ -251,7 +253,7 @@ pub fn anneal(
         let mut t = t0 / f64::from(1u32 << round);
         for i in 0..per_round {
             if i % 4096 == 0 {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
+                if deadline.is_some_and(|d| Instant::now() >= d) || stop.load(Ordering::Relaxed) {
                     break;
                 }
                 progress.step(made + i, total);
@@ -317,7 +319,14 @@ mod tests {
                 assert!(st.is_balanced());
                 let before = st.comm_cost();
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-                let fell = anneal(&mut st, 200 * n, None, &mut rng, &crate::NoProgress);
+                let fell = anneal(
+                    &mut st,
+                    200 * n,
+                    None,
+                    &AtomicBool::new(false),
+                    &mut rng,
+                    &crate::NoProgress,
+                );
                 (before, fell, st.part.clone(), st.loads.clone())
             };
             let (before, fell, part, loads) = run(5);
@@ -389,8 +398,8 @@ mod tests {
     }
 
     /// A deadline already passed leaves no proposal to make (the walk is shortened to what
-    /// fits before it), the mapping unchanged, however many proposals were asked for. (The
-    /// check every 4,096 proposals is not reached here.)
+    /// fits before it), and a stop flag set ends every round at its first check: the
+    /// mapping is unchanged, however many proposals were asked for.
     #[test]
     fn a_passed_deadline_stops_annealing() {
         let arch = taskmap_arch::parse_arch("torus:4x4").unwrap();
@@ -398,16 +407,20 @@ mod tests {
         let g = gen::grid(&[20, 20], false);
         let bound = vec![30u64; 16];
         let start: Vec<u32> = (0..400u32).map(|t| (t % 20) / 5 + 4 * (t / 100)).collect();
-        let mut st = KwayState::new(&g, &dist, &bound, start.clone());
-        assert!(st.is_balanced());
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let fell = anneal(
-            &mut st,
-            u64::MAX,
-            Some(Instant::now()),
-            &mut rng,
-            &crate::NoProgress,
-        );
-        assert_eq!((fell, &st.part), (0, &start));
+        // a deadline that has passed, or the stop flag set
+        for (deadline, stop) in [(Some(Instant::now()), false), (None, true)] {
+            let mut st = KwayState::new(&g, &dist, &bound, start.clone());
+            assert!(st.is_balanced());
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+            let fell = anneal(
+                &mut st,
+                u64::MAX,
+                deadline,
+                &AtomicBool::new(stop),
+                &mut rng,
+                &crate::NoProgress,
+            );
+            assert_eq!((fell, &st.part), (0, &start));
+        }
     }
 }

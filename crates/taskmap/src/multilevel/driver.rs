@@ -113,8 +113,8 @@ pub(crate) fn anneal_final(
     ctx.timed("anneal", |ctx| {
         let mut st = KwayState::new(inst.graph, dist, &inst.bound, part).with_fixed(inst.fixed);
         let proposals = cfg.anneal.saturating_mul(inst.graph.num_tasks() as u64);
-        let (rng, progress) = (&mut ctx.rng, &*ctx.progress);
-        crate::multilevel::anneal::anneal(&mut st, proposals, ctx.deadline, rng, progress);
+        let (rng, progress, stop) = (&mut ctx.rng, &*ctx.progress, &*ctx.stop);
+        crate::multilevel::anneal::anneal(&mut st, proposals, ctx.deadline, stop, rng, progress);
         st.part
     })
 }

@@ -2,6 +2,7 @@
 //! summary ([`SimSummary`]), the estimate F beside it ([`FSummary`]), and the mapping a
 //! program is simulated under ([`map_program`]).
 
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use taskmap_arch::{Architecture, PeId};
@@ -169,6 +170,9 @@ pub struct ProgramMapping<'a> {
     /// parameters and overlap).
     pub spm: SpmParams,
     pub progress: Arc<dyn Progress>,
+    /// Set from another thread to stop the algorithm's optional work
+    /// ([`RunContext::stop`]).
+    pub stop: Arc<AtomicBool>,
 }
 
 /// The mapping `how` makes of `program` onto `arch`: greedy-perego with the program's
@@ -202,5 +206,6 @@ pub fn map_program(
     }
     let mut ctx = RunContext::new(how.seed).with_threads(how.threads)?;
     ctx.progress = how.progress.clone();
+    ctx.stop = how.stop.clone();
     spec.mapper().map(&problem, &mut ctx)
 }

@@ -254,6 +254,7 @@ fn annealing_never_returns_worse_than_its_start_and_deltas_are_exact() {
                 &mut rng,
                 &|_, _| true,
                 None,
+                &std::sync::atomic::AtomicBool::new(false),
                 &taskmap::NoProgress,
             );
             let mut sorted = best.clone();

@@ -177,10 +177,12 @@ impl Mapper for PnpMapper {
                 part_loads.load[a as usize * ncon + r] <= loads.bound[node as usize * ncon + r]
             })
         };
-        let deadline = ctx.deadline;
+        let (deadline, stop) = (ctx.deadline, ctx.stop.clone());
         let perm = ctx.timed("anneal", |ctx| {
             let (rng, progress) = (&mut ctx.rng, &*ctx.progress);
-            anneal_qap(&w, k, &dist, &start, self, rng, &fits, deadline, progress)
+            anneal_qap(
+                &w, k, &dist, &start, self, rng, &fits, deadline, &stop, progress,
+            )
         });
         let pes = part.iter().map(|&p| PeId(perm[p as usize])).collect();
         Ok(Mapping::new(pes))
@@ -401,6 +403,7 @@ pub fn anneal_qap(
     rng: &mut impl Rng,
     fits: &dyn Fn(u32, u32) -> bool,
     deadline: Option<std::time::Instant>,
+    stop: &std::sync::atomic::AtomicBool,
     progress: &dyn Progress,
 ) -> Vec<u32> {
     let mut perm = start.to_vec();
@@ -458,7 +461,9 @@ pub fn anneal_qap(
         done += per_stage;
         progress.step(done.min(moves) as u64, moves as u64);
         temp *= cfg.cooling;
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            || stop.load(std::sync::atomic::Ordering::Relaxed)
+        {
             break;
         }
     }
