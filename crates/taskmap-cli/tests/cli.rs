@@ -281,6 +281,23 @@ fn gen_and_convert_round_trip() {
     assert_eq!(json(&o)["edges"], 45, "{}", stdout(&o));
 }
 
+/// `arch` counts the directed links that exist, not the ids of a mesh's boundary PEs:
+/// 2 · 2 · 8 · 7 on an 8x8 mesh, 4 per PE on a torus whose rings pass 2 PEs, 3 per PE on
+/// a 3-cube.
+#[test]
+fn arch_counts_the_links_that_exist() {
+    for (spec, links) in [
+        ("mesh:8x8", 224),
+        ("torus:4x4", 64),
+        ("hypercube:3", 24),
+        ("mesh:5", 8),
+    ] {
+        let o = taskmap(&["arch", spec, "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(json(&o)["links"], links, "{spec}");
+    }
+}
+
 #[test]
 fn arch_reports_distances() {
     let o = taskmap(&[

@@ -76,7 +76,12 @@ pub(crate) fn cmd_arch(a: ArchArgs) -> Result<u8> {
         total_capacity: (0..k).map(|p| arch.pe_capacity(PeId(p))).sum(),
         diameter: taskmap_arch::diameter(arch.as_ref()),
         mean_distance: taskmap_arch::mean_distance(arch.as_ref()),
-        links: arch.routing().map_or(0, |r| r.link_count()),
+        // The links that exist: a mesh's boundary PEs have ids for links they lack.
+        links: arch.routing().map_or(0, |r| {
+            (0..r.link_count())
+                .filter(|&l| r.link_endpoints(l).is_some())
+                .count() as u32
+        }),
         distance,
     };
     match a.format {
