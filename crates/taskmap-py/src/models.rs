@@ -189,12 +189,7 @@ pub(crate) fn simulate<'py>(
         }
         (Some(m), Some(t)) => {
             let pes = ids(py, m, "mapping")?;
-            let k = t.pe_count();
-            if let Some((i, p)) = pes.iter().enumerate().find(|(_, &p)| p >= k) {
-                return Err(value_error(format!(
-                    "mapping[{i}] = {p} is out of range for {k} PEs"
-                )));
-            }
+            crate::arch::check_pes(&pes, t.pe_count())?;
             if pes.len() != program.num_tasks() {
                 return Err(value_error(format!(
                     "the mapping has {} entries for {} tasks",
