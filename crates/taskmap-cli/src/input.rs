@@ -58,7 +58,7 @@ pub(crate) struct Constraints {
 /// A time limit: a positive number of seconds, at most a year.
 pub(crate) fn parse_seconds(s: &str) -> std::result::Result<f64, String> {
     match s.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v <= 365.0 * 86_400.0 => Ok(v),
+        Ok(v) if v > 0.0 && v <= taskmap::mapper::MAX_TIME_LIMIT_SECONDS => Ok(v),
         _ => Err(format!(
             "expected a positive number of seconds (at most a year), got \"{s}\""
         )),

@@ -16,9 +16,6 @@ use crate::arch::{check_pes, ArchArg};
 use crate::errors::{to_py, value_error};
 use crate::graph::{helper, ids, GraphArg};
 
-/// The longest time limit (a year, as the CLI's).
-const MAX_TIME_LIMIT: f64 = 365.0 * 86_400.0;
-
 /// Maps `graph` onto `arch` and returns the PE of every task (`uint32`).
 ///
 /// `algorithm` is `name[,key=value...]` (see `taskmap.algorithms()`), `preset` the
@@ -54,7 +51,7 @@ pub(crate) fn map<'py>(
         .with_threads(threads)
         .map_err(|e| to_py(py, e))?;
     if let Some(t) = time_limit {
-        if !(t > 0.0 && t <= MAX_TIME_LIMIT) {
+        if !(t > 0.0 && t <= taskmap::mapper::MAX_TIME_LIMIT_SECONDS) {
             return Err(value_error(format!(
                 "time_limit must be a positive number of seconds (at most a year), not {t}"
             )));

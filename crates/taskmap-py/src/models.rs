@@ -134,7 +134,7 @@ pub(crate) fn simulate<'py>(
         ProgramArg::Program(p) => p.inner.clone(),
         ProgramArg::Path(p) => read_program(py, p)?.inner,
     };
-    const MAX_CYCLES: u64 = 1 << 32;
+    const MAX_CYCLES: u64 = taskmap::perego::wormhole::MAX_PARAM_CYCLES;
     for (name, v) in [
         ("flit_cycles", flit_cycles),
         ("send_overhead", send_overhead),

@@ -61,6 +61,9 @@ pub struct RunContext {
     pub stop: Arc<AtomicBool>,
 }
 
+/// The longest time limit a run takes, in seconds (a year).
+pub const MAX_TIME_LIMIT_SECONDS: f64 = 365.0 * 86_400.0;
+
 /// The most threads a [`RunContext`] starts.
 pub const MAX_THREADS: usize = 1024;
 

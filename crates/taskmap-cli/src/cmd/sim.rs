@@ -219,9 +219,7 @@ fn check_args(a: &SimArgs) -> Result<()> {
             a.threads
         );
     }
-    // Bounded so that simulated times (sums and products of these with 32-bit instruction
-    // arguments) stay far from overflow; the simulator also saturates.
-    const MAX_CYCLES: u64 = 1 << 32;
+    const MAX_CYCLES: u64 = taskmap::perego::wormhole::MAX_PARAM_CYCLES;
     for (name, v) in [
         ("--flit-cycles", a.flit_cycles),
         ("--send-overhead", a.send_overhead),

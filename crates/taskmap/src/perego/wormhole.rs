@@ -68,6 +68,11 @@ impl std::str::FromStr for ReadyPolicy {
     }
 }
 
+/// The most cycles a timing parameter of [`WormholeParams`] may take (2^32), so that
+/// simulated times (sums and products of these with 32-bit instruction arguments) stay far
+/// from overflow; the simulator also saturates.
+pub const MAX_PARAM_CYCLES: u64 = 1 << 32;
+
 /// Parameters of the machine. Times in CPU cycles.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WormholeParams {
