@@ -39,6 +39,8 @@ pub struct ExplicitGraph {
     dist: Dist,
     tree: DomainTree,
     path: Option<String>,
+    /// The spec, when it is not `graph:PATH` (a graph read from another format).
+    spec: Option<String>,
 }
 
 enum Dist {
@@ -189,6 +191,7 @@ impl ExplicitGraph {
                 nodes: Vec::new(),
             },
             path,
+            spec: None,
         };
         let reached = g
             .hops_from(0, None)
@@ -241,6 +244,12 @@ impl ExplicitGraph {
     /// The file this target was read from, if any.
     pub fn path(&self) -> Option<&str> {
         self.path.as_deref()
+    }
+
+    /// Gives the target the spec it was read with (a target file of another format).
+    pub(crate) fn with_spec(mut self, spec: String) -> Self {
+        self.spec = Some(spec);
+        self
     }
 
     fn neighbours(&self, u: u32) -> impl Iterator<Item = (u32, u64)> + '_ {
@@ -497,7 +506,10 @@ impl Architecture for ExplicitGraph {
         self.tree.reps(a, b).map_or(0, |(x, y)| self.distance(x, y))
     }
     fn spec(&self) -> String {
-        format!("graph:{}", self.path.as_deref().unwrap_or("<memory>"))
+        match &self.spec {
+            Some(s) => s.clone(),
+            None => format!("graph:{}", self.path.as_deref().unwrap_or("<memory>")),
+        }
     }
     fn name(&self) -> &'static str {
         "graph"

@@ -26,6 +26,7 @@
 //! consecutive.
 
 mod complete;
+mod deco;
 mod domtree;
 mod error;
 mod explicit;
@@ -48,6 +49,7 @@ mod wcomplete;
 mod tests;
 
 pub use complete::Complete;
+pub use deco::{DecoTerminal, Decomposition, DECO_MAX_TERMINALS};
 pub use error::ArchError;
 pub use explicit::{ExplicitGraph, FULL_MATRIX_MAX_PES};
 pub use graymesh::GrayMesh;

@@ -38,6 +38,10 @@ const MAX_DIMS: usize = 1024;
 /// `cmplt k`, `cmpltw k w0 .. w(k-1)`, `hcub dim`, `mesh2D x y`, `mesh3D x y z`,
 /// `meshXD n d0 .. d(n-1)`, `torus2D`, `torus3D`, `torusXD` (same arguments), `tleaf L s0 c0
 /// .. s(L-1) c(L-1)` (levels top-down, cumulative distances, see [`Tree::from_tleaf`]),
+/// `ltleaf` (a `tleaf` followed by `permnbr perm0 ..`: the labels of the leaves of each
+/// block of `permnbr` leaves, so that PE `L` is leaf `L - L % permnbr + perm⁻¹[L % permnbr]`),
+/// `deco 0`, `deco 1` and `deco 2` (decomposition-defined targets, as `amk_grf` writes them;
+/// read into a [`Decomposition`], see `docs/formats.md`),
 /// `sub n p0 .. p(n-1) INNER` (Scotch 6/7 layout; `sub INNER n p0 ..` is accepted too).
 /// Names are case-insensitive; `#` starts a comment.
 pub fn parse_arch(spec: &str) -> Result<Box<dyn Architecture>, ArchError> {
@@ -280,6 +284,8 @@ fn is_scotch_name(t: &str) -> bool {
             | "torus3d"
             | "torusxd"
             | "tleaf"
+            | "ltleaf"
+            | "deco"
             | "sub"
     )
 }
@@ -316,21 +322,21 @@ fn parse_scotch_file(path: &str) -> Result<Box<dyn Architecture>, ArchError> {
     .whole()
 }
 
-enum Src<'a> {
+pub(crate) enum Src<'a> {
     File(&'a str),
     Inline(&'a str),
 }
 
-struct Toks<'a> {
-    toks: Vec<(u32, u32, &'a str)>,
-    pos: usize,
-    src: Src<'a>,
+pub(crate) struct Toks<'a> {
+    pub(crate) toks: Vec<(u32, u32, &'a str)>,
+    pub(crate) pos: usize,
+    pub(crate) src: Src<'a>,
     /// Nesting depth of `sub` targets.
-    depth: u32,
+    pub(crate) depth: u32,
 }
 
 impl<'a> Toks<'a> {
-    fn err_at(&self, i: usize, msg: impl Into<String>) -> ArchError {
+    pub(crate) fn err_at(&self, i: usize, msg: impl Into<String>) -> ArchError {
         let msg = msg.into();
         match self.src {
             Src::File(f) => {
@@ -358,7 +364,7 @@ impl<'a> Toks<'a> {
         Ok(a)
     }
 
-    fn word(&mut self, what: &str) -> Result<&'a str, ArchError> {
+    pub(crate) fn word(&mut self, what: &str) -> Result<&'a str, ArchError> {
         match self.toks.get(self.pos) {
             Some(&(_, _, t)) => {
                 self.pos += 1;
@@ -368,7 +374,7 @@ impl<'a> Toks<'a> {
         }
     }
 
-    fn num<T: FromStr>(&mut self, what: &str) -> Result<T, ArchError> {
+    pub(crate) fn num<T: FromStr>(&mut self, what: &str) -> Result<T, ArchError> {
         let i = self.pos;
         let t = self.word(what)?;
         if !t.bytes().all(|c| c.is_ascii_digit()) {
@@ -381,7 +387,87 @@ impl<'a> Toks<'a> {
             .map_err(|_| self.err_at(i, format!("{what}: number \"{t}\" is too large")))
     }
 
-    fn arch(&mut self) -> Result<Box<dyn Architecture>, ArchError> {
+    /// The levels of a `tleaf`: `L`, then `L` pairs of size and link cost.
+    fn tleaf_levels(&mut self) -> Result<(Vec<u32>, Vec<u64>), ArchError> {
+        let i = self.pos;
+        let l: usize = self.num("number of levels")?;
+        if l == 0 || l > MAX_TREE_LEVELS {
+            return Err(self.err_at(
+                i,
+                format!("bad number of levels {l} (1 to {MAX_TREE_LEVELS})"),
+            ));
+        }
+        let (mut s, mut c) = (Vec::new(), Vec::new());
+        for _ in 0..l {
+            s.push(self.num("level size")?);
+            c.push(self.num("link cost")?);
+        }
+        Ok((s, c))
+    }
+
+    /// The permutation of an `ltleaf` (`permnbr perm0 ..`), as the inner leaf of each PE
+    /// (label) of a tree with `k` leaves: every block of `permnbr` consecutive labels is
+    /// permuted within itself, so `permnbr` must divide `k`.
+    fn ltleaf_labels(&mut self, k: u32) -> Result<Vec<PeId>, ArchError> {
+        let i = self.pos;
+        let p: u32 = self.num("permutation size")?;
+        if p == 0 || !k.is_multiple_of(p) {
+            return Err(self.err_at(
+                i,
+                format!("permutation size {p} does not divide the {k} leaves of the tree"),
+            ));
+        }
+        let mut inv = vec![u32::MAX; p as usize];
+        for slot in 0..p {
+            let j = self.pos;
+            let v: u32 = self.num("permutation index")?;
+            if v >= p {
+                return Err(self.err_at(j, format!("permutation index {v} is not below {p}")));
+            }
+            if inv[v as usize] != u32::MAX {
+                return Err(self.err_at(j, format!("permutation index {v} is listed twice")));
+            }
+            inv[v as usize] = slot;
+        }
+        Ok((0..k)
+            .map(|l| PeId(l - l % p + inv[(l % p) as usize]))
+            .collect())
+    }
+
+    /// A signed integer (Scotch writes -1 for "none").
+    pub(crate) fn int(&mut self, what: &str) -> Result<i64, ArchError> {
+        let i = self.pos;
+        let t = self.word(what)?;
+        let digits = t.strip_prefix('-').unwrap_or(t);
+        if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(self.err_at(i, format!("{what}: expected an integer, found \"{t}\"")));
+        }
+        t.parse()
+            .map_err(|_| self.err_at(i, format!("{what}: number \"{t}\" is too large")))
+    }
+
+    /// Fails unless `n` more words of `per` tokens each can follow (so that counts read
+    /// from the file never size an allocation beyond the file).
+    pub(crate) fn need(&self, at: usize, n: u64, per: u64, what: &str) -> Result<(), ArchError> {
+        let left = (self.toks.len() - self.pos) as u64;
+        if n.checked_mul(per).is_none_or(|t| t > left) {
+            return Err(self.err_at(
+                at,
+                format!("{n} {what} announced, but the file holds only {left} more numbers"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The file a top-level target was read from.
+    pub(crate) fn top_path(&self, at: usize) -> Option<String> {
+        match self.src {
+            Src::File(f) if at == 0 && self.depth == 0 => Some(f.to_string()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn arch(&mut self) -> Result<Box<dyn Architecture>, ArchError> {
         let at = self.pos;
         if self.depth > MAX_NESTING {
             return Err(self.err_at(at, "subsets nested too deeply"));
@@ -439,20 +525,23 @@ impl<'a> Toks<'a> {
                 }
             }
             "tleaf" => {
+                let (sizes, costs) = self.tleaf_levels()?;
+                boxed(self, at, Tree::from_tleaf(sizes, costs))
+            }
+            "ltleaf" => {
+                let (sizes, costs) = self.tleaf_levels()?;
+                let tree = boxed(self, at, Tree::from_tleaf(sizes, costs))?;
+                let pes = self.ltleaf_labels(tree.pe_count())?;
+                boxed(self, at, Subset::new(tree, pes))
+            }
+            "deco" => {
                 let i = self.pos;
-                let l: usize = self.num("number of levels")?;
-                if l == 0 || l > MAX_TREE_LEVELS {
-                    return Err(self.err_at(
-                        i,
-                        format!("bad number of levels {l} (1 to {MAX_TREE_LEVELS})"),
-                    ));
+                match self.num::<u32>("decomposition type")? {
+                    0 => self.deco0(at),
+                    1 => self.deco1(at),
+                    2 => self.deco2(at),
+                    t => Err(self.err_at(i, format!("decomposition type {t}: expected 0, 1 or 2"))),
                 }
-                let (mut s, mut c) = (Vec::new(), Vec::new());
-                for _ in 0..l {
-                    s.push(self.num("level size")?);
-                    c.push(self.num("link cost")?);
-                }
-                boxed(self, at, Tree::from_tleaf(s, c))
             }
             "sub" => {
                 self.depth += 1;

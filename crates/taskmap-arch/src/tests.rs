@@ -575,6 +575,84 @@ fn scotch_sub_files() {
 }
 
 #[test]
+fn scotch_decompositions() {
+    // amk_m2 3 2 (deco 0), amk_grf of the same 3x2 grid (deco 1, and deco 2 with -2):
+    // all three are mesh:3x2, labels = PEs.
+    let mesh = parse_arch("mesh:3x2").unwrap();
+    for f in ["deco0", "deco1", "deco2"] {
+        let a = parse_arch(&fixture(&format!("mesh3x2.{f}.tgt"))).unwrap();
+        assert_same(&*mesh, &*a);
+        check_arch(&*a, true, false);
+        assert!(a.spec().starts_with("tgt:"), "{}", a.spec());
+    }
+    let d0 = parse_arch(&fixture("mesh3x2.deco0.tgt")).unwrap();
+    assert_eq!(d0.name(), "deco");
+    // The Scotch text written back is a deco 0 of the same target.
+    let back = parse_arch(&write_scotch_target(&*d0).unwrap()).unwrap();
+    assert_same(&*d0, &*back);
+    // Its tree: the root splits {0,1,3,4} (domain 2) from {2,5} (domain 3).
+    let (h0, h1) = d0.bipartition(&d0.root()).unwrap();
+    let pes = |d| {
+        let mut v = Vec::new();
+        d0.domain_pes(&d, &mut v);
+        v.sort();
+        v
+    };
+    assert_eq!(pes(h0), [PeId(0), PeId(1), PeId(3), PeId(4)]);
+    assert_eq!(pes(h1), [PeId(2), PeId(5)]);
+    // Labels 10, 20, 30 are PEs 0, 1, 2 by rank; weights are capacities; a tree with an
+    // unused half (number 3 absent) still splits into non-empty domains.
+    let d = parse_arch("deco 0 3 13 30 2 13 10 1 4 20 1 5 5 3 4").unwrap();
+    assert_eq!(d.pe_count(), 3);
+    assert_eq!(d.pe_capacity(PeId(2)), 2);
+    assert_eq!(d.distance(PeId(2), PeId(0)), 5); // d(30, 10): the first distance
+    assert_eq!(d.distance(PeId(2), PeId(1)), 3); // d(30, 20)
+    assert_eq!(d.distance(PeId(1), PeId(0)), 4); // d(20, 10)
+    check_arch(&*d, false, false);
+    let (a, b) = d.bipartition(&d.root()).unwrap();
+    assert_eq!((d.domain_size(&a), d.domain_size(&b)), (2, 1));
+    // A deco 2 of a 4x4 grid restricted to vertices 0 3 5 10 15 (amk_grf -l).
+    let sub = parse_arch(&fixture("mesh4x4sub.deco2.tgt")).unwrap();
+    assert_same(&*parse_arch("sub:0,3,5,10,15:mesh:4x4").unwrap(), &*sub);
+    // ltleaf: leaf i has label i - i%4 + perm[i%4]; PE = label.
+    let lt = parse_arch("ltleaf 2 2 10 4 1 4 3 2 1 0").unwrap();
+    let tree = parse_arch("tleaf 2 2 10 4 1").unwrap();
+    for a in 0..8 {
+        for b in 0..8 {
+            let leaf = |l: u32| l - l % 4 + 3 - l % 4;
+            assert_eq!(
+                lt.distance(PeId(a), PeId(b)),
+                tree.distance(PeId(leaf(a)), PeId(leaf(b)))
+            );
+        }
+    }
+    let lt = parse_arch("ltleaf 2 2 10 4 1 8 4 5 6 7 0 1 2 3").unwrap();
+    // Labels 0..3 sit on leaves 4..7, labels 4..7 on leaves 0..3.
+    assert_eq!(lt.distance(PeId(0), PeId(3)), 1);
+    assert_eq!(lt.distance(PeId(4), PeId(7)), 1);
+    assert_eq!(lt.distance(PeId(0), PeId(4)), 11);
+    for bad in [
+        "ltleaf 2 2 10 4 1 3 0 1 2",
+        "ltleaf 1 4 1 2 0 2",
+        "deco 0 0 1",
+        "deco 0 2 1 0 1 1 1 1 2 1",
+        "deco 0 2 3 0 1 2 1 1 3",
+        "deco 0 2 3 0 0 2 1 1 3 1",
+        "deco 1 1 1 0 2 1",
+        "deco 2 1 1 1 0 0 1 1 1 0 -1 -1 -1 0 0 0 1 0 000 0 1",
+        "deco 2 1 1 9999999999 0 0",
+    ] {
+        assert!(parse_arch(bad).is_err(), "{bad:?} should fail");
+    }
+    assert_eq!(
+        parse_arch("deco 2 1 1 1 0 0 1 1 1 0 -1 -1 -1 0 0 0 1 0 0 000 0 1 0")
+            .unwrap()
+            .pe_count(),
+        1
+    );
+}
+
+#[test]
 fn stats() {
     let m = parse_arch("mesh:4x4").unwrap();
     assert_eq!(diameter(&*m), 6);
@@ -706,6 +784,13 @@ fn bad_files() {
     expect("unknown_kind.tgt", "tgt:", 1, 1);
     expect("not_a_number.tgt", "", 1, 11);
     expect("link_weights_overflow.graph", "graph:", 0, 0);
+    expect("deco0_truncated.tgt", "", 1, 11);
+    expect("deco0_nested.tgt", "", 3, 1);
+    expect("deco0_label_twice.tgt", "", 4, 1);
+    expect("deco0_zero_distance.tgt", "tgt:", 5, 1);
+    expect("deco_type.tgt", "", 1, 6);
+    expect("ltleaf_perm_twice.tgt", "", 1, 20);
+    expect("deco2_one_sided.tgt", "", 27, 3);
     let e = parse_arch(&format!("graph:{}", fixture("bad/disconnected.graph"))).unwrap_err();
     assert!(e.to_string().contains("disconnected"), "{e}");
     let e = parse_arch(&format!(

@@ -39,9 +39,9 @@ pub mod registry;
 pub mod report;
 
 pub use error::Error;
-pub use mapper::{Mapper, NoProgress, Progress, RunContext};
+pub use mapper::{Mapper, NoProgress, Optimality, Progress, RunContext};
 pub use mapping::{Mapping, MappingFormat};
-pub use metrics::{evaluate, EvalOptions, Evaluation};
+pub use metrics::{evaluate, EvalOptions, Evaluation, PartDiameters};
 pub use problem::{Capacities, Problem};
 pub use registry::AlgorithmSpec;
 pub use taskmap_arch::{parse_arch, parse_machine, Architecture, Machine, PeId, Routing};

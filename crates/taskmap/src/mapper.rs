@@ -59,6 +59,33 @@ pub struct RunContext {
     /// treat it as one that has passed (the mapping under way is still completed, and
     /// a caller that stops a run usually discards it).
     pub stop: Arc<AtomicBool>,
+    /// What the run proved about the optimum, when it searched exactly (`exact`).
+    pub optimality: Option<Optimality>,
+}
+
+/// What an exact search proved: the f_C of the mapping it returned, and a lower bound on
+/// every mapping's (equal to it when the search finished).
+#[derive(Clone, Debug, serde::Serialize, PartialEq, Eq)]
+pub struct Optimality {
+    /// f_C of the mapping returned.
+    pub comm_cost: u64,
+    /// No mapping that respects the constraints has a smaller f_C.
+    pub lower_bound: u64,
+    /// Whether the mapping is proven optimal (`lower_bound == comm_cost`).
+    pub optimal: bool,
+    /// Search-tree nodes visited.
+    pub nodes: u64,
+}
+
+impl Optimality {
+    /// The largest relative gap of the returned mapping to the optimum, in percent.
+    pub fn gap_percent(&self) -> f64 {
+        if self.comm_cost == 0 {
+            0.0
+        } else {
+            100.0 * (self.comm_cost - self.lower_bound) as f64 / self.comm_cost as f64
+        }
+    }
 }
 
 /// The longest time limit a run takes, in seconds (a year).
@@ -78,6 +105,7 @@ impl RunContext {
             timings: Vec::new(),
             progress: Arc::new(NoProgress),
             stop: Arc::new(AtomicBool::new(false)),
+            optimality: None,
         }
     }
 

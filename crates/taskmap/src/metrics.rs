@@ -71,6 +71,23 @@ pub struct DistanceBin {
     pub weight: u64,
 }
 
+/// How far apart the tasks of one PE are: Scotch's `PartDiam`, over the PEs holding at
+/// least one task (all 0 when none does).
+///
+/// A part's value is found by breadth-first search inside the part, over unweighted
+/// edges: from the part's lowest-numbered task, then again from the farthest task found
+/// (among equally far tasks, the first one met of smaller degree in the whole graph),
+/// until a search finds no farther task. The distances of a part's first component start
+/// at 1, so a connected part scores its pseudo-diameter plus 1; every further component
+/// (taken in task order) starts one past the value reached so far, so a part scattered in
+/// `c` pieces scores the sum over them of (pseudo-diameter + 1).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PartDiameters {
+    pub min: u64,
+    pub max: u64,
+    pub avg: f64,
+}
+
 /// Every metric of a mapping.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Evaluation {
@@ -108,6 +125,8 @@ pub struct Evaluation {
     pub neighbours_sum: u64,
     /// Communication weight by distance, by increasing distance.
     pub distance_histogram: Vec<DistanceBin>,
+    /// The pseudo-diameters of the parts, as Scotch's `gmtst` prints them (`PartDiam`).
+    pub part_diameters: PartDiameters,
     /// The ε checked, if any, and whether every PE and constraint satisfies it.
     pub epsilon: Option<f64>,
     pub balanced: Option<bool>,
@@ -289,6 +308,7 @@ pub fn evaluate(
                 weight,
             })
             .collect(),
+        part_diameters: part_diameters(graph, map, k),
         epsilon: opts.epsilon,
         balanced: opts.epsilon.map(|_| balanced),
         capacities_respected: opts.capacities.as_ref().map(|_| respected),
@@ -374,6 +394,91 @@ fn edge_stats(graph: &TaskGraph, arch: &dyn Architecture, map: &[PeId], k: u32) 
         }
     }
     s
+}
+
+/// The [`PartDiameters`] of a mapping.
+fn part_diameters(graph: &TaskGraph, map: &[PeId], k: u32) -> PartDiameters {
+    let n = graph.num_tasks();
+    // The tasks of every PE, in task order.
+    let mut start = vec![0u32; k as usize + 1];
+    for p in map {
+        start[p.idx() + 1] += 1;
+    }
+    for p in 0..k as usize {
+        start[p + 1] += start[p];
+    }
+    let mut members = vec![0u32; n];
+    let mut fill = start.clone();
+    for (t, p) in map.iter().enumerate() {
+        members[fill[p.idx()] as usize] = t as u32;
+        fill[p.idx()] += 1;
+    }
+    drop(fill);
+    // The search that last reached each task (0: none yet), and its distance there.
+    let mut seen = vec![0u32; n];
+    let mut dist = vec![0u64; n];
+    let mut queue: Vec<u32> = Vec::new();
+    let mut search = 0u32;
+    let degree = |t: u32| graph.neighbors(t).len();
+    let (mut min, mut max, mut sum, mut parts) = (u64::MAX, 0u64, 0u64, 0u64);
+    for p in 0..k as usize {
+        let part = &members[start[p] as usize..start[p + 1] as usize];
+        if part.is_empty() {
+            continue;
+        }
+        let pe = PeId(p as u32);
+        let mut far = 0u64;
+        for &root in part {
+            if seen[root as usize] != 0 {
+                continue;
+            }
+            far += 1;
+            let base = far;
+            let mut end = root;
+            loop {
+                search += 1;
+                let mut moved = false;
+                queue.clear();
+                queue.push(end);
+                seen[end as usize] = search;
+                dist[end as usize] = base;
+                let mut head = 0;
+                while head < queue.len() {
+                    let v = queue[head];
+                    head += 1;
+                    let d = dist[v as usize];
+                    if d > far || (d == far && degree(v) < degree(end)) {
+                        end = v;
+                        far = d;
+                        moved = true;
+                    }
+                    for &u in graph.neighbors(v) {
+                        if seen[u as usize] < search && map[u as usize] == pe {
+                            seen[u as usize] = search;
+                            dist[u as usize] = d + 1;
+                            queue.push(u);
+                        }
+                    }
+                }
+                if !moved {
+                    break;
+                }
+            }
+        }
+        min = min.min(far);
+        max = max.max(far);
+        sum += far;
+        parts += 1;
+    }
+    PartDiameters {
+        min: if parts == 0 { 0 } else { min },
+        max,
+        avg: if parts == 0 {
+            0.0
+        } else {
+            sum as f64 / parts as f64
+        },
+    }
 }
 
 /// The load of every PE for every constraint, at `p * ncon + c`.

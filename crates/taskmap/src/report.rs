@@ -32,6 +32,9 @@ pub struct MapReport {
     /// Link loads, when asked for (`map --congestion`) and the target has routes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub congestion: Option<crate::congestion::Congestion>,
+    /// What an exact search proved (`-A exact`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimality: Option<crate::mapper::Optimality>,
 }
 
 /// A mapping of MPI ranks (task `r` is rank `r`) against the ranks placed in order, and
@@ -208,6 +211,11 @@ pub struct CompareRow {
     pub time_ms: f64,
     /// Why the algorithm gave no mapping (it does not apply to this problem).
     pub error: Option<String>,
+    /// The lower bound on f_C an exact search proved (its row only).
+    pub lower_bound: Option<u64>,
+    /// `100 (f_C - bound) / bound` against the best bound of the group, when an exact
+    /// search ran: the gap to the optimum, or at most that when the search stopped early.
+    pub gap_percent: Option<f64>,
 }
 
 /// The mapping a run refined, against the result.
@@ -338,6 +346,11 @@ pub fn render_evaluation(e: &Evaluation) -> String {
         "neighbour PEs      min {}  max {}  avg {:.2}  sum {}",
         e.neighbours_min, e.neighbours_max, e.neighbours_avg, e.neighbours_sum
     );
+    let _ = writeln!(
+        s,
+        "part diameter      min {}  max {}  avg {:.4}  (gmtst's PartDiam)",
+        e.part_diameters.min, e.part_diameters.max, e.part_diameters.avg
+    );
     let _ = writeln!(s, "comm weight by distance:");
     let _ = writeln!(
         s,
@@ -387,6 +400,24 @@ pub fn render_map_report(r: &MapReport) -> String {
         let _ = write!(s, "  {} {:.3} ms", phase, ms);
     }
     let _ = writeln!(s);
+    if let Some(o) = &r.optimality {
+        if o.optimal {
+            let _ = writeln!(
+                s,
+                "exact search: f_C {} is optimal ({} nodes)",
+                o.comm_cost, o.nodes
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "exact search stopped after {} nodes: f_C {}, lower bound {} (gap at most {:.2} %)",
+                o.nodes,
+                o.comm_cost,
+                o.lower_bound,
+                o.gap_percent()
+            );
+        }
+    }
     if let Some(i) = &r.initial {
         let _ = writeln!(
             s,

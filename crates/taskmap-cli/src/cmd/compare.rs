@@ -30,8 +30,8 @@ pub(crate) struct CompareArgs {
     #[command(flatten)]
     pub(crate) nodes: NodeList,
     /// An algorithm to run, `name[,key=value...]`; repeat the flag for several (default:
-    /// every registered algorithm with its default parameters except `greedy-perego`, which
-    /// is made for timed programs and leaves loads unbalanced on static graphs).
+    /// every static mapper with its default parameters except `exact`, the branch and
+    /// bound for small instances; name it to get each row's gap to the optimum).
     #[arg(short = 'A', long = "algorithm")]
     pub(crate) algorithms: Vec<String>,
     #[command(flatten)]
@@ -109,7 +109,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
         problems.push((problem, graph_name));
     }
     let names: Vec<String> = if a.algorithms.is_empty() {
-        taskmap::registry::names(&[taskmap::registry::Family::Static])
+        taskmap::registry::compared_by_default()
             .into_iter()
             .map(str::to_string)
             .collect()
@@ -165,6 +165,8 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                     feasible: false,
                     time_ms,
                     error: None,
+                    lower_bound: ctx.optimality.as_ref().map(|o| o.lower_bound),
+                    gap_percent: None,
                 };
                 match result {
                     Ok(mapping) => {
@@ -192,6 +194,19 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
     progress.finish();
     // One group per graph and seed, in the order run.
     let same = |x: &CompareRow, y: &CompareRow| x.group == y.group;
+    // Against an exact search's lower bound: the gap to the optimum (at most that when
+    // the search stopped early).
+    for group in rows.chunk_by_mut(same) {
+        let Some(lb) = group.iter().filter_map(|r| r.lower_bound).max() else {
+            continue;
+        };
+        for r in group.iter_mut().filter(|r| r.feasible) {
+            r.gap_percent = r.comm_cost.and_then(|f| match lb {
+                0 => (f == 0).then_some(0.0),
+                _ => Some(100.0 * (f as f64 - lb as f64) / lb as f64),
+            });
+        }
+    }
     if let Some(by) = a.rank_by {
         let key = |r: &CompareRow| -> (bool, f64) {
             let v = match by {
@@ -241,8 +256,10 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
     )
 }
 
-/// The human table of one graph and seed (with a congestion column when scored).
+/// The human table of one graph and seed (with a congestion column when scored, and a
+/// gap column when an exact search bounded the optimum).
 fn print_group(rows: &[CompareRow], congestion: bool) {
+    let gaps = rows.iter().any(|r| r.lower_bound.is_some());
     outln!(
         "graph {}  target {}  seed {}",
         rows[0].graph,
@@ -256,27 +273,44 @@ fn print_group(rows: &[CompareRow], congestion: bool) {
             String::new()
         }
     };
+    let gap = |r: &CompareRow| {
+        if !gaps {
+            return String::new();
+        }
+        let g = r.gap_percent.map_or("-".to_string(), |g| format!("{g:.2}"));
+        match r.lower_bound {
+            Some(lb) if r.comm_cost == Some(lb) => format!(" {g:>8}  (optimal)"),
+            Some(lb) => format!(" {g:>8}  (bound {lb})"),
+            None => format!(" {g:>8}"),
+        }
+    };
     outln!(
-        "{:<32} {:>14}{} {:>12} {:>10} {:>9} {:>12}",
+        "{:<32} {:>14}{} {:>12} {:>10} {:>9} {:>12}{}",
         "algorithm",
         "f_C",
         column("congestion".into()),
         "cut",
         "imbalance",
         "feasible",
-        "time_ms"
+        "time_ms",
+        if gaps {
+            format!(" {:>8}", "gap_%")
+        } else {
+            String::new()
+        }
     );
     for r in rows {
         match (&r.error, r.comm_cost, r.edge_cut, r.imbalance) {
             (None, Some(fc), Some(cut), Some(imb)) => outln!(
-                "{:<32} {:>14}{} {:>12} {:>10.4} {:>9} {:>12.3}",
+                "{:<32} {:>14}{} {:>12} {:>10.4} {:>9} {:>12.3}{}",
                 r.algorithm,
                 fc,
                 column(r.max_congestion.map_or("-".to_string(), |c| c.to_string())),
                 cut,
                 imb,
                 if r.feasible { "yes" } else { "NO" },
-                r.time_ms
+                r.time_ms,
+                gap(r)
             ),
             (err, ..) => outln!(
                 "{:<32} not applicable: {}",

@@ -50,10 +50,17 @@ pub(crate) struct EvalArgs {
 pub(crate) struct EvalReport {
     #[serde(flatten)]
     pub(crate) evaluation: taskmap::Evaluation,
+    /// De Petris & Perego's F as printed (eq. 2-10).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) perego_f: Option<taskmap::perego::spm::FEstimate>,
+    pub(crate) perego_f_paper: Option<taskmap::perego::spm::FEstimate>,
+    /// Eq. 2-10 with slack absorption.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) perego_f_slack: Option<taskmap::perego::spm::FEstimate>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) perego_f_prop: Option<taskmap::perego::PropagatedEstimate>,
+    /// Where the program and mapping leave the estimates' validated range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) perego_outside_validated_range: Option<Vec<String>>,
     /// The ranks in order and the launch files, on a machine with hosts or when a launch
     /// file was written.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,15 +110,23 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
     };
     let e = evaluate(&graph, arch.as_ref(), &mapping, &opts)
         .with_context(|| format!("evaluating {}", a.mapping.display()))?;
-    let (perego_f, perego_f_prop) = match &program {
+    let (perego_f_paper, perego_f_slack, perego_f_prop, perego_notes) = match &program {
         Some(p) => {
             let model = taskmap::perego::spm::SpmModel::build(p, &Default::default())?;
+            let slack = model.evaluate(arch.as_ref(), &mapping)?;
+            let pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
             (
-                Some(model.evaluate(arch.as_ref(), &mapping)?),
+                Some(model.evaluate_partial(arch.as_ref(), &pes)),
+                Some(slack),
                 model.evaluate_propagated(p, arch.as_ref(), &mapping)?,
+                Some(taskmap::perego::summary::validity_notes(
+                    p,
+                    &mapping,
+                    &Default::default(),
+                )),
             )
         }
-        None => (None, None),
+        None => (None, None, None, None),
     };
     let congestion = match a.congestion {
         true => {
@@ -175,9 +190,16 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
             if let Some(l) = &launch {
                 out!("{}", render_launch(l));
             }
-            if let Some(f) = &perego_f {
+            if let Some(f) = &perego_f_paper {
                 outln!(
-                    "F (De Petris & Perego) {:.1} cycles (max on PE {}), F_sum {:.1}",
+                    "F_paper {:.1} cycles (De Petris & Perego's F, eq. 2-10; max on PE {})",
+                    f.f,
+                    f.argmax
+                );
+            }
+            if let Some(f) = &perego_f_slack {
+                outln!(
+                    "F_slack {:.1} cycles (eq. 2-10 with the receivers' slack absorbing delays; max on PE {}), F_sum {:.1}",
                     f.f,
                     f.argmax,
                     f.f_sum
@@ -197,12 +219,17 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
                     f.argmax_task
                 );
             }
+            for n in perego_notes.iter().flatten() {
+                outln!("warning: outside the estimates' validated range: {}", n);
+            }
         }
         OutputFormat::Json | OutputFormat::Csv => print_data(
             &EvalReport {
                 evaluation: e,
-                perego_f,
+                perego_f_paper,
+                perego_f_slack,
                 perego_f_prop,
+                perego_outside_validated_range: perego_notes,
                 launch,
                 congestion,
             },

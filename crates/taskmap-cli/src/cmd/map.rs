@@ -284,6 +284,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         initial,
         launch,
         congestion,
+        optimality: ctx.optimality.clone(),
     };
     match a.format {
         OutputFormat::Human => out!("{}", render_map_report(&report)),

@@ -77,11 +77,20 @@ impl SimSummary {
     }
 }
 
-/// De Petris & Perego's F of a mapping beside the simulated completion time, with its
-/// terms, and our F_prop.
+/// The three completion-time estimates of a mapping beside the simulated completion
+/// time: De Petris & Perego's F as the paper prints it (eq. 2-10), that F with the
+/// receivers' slack absorbing delays (ours, with its terms), and F_prop (ours: the
+/// model's delays propagated along the program; one task per PE only).
 #[derive(serde::Serialize)]
 pub struct FSummary {
-    pub f: f64,
+    /// The paper's F, eq. 2-10 (what the greedy mapper minimises).
+    pub f_paper: f64,
+    /// `(F_paper - completion) / completion`.
+    pub f_paper_relative_error: f64,
+    /// Eq. 2-10 with slack absorption (`SpmModel::evaluate`).
+    pub f_slack: f64,
+    pub f_slack_relative_error: f64,
+    /// The terms of `f_slack`: Σ_n R(m,n), the PE of the largest R, and the four terms.
     pub f_sum: f64,
     pub argmax_pe: u32,
     pub comp_idle: f64,
@@ -90,17 +99,18 @@ pub struct FSummary {
     pub contention: f64,
     pub phases: usize,
     pub overlap_fraction: f64,
-    /// `(F - completion) / completion`.
-    pub relative_error: f64,
     /// `F_prop` (ours; one task per PE only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub f_prop: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub f_prop_relative_error: Option<f64>,
+    /// Why the estimates may not hold here: the ways the program and mapping leave the
+    /// range they were validated in (empty inside it). See [`validity_notes`].
+    pub outside_validated_range: Vec<String>,
 }
 
 impl FSummary {
-    /// F (and F_prop) of `mapping` under the phase model with `overlap_fraction` and the
+    /// The estimates of `mapping` under the phase model with `overlap_fraction` and the
     /// machine `params`, against the simulated `completion` time.
     pub fn new(
         program: &Program,
@@ -116,12 +126,17 @@ impl FSummary {
         };
         let model = SpmModel::build(program, &sp)?;
         let e = model.evaluate(arch, mapping)?;
+        let pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
+        let paper = model.evaluate_partial(arch, &pes).f;
         let prop = model
             .evaluate_propagated(program, arch, mapping)?
             .map(|p| p.f_prop);
         let rel = |f: f64| (f - completion as f64) / (completion.max(1) as f64);
         Ok(Self {
-            f: e.f,
+            f_paper: paper,
+            f_paper_relative_error: rel(paper),
+            f_slack: e.f,
+            f_slack_relative_error: rel(e.f),
             f_sum: e.f_sum,
             argmax_pe: e.argmax,
             comp_idle: e.comp_idle,
@@ -130,11 +145,67 @@ impl FSummary {
             contention: e.contention,
             phases: model.num_phases(),
             overlap_fraction,
-            relative_error: rel(e.f),
             f_prop: prop,
             f_prop_relative_error: prop.map(rel),
+            outside_validated_range: validity_notes(program, mapping, params),
         })
     }
+}
+
+/// Largest program of the accuracy experiment the estimates were validated on
+/// (`docs/simulation.md`, "Accuracy").
+pub const VALIDATED_MAX_TASKS: usize = 200;
+/// Compute cycles per flit sent below which traffic is heavier than validated: the
+/// programs of that experiment have 8 on average (7.8-8.2 per program).
+pub const VALIDATED_CYCLES_PER_FLIT: f64 = 6.0;
+
+/// The ways a program and mapping leave the range the three estimates were validated in
+/// (the accuracy experiment of `docs/simulation.md`: 4-200 tasks, one task per PE, about 8
+/// compute cycles per flit sent, the default machine), each with what was measured
+/// outside it; empty inside it.
+pub fn validity_notes(
+    program: &Program,
+    mapping: &Mapping,
+    params: &WormholeParams,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let n = program.num_tasks();
+    if n > VALIDATED_MAX_TASKS {
+        notes.push(format!(
+            "{n} tasks, beyond the {VALIDATED_MAX_TASKS} of the validated programs: on \
+             500-2,000-task programs on meshes and tori F_prop was 22-28 % high on average \
+             and the paper's F 20-42 % low"
+        ));
+    }
+    let mut pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
+    pes.sort_unstable();
+    pes.dedup();
+    if pes.len() < n {
+        notes.push(
+            "several tasks share a PE: F adds up their idle times although the PE runs one \
+             while another waits (a random mapping with two tasks on some PEs: +91 %), and \
+             F_prop is not defined"
+                .to_string(),
+        );
+    }
+    let flits = program.total_flits();
+    let cycles: u64 = (0..n as u32).map(|t| program.compute_cycles(t)).sum();
+    if flits > 0 {
+        let per = cycles as f64 / flits as f64;
+        if per < VALIDATED_CYCLES_PER_FLIT {
+            notes.push(format!(
+                "{per:.1} compute cycles per flit sent, heavier traffic than the validated \
+                 programs' 8: at 4 (twice their traffic) the estimates were off by up to \
+                 21-33 %"
+            ));
+        }
+    }
+    if *params != WormholeParams::default() {
+        notes.push(
+            "machine parameters other than the defaults the estimates were validated with".into(),
+        );
+    }
+    notes
 }
 
 /// The least, mean and largest of a list of times (zeros for an empty list).

@@ -24,7 +24,7 @@ use crate::houstis::alloc::AllocOptions;
 use crate::houstis::schedule::AllocLsOptions;
 use crate::mapper::Mapper;
 use crate::mappers::berger::{gtwp, pnp, subgraph};
-use crate::mappers::{block, drb, random, round_robin};
+use crate::mappers::{block, drb, exact, random, round_robin};
 use crate::multilevel::config::MultilevelMapper;
 use crate::perego::greedy::GreedyPerego;
 pub use params::{NoParams, ParamDoc, Params};
@@ -116,6 +116,9 @@ pub struct Algorithm {
     pub params: Option<ParamSet>,
     /// Builds it from `name,key=value,...` (the static and program families).
     pub build: Option<Build>,
+    /// Whether `taskmap compare` runs it when no algorithm is named (not the exact
+    /// search, which is for small instances and may run long).
+    pub compared_by_default: bool,
 }
 
 impl fmt::Debug for Algorithm {
@@ -152,6 +155,7 @@ const fn mapper<P: Params + Mapper + 'static>(
         summary,
         params: Some(ParamSet::of::<P>()),
         build: Some(build::<P>),
+        compared_by_default: true,
     }
 }
 
@@ -168,6 +172,7 @@ const fn run_with<P: Params>(
         summary,
         params: Some(ParamSet::of::<P>()),
         build: None,
+        compared_by_default: false,
     }
 }
 
@@ -203,6 +208,15 @@ pub static ALGORITHMS: &[Algorithm] = &[
         Family::Static,
         "multilevel: coarsen, map the coarsest graph (DRB, or multisection along a tree's levels), refine f_C on every level, V-cycles",
     ),
+    Algorithm {
+        compared_by_default: false,
+        ..mapper::<exact::ExactMapper>(
+            "exact",
+            &["bnb"],
+            Family::Static,
+            "branch and bound for the least f_C under the balance or capacity rule (small instances: at most 64 tasks); a node or time limit gives the best mapping found and a proven lower bound",
+        )
+    },
     mapper::<GreedyPerego>(
         "greedy-perego",
         &["perego"],
@@ -300,6 +314,15 @@ pub fn split<'t>(
     let mut parts = text.split(',');
     let row = find(parts.next().unwrap_or(""), families)?;
     Ok((row, parts.collect()))
+}
+
+/// The names of the static mappers `taskmap compare` runs when none is named.
+pub fn compared_by_default() -> Vec<&'static str> {
+    ALGORITHMS
+        .iter()
+        .filter(|a| a.family == Family::Static && a.compared_by_default)
+        .map(|a| a.name)
+        .collect()
 }
 
 /// The names of the algorithms of `families`, in the table's order.

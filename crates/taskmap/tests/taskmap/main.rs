@@ -6,6 +6,7 @@
 mod amap;
 mod berger;
 mod common;
+mod exact;
 mod greedy_outcome;
 mod hetero;
 mod mapping_engine;

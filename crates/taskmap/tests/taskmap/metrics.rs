@@ -535,3 +535,44 @@ fn naive_loads(
 fn fixture_arch(name: &str) -> String {
     format!("{}/../../fixtures/arch/{name}", env!("CARGO_MANIFEST_DIR"))
 }
+
+/// Scotch's PartDiam, against the values `gmtst` (Scotch 7.0.3) printed for three mappings
+/// of `delaunay_n10` (task ids 0-based) onto `cmplt 16`, and against hand-counted cases.
+#[test]
+fn part_diameters_match_gmtst() {
+    let path = format!(
+        "{}/../../fixtures/delaunay_n10.graph",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let graph = taskmap_graph::read_graph(std::path::Path::new(&path), None).unwrap();
+    let arch = parse_arch("complete:16").unwrap();
+    type Case = (fn(u32) -> u32, u64, u64, f64);
+    let cases: [Case; 3] = [
+        (|v| (v * 7) % 16, 63, 64, 63.9375),
+        (|v| v / 64, 12, 63, 28.5),
+        (|v| (v * v) % 13, 78, 156, 141.285714),
+    ];
+    for (i, (f, min, max, avg)) in cases.into_iter().enumerate() {
+        let m = Mapping::new((0..1024).map(|v| PeId(f(v))).collect());
+        let d = evaluate(&graph, arch.as_ref(), &m, &EvalOptions::default())
+            .unwrap()
+            .part_diameters;
+        assert_eq!((d.min, d.max), (min, max), "mapping {i}");
+        assert!((d.avg - avg).abs() < 1e-6, "mapping {i}: {}", d.avg);
+    }
+    // A path 0-1-2-3-4 on one PE scores 4 + 1; split as {0,1,3,4} / {2}, the first part
+    // has two pieces of one edge each: (1 + 1) + (1 + 1).
+    let mut b = taskmap_graph::GraphBuilder::new(5, 1);
+    for u in 0..4 {
+        b.add_edge(u, u + 1, 1);
+    }
+    let path5 = b.build();
+    let arch = parse_arch("complete:2").unwrap();
+    let one = Mapping::new(vec![PeId(0); 5]);
+    let d = evaluate(&path5, arch.as_ref(), &one, &EvalOptions::default()).unwrap();
+    assert_eq!((d.part_diameters.min, d.part_diameters.max), (5, 5));
+    let split = Mapping::new([0, 0, 1, 0, 0].map(PeId).to_vec());
+    let d = evaluate(&path5, arch.as_ref(), &split, &EvalOptions::default()).unwrap();
+    assert_eq!((d.part_diameters.min, d.part_diameters.max), (1, 4));
+    assert_eq!(d.part_diameters.avg, 2.5);
+}
