@@ -2825,3 +2825,323 @@ fn html_pages_draw_the_target_and_render_in_chromium() {
         }
     }
 }
+
+/// The JSON report of `taskmap hetero ARGS -f json`, which must exit 0, without its
+/// `model` member (the input's name).
+fn hetero_report(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["hetero"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-f", "json"]);
+    let o = taskmap(&all);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    let mut v = json(&o);
+    v.as_object_mut().unwrap().remove("model");
+    v
+}
+
+#[test]
+fn hetero_write_ttig_gives_the_same_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("model.ttig");
+    let out = out.to_str().unwrap();
+    let (clusters, sites) = (
+        fixture("hetero/two_clusters.platform"),
+        fixture("hetero/two_sites.platform"),
+    );
+    let (model, stg, dax, wfc) = (
+        fixture("hetero/two_clusters.ttig"),
+        fixture("hetero/rand0000.stg"),
+        fixture("hetero/Montage_25.xml"),
+        fixture("hetero/montage-chameleon-2mass-005d-001.json.gz"),
+    );
+    let inputs: [Vec<&str>; 5] = [
+        vec!["-g", &model],
+        vec![
+            "--stg",
+            &stg,
+            "--platform",
+            &clusters,
+            "--slowness",
+            "1,1.2",
+            "--bytes",
+            "500",
+        ],
+        vec![
+            "--workflow",
+            &dax,
+            "--platform",
+            &sites,
+            "--slowness",
+            "1,1.5",
+        ],
+        vec!["--workflow", &wfc, "--platform", &sites],
+        vec![
+            "--workflow",
+            &wfc,
+            "--platform",
+            &sites,
+            "--priority",
+            "rank",
+            "-A",
+            "heft-ls,kicks=3",
+        ],
+    ];
+    for input in &inputs {
+        let mut first = input.clone();
+        first.extend_from_slice(&["--write-ttig", out]);
+        let a = hetero_report(&first);
+        // The model written reads back to the same allocation, schedule and final time,
+        // under the same options (the file holds the model before --priority reorders it).
+        let rest: Vec<&str> = input
+            .iter()
+            .skip_while(|s| !s.starts_with("--priority") && !s.starts_with("-A"))
+            .copied()
+            .collect();
+        let mut again = vec!["-g", out];
+        again.extend_from_slice(&rest);
+        let b = hetero_report(&again);
+        assert!(a["makespan"].as_f64().unwrap() > 0.0);
+        assert_eq!(a["makespan"], b["makespan"], "{input:?}");
+        assert_eq!(a, b, "{input:?}");
+        // Written again from the file, the same bytes.
+        let text = std::fs::read(out).unwrap();
+        let copy = dir.path().join("copy.ttig");
+        let copy = copy.to_str().unwrap();
+        hetero_report(&["-g", out, "--write-ttig", copy]);
+        assert_eq!(std::fs::read(copy).unwrap(), text, "{input:?}");
+    }
+    // To standard output: the file, and the report on standard error.
+    let o = taskmap(&["hetero", "-g", &model, "--write-ttig", "-"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("PROCTYPE p4 2\nPROCTYPE celeron 6\n"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stderr(&o).contains("final time"), "{}", stderr(&o));
+}
+
+#[test]
+fn hetero_write_ttig_refuses_bad_outputs_and_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.ttig");
+    std::fs::copy(fixture("hetero/two_clusters.ttig"), &model).unwrap();
+    let model = model.to_str().unwrap();
+    let o = taskmap(&["hetero", "-g", model, "--write-ttig", model]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is the input file"), "{}", stderr(&o));
+    let same = dir.path().join("same.out");
+    let same = same.to_str().unwrap();
+    let o = taskmap(&["hetero", "-g", model, "-o", same, "--write-ttig", same]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("name the same file"), "{}", stderr(&o));
+    // A workflow whose task names the format cannot hold: refused before anything is
+    // written, -o included.
+    let text = std::fs::read_to_string(fixture("hetero/wfcommons14.json")).unwrap();
+    let json_path = dir.path().join("digit.json");
+    std::fs::write(&json_path, text.replace("\"a\"", "\"1 a\"")).unwrap();
+    let (ttig, alloc) = (dir.path().join("w.ttig"), dir.path().join("w.alloc"));
+    let o = taskmap(&[
+        "hetero",
+        "--workflow",
+        json_path.to_str().unwrap(),
+        "--platform",
+        &fixture("hetero/two_sites.platform"),
+        "--write-ttig",
+        ttig.to_str().unwrap(),
+        "-o",
+        alloc.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(
+            "--write-ttig: cannot write the model as a .ttig file: the task name \"1 a\""
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!ttig.exists() && !alloc.exists());
+}
+
+#[test]
+fn hetero_show_model_prints_the_matrices() {
+    let (stg, clusters) = (
+        fixture("hetero/rand0000.stg"),
+        fixture("hetero/two_clusters.platform"),
+    );
+    let base = [
+        "hetero",
+        "--stg",
+        &stg,
+        "--platform",
+        &clusters,
+        "--slowness",
+        "1,1.2",
+    ];
+    // Human: the tables after the model line, 40 rows each and a note.
+    let mut args = base.to_vec();
+    args.push("--show-model");
+    let o = taskmap(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = stdout(&o);
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(lines[1].starts_with("TTIGHa graph  w_p(T)"), "{s}");
+    assert_eq!(
+        lines[2].split_whitespace().collect::<Vec<_>>(),
+        ["task", "p4", "celeron"]
+    );
+    assert!(
+        s.contains("  ... 10 more tasks (50 in all; --full shows every row"),
+        "{s}"
+    );
+    assert!(
+        s.contains("T_i  T_j  messages  bytes  C[lan]  C[switch]  p[p4,p4]"),
+        "{s}"
+    );
+    assert!(s.contains("more pairs (192 in all"), "{s}");
+    args.push("--full");
+    let full = stdout(&taskmap(&args));
+    assert!(
+        !full.contains("more tasks") && !full.contains("more pairs"),
+        "{full}"
+    );
+    // Every task's w row and every pair's row, then the allocation's task rows.
+    let rows = full
+        .lines()
+        .filter(|l| l.starts_with("  t") && !l.starts_with("  task"))
+        .count();
+    assert_eq!(rows, 50 + 192 + 50, "{full}");
+    // Without --show-model the report is the same without the tables.
+    let plain = stdout(&taskmap(&base));
+    let tables_end = lines
+        .iter()
+        .position(|l| l.starts_with("allocation"))
+        .unwrap();
+    let mut without: Vec<&str> = vec![lines[0]];
+    without.extend_from_slice(&lines[tables_end..]);
+    assert_eq!(plain.lines().collect::<Vec<_>>(), without);
+    // JSON: the member "ttigha" only when asked, every row.
+    let rest = &base[1..];
+    let plain = hetero_report(rest);
+    assert!(plain.get("ttigha").is_none());
+    let mut with = rest.to_vec();
+    with.push("--show-model");
+    let mut v = hetero_report(&with);
+    let m = v.as_object_mut().unwrap().remove("ttigha").unwrap();
+    assert_eq!(v, plain);
+    assert_eq!(m["processor_types"], serde_json::json!(["p4", "celeron"]));
+    assert_eq!(
+        m["communication_types"],
+        serde_json::json!(["lan", "switch"])
+    );
+    let w = m["w"].as_array().unwrap();
+    assert_eq!(w.len(), 50);
+    // w_celeron = 1.2 · w_p4 (one sub-task per task).
+    for row in w {
+        let (a, b) = (row[0].as_f64().unwrap(), row[1].as_f64().unwrap());
+        assert!((b - 1.2 * a).abs() < 1e-9, "{row}");
+    }
+    let edges = m["edges"].as_array().unwrap();
+    assert_eq!(edges.len(), 192);
+    // 96 arcs of 1000 bytes, each listed from its sender with C = startup + 1000 · per byte.
+    let sent: Vec<_> = edges.iter().filter(|e| e["messages"] == 1).collect();
+    assert_eq!(sent.len(), 96);
+    for e in sent {
+        assert_eq!(e["bytes"], 1000);
+        assert_eq!(
+            e["C"],
+            serde_json::json!([50.0 + 1000.0 * 0.08, 200.0 + 1000.0 * 0.16])
+        );
+        assert_eq!(e["p"].as_array().unwrap().len(), 2);
+    }
+    // A model file and a workflow too.
+    for input in [
+        vec!["-g", &fixture("hetero/small.ttig")],
+        vec![
+            "--workflow",
+            &fixture("hetero/Montage_25.xml"),
+            "--platform",
+            &fixture("hetero/two_sites.platform"),
+        ],
+    ] {
+        let mut args = input.clone();
+        args.push("--show-model");
+        let v = hetero_report(&args);
+        assert_eq!(
+            v["ttigha"]["w"].as_array().unwrap().len(),
+            v["tasks"].as_array().unwrap().len()
+        );
+    }
+    // --full alone is refused.
+    let o = taskmap(&["hetero", "-g", &fixture("hetero/small.ttig"), "--full"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--show-model"), "{}", stderr(&o));
+}
+
+#[test]
+fn gen_ttig_is_deterministic_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |n: &str| dir.path().join(n).display().to_string();
+    let gen = |spec: &str, extra: &[&str], out: &str| {
+        let mut args = vec!["gen", "ttig", spec, "-o", out];
+        args.extend_from_slice(extra);
+        let o = taskmap(&args);
+        assert_eq!(o.status.code(), Some(0), "{spec}: {}", stderr(&o));
+        o
+    };
+    let spec = "15,subtasks=3,procs=2:3,prob=0.2";
+    gen(spec, &["-s", "7"], &path("a.ttig"));
+    gen(&format!("{spec},seed=7"), &[], &path("b.ttig"));
+    let o = gen(spec, &["--seed", "7"], "-");
+    let a = std::fs::read(path("a.ttig")).unwrap();
+    assert_eq!(std::fs::read(path("b.ttig")).unwrap(), a);
+    assert_eq!(o.stdout, a);
+    assert!(
+        stderr(&o).starts_with("wrote -: 15 tasks"),
+        "{}",
+        stderr(&o)
+    );
+    gen(spec, &["-s", "8"], &path("c.ttig"));
+    assert_ne!(std::fs::read(path("c.ttig")).unwrap(), a);
+    // The default seed is 0.
+    gen("6", &[], &path("d.ttig"));
+    gen("6,seed=0", &[], &path("e.ttig"));
+    assert_eq!(
+        std::fs::read(path("d.ttig")).unwrap(),
+        std::fs::read(path("e.ttig")).unwrap()
+    );
+    let text = String::from_utf8(a).unwrap();
+    assert!(text.starts_with("PROCTYPE c1 2\nPROCTYPE c2 3\nCOMM lan 50 0.08\nCOMM switch 200 0.16\nLINK c1 c1 lan\nLINK c1 c2 switch\nLINK c2 c2 lan\nTASK t0\n"), "{text}");
+    // It reads back, and --write-ttig writes it again byte for byte.
+    let v = hetero_report(&["-g", &path("a.ttig"), "--write-ttig", &path("again.ttig")]);
+    assert_eq!(v["tasks"].as_array().unwrap().len(), 15);
+    assert_eq!(std::fs::read_to_string(path("again.ttig")).unwrap(), text);
+    // Bad arguments: exit 2, a message, no file.
+    for (args, want) in [
+        (vec!["0"], "expected a task count"),
+        (vec!["6,procs=2:0"], "has no machines"),
+        (vec!["6,nope=1"], "unknown key \"nope\""),
+        (
+            vec!["6,seed=1", "-s", "1"],
+            "both as -s/--seed and as the key seed=",
+        ),
+        (
+            vec!["6", "--to", "metis"],
+            "--to \"metis\" applies to graphs",
+        ),
+        (vec!["100000"], "more than the limit 50000"),
+    ] {
+        let mut all = vec!["gen", "ttig"];
+        all.push(args[0]);
+        let out = path("bad.ttig");
+        all.extend_from_slice(&["-o", &out]);
+        all.extend_from_slice(&args[1..]);
+        let o = taskmap(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+        assert!(!Path::new(&out).exists());
+    }
+    let o = taskmap(&["gen", "ttig", "6", "-o", &path("x.graph")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("give a .ttig path"), "{}", stderr(&o));
+}

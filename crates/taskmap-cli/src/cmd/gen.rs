@@ -1,4 +1,4 @@
-//! `taskmap gen`: generate a task graph or a timed program.
+//! `taskmap gen`: generate a task graph, a timed program or a heterogeneous program.
 
 use std::path::PathBuf;
 
@@ -13,7 +13,11 @@ pub(crate) struct GenArgs {
     /// What to generate: grid, torus, stencil9, stencil27, ring, tree, butterfly,
     /// hypercube, rgg (random geometric), random (uniform), rmat (R-MAT, Graph500's
     /// probabilities), ba (Barabási-Albert); or `program` for a timed program (then
-    /// SIZE is a program spec: ring:N, mesh:RxC, butterfly:K, tree:N, random:N[,seed=S,...]).
+    /// SIZE is a program spec: ring:N, mesh:RxC, butterfly:K, tree:N, random:N[,seed=S,...]);
+    /// or `ttig` for a random heterogeneous program and platform, the .ttig file of
+    /// `taskmap hetero -g` (then SIZE is TASKS[,key=value...] with the keys subtasks,
+    /// procs=N1:N2, slowness=F1:F2, time=LO:HI, prob, bytes=LO:HI, lan=S:B, switch=S:B,
+    /// seed; docs/hetero.md).
     pub(crate) kind: String,
     /// Size: dimensions like 100x100 or 100x100x100 (grid, torus, stencils), a task count
     /// (ring, tree, rgg, random, rmat, ba), stages (butterfly) or dimension (hypercube).
@@ -22,9 +26,10 @@ pub(crate) struct GenArgs {
     /// rounded).
     #[arg(long, default_value_t = 6.0)]
     pub(crate) degree: f64,
-    /// Seed for rgg, random, rmat and ba.
-    #[arg(short, long, default_value_t = 0)]
-    pub(crate) seed: u64,
+    /// Seed for rgg, random, rmat, ba and ttig (default 0; ttig also takes it as the key
+    /// seed=, not both ways).
+    #[arg(short, long)]
+    pub(crate) seed: Option<u64>,
     /// Output file; the extension chooses the format (.graph, .grf, .edges, ...; .gz
     /// compresses); `-` writes to standard output (give --to).
     #[arg(short, long, value_name = "FILE")]
@@ -67,8 +72,24 @@ pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
         );
         return Ok(0);
     }
+    if a.kind == "ttig" {
+        if let Some(to) = &a.to {
+            bail!("--to \"{to}\" applies to graphs; ttig writes the .ttig format");
+        }
+        let m = crate::cmd::hetero::gen_ttig(&a.size, a.seed, &a.output)?;
+        errln!(
+            "wrote {}: {} tasks, {} sub-tasks, {} messages; {} processors",
+            a.output.display(),
+            m.program.tasks(),
+            m.program.subtasks(),
+            m.program.messages.len(),
+            m.platform.processors()
+        );
+        return Ok(0);
+    }
     let format = output_format(&a.output, a.to.as_deref())?;
     check_gen_size(&a)?;
+    let seed = a.seed.unwrap_or(0);
     let g = match a.kind.as_str() {
         "grid" | "mesh" => gen::grid(&parse_dims(&a.size)?, false),
         "torus" => gen::grid(&parse_dims(&a.size)?, true),
@@ -90,12 +111,12 @@ pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
         "tree" => gen::binary_tree(parse_count(&a.size)?),
         "butterfly" => gen::butterfly(parse_count(&a.size)?),
         "hypercube" => gen::hypercube_pattern(parse_count(&a.size)?),
-        "rgg" => gen::random_geometric(parse_count(&a.size)?, a.degree, a.seed),
-        "random" => gen::random_graph(parse_count(&a.size)?, a.degree, a.seed),
-        "rmat" => gen::rmat(parse_count(&a.size)?, a.degree, a.seed),
-        "ba" => gen::barabasi_albert(parse_count(&a.size)?, a.degree, a.seed),
+        "rgg" => gen::random_geometric(parse_count(&a.size)?, a.degree, seed),
+        "random" => gen::random_graph(parse_count(&a.size)?, a.degree, seed),
+        "rmat" => gen::rmat(parse_count(&a.size)?, a.degree, seed),
+        "ba" => gen::barabasi_albert(parse_count(&a.size)?, a.degree, seed),
         other => bail!(
-            "unknown generator \"{}\"; known: grid, torus, stencil9, stencil27, ring, tree, butterfly, hypercube, rgg, random, rmat, ba",
+            "unknown generator \"{}\"; known: grid, torus, stencil9, stencil27, ring, tree, butterfly, hypercube, rgg, random, rmat, ba, program, ttig",
             other
         ),
     };

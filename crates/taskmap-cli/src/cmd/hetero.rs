@@ -1,20 +1,22 @@
 //! `taskmap hetero`: a heterogeneous program on a multi-cluster (De Giusti et al.'s TTIGHa
 //! model): allocates its tasks with MATEHa, HEFT, PEFT or our searches (or reads an
 //! allocation), simulates it with SIMULHa, and optionally finds the best allocation by
-//! exhaustive search.
+//! exhaustive search; shows the TTIGHa graph's matrices (`--show-model`) and writes the
+//! model as a `.ttig` file (`--write-ttig`). Also `taskmap gen ttig`'s generator.
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
 use taskmap::hetero::allocate::HeteroSpec;
+use taskmap::hetero::gen::{try_random_ttigha, RandomTtigha};
 use taskmap::hetero::heft::heft;
 use taskmap::hetero::io::order::read_order;
 use taskmap::hetero::io::stg::read_stg_program;
-use taskmap::hetero::io::ttig::{read_platform, read_ttigha};
+use taskmap::hetero::io::ttig::{read_platform, read_ttigha, ttigha_text};
 use taskmap::hetero::io::wfcommons::read_workflow_program;
 use taskmap::hetero::mateha::{exhaustive_observed, Optimum};
-use taskmap::hetero::report::{gap, report_json};
+use taskmap::hetero::report::{gap, matrices_json, report_json, ttigha_matrices, TtigMatrices};
 use taskmap::hetero::simulha::{schedule_svg, Schedule, Simulator};
 use taskmap::hetero::ttigha::{HeteroProgram, Ttigha, TOO_LONG_COMM};
 use taskmap::registry::{self, Family};
@@ -109,10 +111,26 @@ pub struct HeteroArgs {
     /// this file.
     #[arg(long)]
     pub svg: Option<PathBuf>,
+    /// Write the TTIGHa model the run used (read from the model file, or built from --stg
+    /// or --workflow and --platform) as a .ttig file, which -g reads back to the same model.
+    #[arg(long, value_name = "FILE")]
+    pub write_ttig: Option<PathBuf>,
+    /// Show the TTIGHa graph's matrices in the report: w_p(T) per task and processor type;
+    /// per ordered pair of adjacent tasks its messages and bytes c, C_sd per communication
+    /// type and p_sd per pair of processor types (the first 40 rows of each table in the
+    /// human report, unless --full; every row in JSON, as the member "ttigha").
+    #[arg(long)]
+    pub show_model: bool,
+    /// With --show-model: every row of the human report's tables.
+    #[arg(long, requires = "show_model")]
+    pub full: bool,
     /// Report format: human, json or csv.
     #[arg(short, long, value_enum, default_value = "human")]
     pub format: crate::output::OutputFormat,
 }
+
+/// Rows of each table `--show-model` prints without `--full`.
+const SHOWN_ROWS: usize = 40;
 
 impl HeteroArgs {
     /// The model file, given as `-g` or as the positional old spelling.
@@ -123,7 +141,12 @@ impl HeteroArgs {
 
 /// Runs `taskmap hetero`.
 pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
-    crate::output::claim_stdout(&[a.output.as_ref(), a.svg.as_ref(), a.write_order.as_ref()]);
+    crate::output::claim_stdout(&[
+        a.output.as_ref(),
+        a.svg.as_ref(),
+        a.write_order.as_ref(),
+        a.write_ttig.as_ref(),
+    ]);
     // The threads of --optimal, checked before any work.
     let ctx = taskmap::RunContext::new(0).with_threads(a.threads)?;
     let inputs = [
@@ -138,6 +161,7 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
         ("-o", a.output.as_ref()),
         ("--svg", a.svg.as_ref()),
         ("--write-order", a.write_order.as_ref()),
+        ("--write-ttig", a.write_ttig.as_ref()),
     ];
     for out in outputs.iter().filter_map(|o| o.1) {
         crate::output::refuse_overwriting_inputs(out, &inputs)?;
@@ -148,6 +172,12 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
         bail!("--slowness applies to --stg and --workflow only (a model file gives its own times)");
     }
     let (model, model_path) = load_model(&a)?;
+    // The model as read (before --priority changes its order), checked before any work:
+    // a model the format cannot hold stops the run with nothing written.
+    let ttig_text = match &a.write_ttig {
+        Some(_) => Some(ttigha_text(&model).map_err(|e| anyhow::anyhow!("--write-ttig: {e}"))?),
+        None => None,
+    };
     let mut model = model;
     match a.priority.as_str() {
         "file" => {}
@@ -155,6 +185,8 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
         other => bail!("unknown --priority \"{other}\" (file, rank)"),
     }
     let model = model;
+    // The TTIGHa graph as MATEHa reads it.
+    let matrices = a.show_model.then(|| ttigha_matrices(&model));
     let (pr, pl) = (&model.program, &model.platform);
     // HEFT plans an order with its allocation; the simulation follows it.
     let mut planned_order = None;
@@ -205,6 +237,7 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
         (&a.svg, &svg_text),
         (&a.output, &alloc_text),
         (&a.write_order, &order_text),
+        (&a.write_ttig, &ttig_text),
     ]
     .into_iter()
     .filter_map(|(path, text)| Some((path.as_deref()?, text.as_deref()?.as_bytes())))
@@ -219,8 +252,37 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
         &alloc,
         &schedule,
         optimum.as_ref(),
+        matrices.as_ref(),
     )?;
     Ok(0)
+}
+
+/// `taskmap gen ttig SPEC`: the random model of `spec` (`RandomTtigha::parse_spec`) with
+/// the seed of `-s` or of the key seed= (0 by default, not both), written to `out` as a
+/// .ttig file (`-` for standard output).
+pub(crate) fn gen_ttig(spec: &str, seed: Option<u64>, out: &std::path::Path) -> Result<Ttigha> {
+    let (params, key) = RandomTtigha::parse_spec(spec)?;
+    let seed = match (seed, key) {
+        (Some(_), Some(_)) => bail!(
+            "the seed is given both as -s/--seed and as the key seed= of \"{spec}\"; give one"
+        ),
+        (s, k) => s.or(k).unwrap_or(0),
+    };
+    let txt = out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("txt"));
+    if let Some(f) = taskmap_graph::GraphFormat::from_path(out).filter(|_| !txt) {
+        bail!(
+            "{}: a heterogeneous program is written as a .ttig file, not as a {} graph; give a .ttig path",
+            out.display(),
+            f
+        );
+    }
+    let model = try_random_ttigha(&params, seed)
+        .map_err(|e| anyhow::anyhow!("ttig spec \"{spec}\": {e}"))?;
+    let text = ttigha_text(&model)?;
+    crate::output::write_file(out, text.as_bytes())?;
+    Ok(model)
 }
 
 /// `-A`'s value: a hetero-family algorithm with valid keys.
@@ -328,12 +390,17 @@ fn print_report(
     alloc: &[u32],
     schedule: &Schedule,
     optimum: Option<&Optimum>,
+    matrices: Option<&TtigMatrices>,
 ) -> Result<()> {
     if a.format != crate::output::OutputFormat::Human {
-        let v = report_json(model, model_path, source, levels, alloc, schedule, optimum);
+        let mut v = report_json(model, model_path, source, levels, alloc, schedule, optimum);
+        if let Some(m) = matrices {
+            v["ttigha"] = matrices_json(model, m);
+        }
         crate::output::print_data(&v, a.format)?;
     } else {
-        print_human(model, model_path, source, levels, alloc, schedule);
+        let tables = matrices.map(|m| (m, a.full));
+        print_human(model, model_path, source, levels, alloc, schedule, tables);
         if let Some(o) = optimum {
             // The optimum is in the default order; HEFT's own order may beat it.
             let g = gap(schedule.makespan, o.makespan);
@@ -386,6 +453,7 @@ fn print_human(
     levels: &[u32],
     alloc: &[u32],
     s: &Schedule,
+    matrices: Option<(&TtigMatrices, bool)>,
 ) {
     let (pr, pl) = (&model.program, &model.platform);
     let count = pl.type_counts();
@@ -405,6 +473,9 @@ fn print_human(
         pl.processors(),
         kinds.join(", ")
     );
+    if let Some((m, full)) = matrices {
+        print_matrices(model, m, full);
+    }
     outln!("allocation    {}", label(source));
     let w = pr
         .task_names
@@ -444,4 +515,103 @@ fn print_human(
         outln!("{}", line.trim_end());
     }
     outln!("final time    {}", num(s.makespan));
+}
+
+/// The TTIGHa graph's tables (`--show-model`): `w_p(T)`, then the pairs of adjacent tasks
+/// with `c`, `C_sd` per communication type and `p_sd` per pair of processor types; at most
+/// [`SHOWN_ROWS`] rows each unless `full`.
+fn print_matrices(model: &Ttigha, m: &TtigMatrices, full: bool) {
+    let names = &model.program.task_names;
+    let limit = if full { usize::MAX } else { SHOWN_ROWS };
+    // The first `left` columns left-aligned (names), the others right-aligned.
+    let table =
+        |header: Vec<String>, rows: Vec<Vec<String>>, left: usize, total: usize, what: &str| {
+            let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+            for r in &rows {
+                for (w, c) in width.iter_mut().zip(r) {
+                    *w = (*w).max(c.chars().count());
+                }
+            }
+            let line = |cells: &[String]| {
+                let mut out = String::from("  ");
+                for (i, (c, w)) in cells.iter().zip(&width).enumerate() {
+                    let pad = w - c.chars().count();
+                    if i > 0 {
+                        out.push_str("  ");
+                    }
+                    if i < left {
+                        out.push_str(c);
+                        out.push_str(&" ".repeat(pad));
+                    } else {
+                        out.push_str(&" ".repeat(pad));
+                        out.push_str(c);
+                    }
+                }
+                out.trim_end().to_string()
+            };
+            outln!("{}", line(&header));
+            for r in &rows {
+                outln!("{}", line(r));
+            }
+            if rows.len() < total {
+                outln!(
+                    "  ... {} more {} ({} in all; --full shows every row, -f json gives them all)",
+                    total - rows.len(),
+                    what,
+                    total
+                );
+            }
+        };
+    outln!("TTIGHa graph  w_p(T): time of each task on each processor type (eq. 1)");
+    let mut header = vec!["task".to_string()];
+    header.extend(m.types.iter().cloned());
+    let rows =
+        m.w.iter()
+            .enumerate()
+            .take(limit)
+            .map(|(t, w)| {
+                let mut r = vec![names[t].clone()];
+                r.extend(w.iter().map(|&x| num(x)));
+                r
+            })
+            .collect();
+    table(header, rows, 1, m.w.len(), "tasks");
+    outln!(
+        "              per ordered pair of adjacent tasks: c = messages and bytes from T_i to T_j (eq. 2);"
+    );
+    outln!(
+        "              C[k] = C_sd(T_i,T_j) for s != d joined by communication type k (eq. 3; 0 when s = d);"
+    );
+    outln!(
+        "              p[a,b] = p_sd(T_i,T_j) for s of type a, d of type b (eq. 4: TP_sd / w_d(T_j))"
+    );
+    let mut header = vec![
+        "T_i".to_string(),
+        "T_j".to_string(),
+        "messages".to_string(),
+        "bytes".to_string(),
+    ];
+    header.extend(m.comms.iter().map(|k| format!("C[{k}]")));
+    for a in &m.types {
+        for b in &m.types {
+            header.push(format!("p[{a},{b}]"));
+        }
+    }
+    let rows = m
+        .edges
+        .iter()
+        .take(limit)
+        .map(|e| {
+            let mut r = vec![
+                names[e.from as usize].clone(),
+                names[e.to as usize].clone(),
+                e.messages.to_string(),
+                e.bytes.to_string(),
+            ];
+            r.extend(e.comm_time.iter().map(|&x| num(x)));
+            r.extend(e.concurrency.iter().flatten().map(|&x| num(x)));
+            r
+        })
+        .collect();
+    table(header, rows, 2, m.edges.len(), "pairs");
 }

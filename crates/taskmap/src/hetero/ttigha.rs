@@ -475,41 +475,11 @@ pub struct Ttigha {
 }
 
 impl Ttigha {
-    /// The file text of this model (read back by [`crate::hetero::io::ttig::parse_ttigha`] to an equal model).
+    /// The file text of this model, unchecked: [`crate::hetero::io::ttig::ttigha_text`]
+    /// gives it after checking that the format can hold the model (its names, processor
+    /// numbering and links), and then [`crate::hetero::io::ttig::parse_ttigha`] reads it
+    /// back to an equal model.
     pub fn to_text(&self) -> String {
-        use std::fmt::Write as _;
-        let (pl, pr) = (&self.platform, &self.program);
-        let mut s = String::new();
-        let count = pl.type_counts();
-        for (t, n) in pl.type_names.iter().enumerate() {
-            let _ = writeln!(s, "PROCTYPE {n} {}", count[t]);
-        }
-        for (c, n) in pl.comm_names.iter().enumerate() {
-            let _ = writeln!(s, "COMM {n} {:?} {:?}", pl.startup[c], pl.per_byte[c]);
-        }
-        for a in 0..pl.processors() {
-            for b in a + 1..pl.processors() {
-                let c = pl.link(a, b).expect("distinct processors have a link");
-                let _ = writeln!(s, "LINK {a} {b} {}", pl.comm_names[c as usize]);
-            }
-        }
-        for t in 0..pr.tasks() {
-            let _ = writeln!(s, "TASK {}", pr.task_names[t]);
-            for sub in pr.subtasks_of(t) {
-                let _ = write!(s, "  SUBTASK {}", pr.subtask_names[sub]);
-                for p in 0..pr.types {
-                    let _ = write!(s, " {:?}", pr.time(sub, p));
-                }
-                s.push('\n');
-            }
-        }
-        for m in &pr.messages {
-            let _ = writeln!(
-                s,
-                "SEND {} {} {}",
-                pr.subtask_names[m.from as usize], pr.subtask_names[m.to as usize], m.bytes
-            );
-        }
-        s
+        crate::hetero::io::ttig::format_ttigha(self)
     }
 }

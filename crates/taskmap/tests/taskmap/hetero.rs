@@ -1323,3 +1323,333 @@ fn specs_run_as_their_parameters() {
         }
     }
 }
+
+/// The models of the fixtures: `.ttig` files, an STG graph and the workflows (DAX,
+/// WfCommons 1.5 gzipped and 1.4) on their platforms.
+fn fixture_models() -> Vec<(String, Ttigha)> {
+    use taskmap::hetero::io::stg::read_stg_program;
+    use taskmap::hetero::io::ttig::{read_platform, read_ttigha};
+    use taskmap::hetero::io::wfcommons::read_workflow_program;
+    let mut out = Vec::new();
+    for f in ["small.ttig", "two_clusters.ttig", "topcuoglu.ttig"] {
+        out.push((
+            f.to_string(),
+            read_ttigha(&fixture(&format!("hetero/{f}"))).unwrap(),
+        ));
+    }
+    let clusters = read_platform(&fixture("hetero/two_clusters.platform")).unwrap();
+    let stg = fixture("hetero/rand0000.stg");
+    out.push((
+        "rand0000.stg".into(),
+        read_stg_program(&stg, clusters, &[1.0, 1.2], 500).unwrap(),
+    ));
+    let sites = read_platform(&fixture("hetero/two_sites.platform")).unwrap();
+    for f in [
+        "Montage_25.xml",
+        "montage-chameleon-2mass-005d-001.json.gz",
+        "helloworld-forkjoin-10-chameleon.json.gz",
+        "wfcommons14.json",
+    ] {
+        let path = fixture(&format!("hetero/{f}"));
+        let m = read_workflow_program(&path, sites.clone(), &[1.0, 1.5], true).unwrap();
+        out.push((f.to_string(), m));
+    }
+    out
+}
+
+#[test]
+fn ttig_writer_round_trips_the_fixtures_and_random_models() {
+    use taskmap::hetero::io::ttig::{read_ttigha, ttigha_text, write_ttigha};
+    let dir = tempfile::tempdir().unwrap();
+    let mut models = fixture_models();
+    for seed in 0..10 {
+        models.push((
+            format!("random {seed}"),
+            random_ttigha(&params(12, 3, 2), seed),
+        ));
+    }
+    // A platform whose links differ within a pair of types: the writer's exceptions.
+    let comms = vec![
+        ("a".to_string(), 1.0, 0.25),
+        ("b".to_string(), 3.5, 1e-9),
+        ("c".to_string(), 0.0, 0.0),
+    ];
+    let platform = Platform::new(
+        vec!["x".into(), "y".into(), "z".into()],
+        vec![0, 0, 0, 1, 1, 2],
+        comms,
+        |s, d| ((s * d + s + d) % 3) as u32,
+    );
+    let program = random_ttigha(
+        &RandomTtigha {
+            types: vec![
+                ("x".into(), 3, 1.0),
+                ("y".into(), 2, 0.3),
+                ("z".into(), 1, 7.25),
+            ],
+            tasks: 9,
+            ..RandomTtigha::default()
+        },
+        5,
+    )
+    .program;
+    models.push(("irregular links".into(), Ttigha { platform, program }));
+    for (name, m) in &models {
+        let text = ttigha_text(m).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let back =
+            parse_ttigha(&text, Path::new("x.ttig")).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(&back, m, "{name}");
+        // The same text again (the writer is a function of the model), and the same
+        // allocation and final time.
+        assert_eq!(ttigha_text(&back).unwrap(), text, "{name}");
+        let (a, b) = (mateha(m).alloc, mateha(&back).alloc);
+        assert_eq!(a, b, "{name}");
+        assert_eq!(
+            Simulator::new(m).makespan(&a),
+            Simulator::new(&back).makespan(&b),
+            "{name}"
+        );
+        let path = dir.path().join("model.ttig");
+        write_ttigha(m, &path).unwrap();
+        assert_eq!(&read_ttigha(&path).unwrap(), m, "{name}");
+    }
+    // A LINK line per pair of types when the links follow the types; lines for the pairs
+    // of processors that differ from their types' line otherwise.
+    let text = ttigha_text(&models[1].1).unwrap();
+    assert_eq!(text.lines().filter(|l| l.starts_with("LINK")).count(), 3);
+    let text = ttigha_text(&models.last().unwrap().1).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("LINK 0 ")), "{text}");
+}
+
+#[test]
+fn ttig_writer_refuses_what_the_format_cannot_hold() {
+    use taskmap::hetero::io::ttig::{ttigha_text, write_ttigha};
+    let m = small();
+    let refused = |m: &Ttigha, want: &str| {
+        let e = ttigha_text(m).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+    };
+    for (name, what) in [
+        ("a b", "task name \"a b\""),
+        ("1a", "task name \"1a\""),
+        ("-a", "task name \"-a\""),
+        ("a#b", "task name \"a#b\""),
+        ("*", "task name \"*\""),
+        ("", "task name \"\""),
+        ("B", "task name \"B\" is given twice"),
+    ] {
+        let mut bad = m.clone();
+        bad.program.task_names[0] = name.into();
+        refused(&bad, what);
+    }
+    let mut bad = m.clone();
+    bad.program.subtask_names[1] = "a 2".into();
+    refused(&bad, "sub-task name \"a 2\"");
+    let mut bad = m.clone();
+    bad.platform.comm_names[0] = "n\tet".into();
+    refused(&bad, "communication type name");
+    // A type without processors, processors out of type order.
+    let two = |proc_type: Vec<u32>| Ttigha {
+        platform: Platform::new(
+            vec!["fast".into(), "slow".into()],
+            proc_type,
+            vec![("net".into(), 10.0, 0.5)],
+            |_, _| 0,
+        ),
+        program: m.program.clone(),
+    };
+    refused(
+        &two(vec![0, 0]),
+        "processor type \"slow\" has no processors",
+    );
+    refused(&two(vec![1, 0]), "not numbered type by type");
+    assert!(ttigha_text(&two(vec![0, 1, 1])).is_ok());
+    // Nothing is written when the model is refused.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.ttig");
+    assert!(write_ttigha(&two(vec![0, 0]), &path).is_err());
+    assert!(!path.exists());
+}
+
+#[test]
+fn ttigha_matrices_follow_their_definitions() {
+    use taskmap::hetero::report::{matrices_json, ttigha_matrices};
+    // The worked example: A -> B carries 20 bytes; C = 10 + 20 · 0.5; A (fast) and B
+    // (slow) run 2 time units in parallel, B takes 12 on the slow processor.
+    let m = small();
+    let x = ttigha_matrices(&m);
+    assert_eq!(x.w, vec![vec![6.0, 12.0], vec![6.0, 12.0]]);
+    assert_eq!(x.edges.len(), 2);
+    let ab = &x.edges[0];
+    assert_eq!((ab.from, ab.to, ab.messages, ab.bytes), (0, 1, 1, 20));
+    assert_eq!(ab.comm_time, vec![20.0]);
+    assert_eq!(ab.concurrency[0][1], 2.0 / 12.0);
+    assert_eq!(ab.concurrency[0][0], 2.0 / 6.0);
+    let ba = &x.edges[1];
+    assert_eq!((ba.from, ba.to, ba.messages, ba.bytes), (1, 0, 0, 0));
+    let v = matrices_json(&m, &x);
+    assert_eq!(v["edges"][0]["from"], "A");
+    assert_eq!(v["edges"][0]["p"][0][1].as_f64(), Some(2.0 / 12.0));
+    assert_eq!(v["processor_types"][1], "slow");
+    // Every model: w against the sub-tasks' times; the pairs, messages and bytes against
+    // the messages; C_sd and p_sd against the platform and TtigGraph for every pair of
+    // distinct processors.
+    let mut models = fixture_models();
+    for seed in 0..6 {
+        models.push((
+            format!("random {seed}"),
+            random_ttigha(&params(10, 2, 3), seed),
+        ));
+    }
+    for (name, m) in &models {
+        let (pr, pl) = (&m.program, &m.platform);
+        let x = ttigha_matrices(m);
+        let g = TtigGraph::new(pr);
+        for t in 0..pr.tasks() {
+            for p in 0..pr.types {
+                let naive: f64 = pr.subtasks_of(t).map(|s| pr.time(s, p)).sum();
+                assert_eq!(x.w[t][p], naive, "{name}");
+            }
+        }
+        let mut naive = std::collections::BTreeMap::new();
+        for msg in &pr.messages {
+            let (a, b) = (
+                pr.subtask_task[msg.from as usize],
+                pr.subtask_task[msg.to as usize],
+            );
+            let e = naive.entry((a, b)).or_insert((0u64, 0u64));
+            e.0 += 1;
+            e.1 += msg.bytes;
+            naive.entry((b, a)).or_insert((0, 0));
+        }
+        let got: Vec<_> = x
+            .edges
+            .iter()
+            .map(|e| ((e.from, e.to), (e.messages, e.bytes)))
+            .collect();
+        assert_eq!(got, naive.into_iter().collect::<Vec<_>>(), "{name}");
+        // Processor pairs: all of them on small platforms, a sample on large ones.
+        let mp = pl.processors();
+        let step = (mp / 12).max(1);
+        for e in &x.edges {
+            let (t, j) = (e.from as usize, e.to as usize);
+            for s in (0..mp).step_by(step) {
+                for d in (0..mp).step_by(step).filter(|&d| d != s) {
+                    let k = pl.link(s, d).unwrap() as usize;
+                    assert_eq!(
+                        e.comm_time[k],
+                        pl.comm_time(s, d, e.messages, e.bytes),
+                        "{name}"
+                    );
+                    let (a, b) = (pl.proc_type[s] as usize, pl.proc_type[d] as usize);
+                    assert_eq!(e.concurrency[a][b], g.concurrency(t, a, j, b), "{name}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ttig_specs_give_the_documented_models() {
+    use taskmap::hetero::gen::try_random_ttigha;
+    use taskmap::hetero::io::ttig::ttigha_text;
+    // The defaults, with the task count.
+    let (p, seed) = RandomTtigha::parse_spec("12").unwrap();
+    assert_eq!(seed, None);
+    let d = RandomTtigha {
+        tasks: 12,
+        ..RandomTtigha::default()
+    };
+    assert_eq!(format!("{p:?}"), format!("{d:?}"));
+    // Every key.
+    let (p, seed) = RandomTtigha::parse_spec(
+        "7,subtasks=3,procs=1:2:3,slowness=1:1.5:2,time=10:20,prob=0.3,bytes=1:9,lan=1:0.5,switch=2:0.25,seed=4",
+    )
+    .unwrap();
+    assert_eq!(seed, Some(4));
+    assert_eq!(
+        p.types,
+        vec![
+            ("c1".to_string(), 1, 1.0),
+            ("c2".to_string(), 2, 1.5),
+            ("c3".to_string(), 3, 2.0)
+        ]
+    );
+    assert_eq!(
+        (p.tasks, p.max_subtasks, p.time, p.bytes, p.lan, p.switch),
+        (7, 3, (10, 20), (1, 9), (1.0, 0.5), (2.0, 0.25))
+    );
+    assert_eq!(p.message_probability, 0.3);
+    // The recipe: times are round(base · slowness), a base in the range; messages go
+    // forward between tasks with bytes in their range; lan inside a type, switch between.
+    for seed in 0..5 {
+        let m = try_random_ttigha(&p, seed).unwrap();
+        let (pr, pl) = (&m.program, &m.platform);
+        assert_eq!(pr.tasks(), 7);
+        for s in 0..pr.subtasks() {
+            let base = pr.time(s, 0);
+            assert!((10.0..=20.0).contains(&base));
+            assert_eq!(pr.time(s, 1), (base * 1.5).round());
+            assert_eq!(pr.time(s, 2), (base * 2.0).round());
+        }
+        assert!((0..7).all(|t| (1..=3).contains(&pr.subtasks_of(t).len())));
+        for msg in &pr.messages {
+            assert!(msg.from < msg.to && (1..=9).contains(&msg.bytes));
+        }
+        for s in 0..6 {
+            for d in (0..6).filter(|&d| d != s) {
+                let want = u32::from(pl.proc_type[s] != pl.proc_type[d]);
+                assert_eq!(pl.link(s, d), Some(want));
+            }
+        }
+        // The same seed, the same text; it reads back.
+        let text = ttigha_text(&m).unwrap();
+        assert_eq!(
+            ttigha_text(&try_random_ttigha(&p, seed).unwrap()).unwrap(),
+            text
+        );
+        assert_eq!(parse_ttigha(&text, Path::new("g.ttig")).unwrap(), m);
+    }
+    assert_ne!(
+        try_random_ttigha(&p, 0).unwrap(),
+        try_random_ttigha(&p, 1).unwrap()
+    );
+    for (spec, want) in [
+        ("0", "expected a task count"),
+        ("x", "expected a task count"),
+        ("5,bogus=1", "unknown key \"bogus\""),
+        ("5,seed=1,seed=2", "\"seed\" is given twice"),
+        (
+            "5,procs=1:1:1",
+            "3 processor type(s) (procs, 2 by default) and 0 slowness",
+        ),
+        (
+            "5,slowness=1",
+            "2 processor type(s) (procs, 2 by default) and 1 slowness",
+        ),
+        ("5,procs=1:1,slowness=1:1:1", "and 3 slowness factor(s)"),
+        ("5,time=3", "takes two values"),
+        ("5,prob=-1", "finite reals >= 0"),
+        ("5,seed=-1", "whole numbers"),
+    ] {
+        let e = RandomTtigha::parse_spec(spec).unwrap_err().to_string();
+        assert!(e.contains(want), "{spec}: {e}");
+    }
+    for (spec, want) in [
+        ("5,procs=2:0", "has no machines"),
+        ("5,procs=4000:97", "the most a platform may have is 4096"),
+        ("5,prob=1.5", "from 0 to 1"),
+        ("5,time=9:3", "low end above the high end"),
+        ("5,bytes=9:3", "low end above the high end"),
+        ("5,subtasks=0", "subtasks >= 1"),
+        ("30000", "more than the limit 50000"),
+        ("6000", "expect up to"),
+        ("400,slowness=1:1e305", "beyond the largest float"),
+    ] {
+        let (p, seed) = RandomTtigha::parse_spec(spec).unwrap();
+        let e = try_random_ttigha(&p, seed.unwrap_or(0))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{spec}: {e}");
+    }
+}

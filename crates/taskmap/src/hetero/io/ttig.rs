@@ -511,3 +511,227 @@ impl<'t, 'p> TtigReader<'t, 'p> {
         Ok(messages)
     }
 }
+
+/// Writes `model` as a `.ttig` file, atomically (a temporary file renamed into place), in
+/// the text of [`ttigha_text`]; errors, before anything is written, when the format cannot
+/// hold the model.
+pub fn write_ttigha(model: &Ttigha, path: &Path) -> Result<(), Error> {
+    let text = ttigha_text(model)?;
+    crate::error::write_atomically(path, text.as_bytes())
+}
+
+/// The `.ttig` text of `model`, which [`parse_ttigha`] reads back to an equal model (the
+/// same names, times, messages in the same order, and so the same priority order). Errors
+/// when the format cannot hold the model: a name that is empty, holds white space or `#`,
+/// is `*`, starts with a digit or `-`, or is given twice within its kind; a processor type
+/// without processors, or processors not numbered type by type in declaration order (more
+/// than [`MAX_PROCESSORS`] in all); links that are not symmetric or miss a pair; a negative
+/// or non-finite startup or time per byte; a program without tasks, a task without
+/// sub-tasks, times for another number of processor types than the platform's.
+///
+/// The platform is written with a `LINK` line per pair of processor types (the
+/// communication type most of their processor pairs have), then a `LINK` line per pair of
+/// processors that differs from it. Reals are written in Rust's shortest form that reads
+/// back to the same value (`1.2`, `100`, `1e-9`). `O(M² + S · types + messages)`.
+pub fn ttigha_text(model: &Ttigha) -> Result<String, Error> {
+    check_writable(model)?;
+    Ok(format_ttigha(model))
+}
+
+/// The text of `model` without the checks of [`ttigha_text`] (for [`Ttigha::to_text`]).
+pub(crate) fn format_ttigha(model: &Ttigha) -> String {
+    use std::fmt::Write as _;
+    let (pl, pr) = (&model.platform, &model.program);
+    let mut s = String::new();
+    let count = pl.type_counts();
+    for (t, n) in pl.type_names.iter().enumerate() {
+        let _ = writeln!(s, "PROCTYPE {n} {}", count[t]);
+    }
+    for (c, n) in pl.comm_names.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "COMM {n} {} {}",
+            real(pl.startup[c]),
+            real(pl.per_byte[c])
+        );
+    }
+    write_links(pl, &mut s);
+    for t in 0..pr.tasks() {
+        let _ = writeln!(s, "TASK {}", pr.task_names[t]);
+        for sub in pr.subtasks_of(t) {
+            let _ = write!(s, "  SUBTASK {}", pr.subtask_names[sub]);
+            for p in 0..pr.types {
+                let _ = write!(s, " {}", real(pr.time(sub, p)));
+            }
+            s.push('\n');
+        }
+    }
+    for m in &pr.messages {
+        let _ = writeln!(
+            s,
+            "SEND {} {} {}",
+            pr.subtask_names[m.from as usize], pr.subtask_names[m.to as usize], m.bytes
+        );
+    }
+    s
+}
+
+/// The `LINK` lines of `pl`: per pair of processor types (in declaration order), the
+/// communication type most of their pairs of distinct processors have (ties: the first
+/// declared), then every pair of processors of theirs with another one. Processors of one
+/// type are contiguous when the model was read from a file; otherwise each pair is written
+/// on its own line.
+fn write_links(pl: &Platform, s: &mut String) {
+    use std::fmt::Write as _;
+    let m = pl.processors();
+    let grouped = pl.proc_type.windows(2).all(|w| w[0] <= w[1]);
+    if !grouped {
+        for a in 0..m {
+            for b in a + 1..m {
+                if let Some(c) = pl.link(a, b) {
+                    let _ = writeln!(s, "LINK {a} {b} {}", pl.comm_names[c as usize]);
+                }
+            }
+        }
+        return;
+    }
+    let mut first = vec![0usize; pl.types() + 1];
+    for &t in &pl.proc_type {
+        first[t as usize + 1] += 1;
+    }
+    for t in 0..pl.types() {
+        first[t + 1] += first[t];
+    }
+    let first = &first;
+    let mut votes = vec![0usize; pl.comm_names.len()];
+    for x in 0..pl.types() {
+        for y in x..pl.types() {
+            // The pairs (a, b), a < b, with a of type x and b of type y.
+            let pairs = || {
+                (first[x]..first[x + 1]).flat_map(move |a| {
+                    (first[y]..first[y + 1])
+                        .filter(move |&b| b > a)
+                        .map(move |b| (a, b))
+                })
+            };
+            votes.iter_mut().for_each(|v| *v = 0);
+            for (a, b) in pairs() {
+                if let Some(c) = pl.link(a, b) {
+                    votes[c as usize] += 1;
+                }
+            }
+            let Some(common) = (0..votes.len())
+                .filter(|&c| votes[c] > 0)
+                .max_by_key(|&c| (votes[c], std::cmp::Reverse(c)))
+            else {
+                continue; // a type of one processor with itself: no pair
+            };
+            let _ = writeln!(
+                s,
+                "LINK {} {} {}",
+                pl.type_names[x], pl.type_names[y], pl.comm_names[common]
+            );
+            for (a, b) in pairs() {
+                match pl.link(a, b) {
+                    Some(c) if c as usize != common => {
+                        let _ = writeln!(s, "LINK {a} {b} {}", pl.comm_names[c as usize]);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// `x` (finite, `>= 0`) in the shortest text that reads back to it: plain decimals from
+/// 1e-5 to 1e16, exponent form outside.
+fn real(x: f64) -> String {
+    if x == 0.0 || (1e-5..1e16).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// Why [`ttigha_text`] cannot write `model`, if it cannot.
+fn check_writable(model: &Ttigha) -> Result<(), Error> {
+    let (pl, pr) = (&model.platform, &model.program);
+    let refuse = |m: String| {
+        Err(Error::Config(format!(
+            "cannot write the model as a .ttig file: {m}"
+        )))
+    };
+    let kinds: [(&str, &[String]); 4] = [
+        ("processor type", &pl.type_names),
+        ("communication type", &pl.comm_names),
+        ("task", &pr.task_names),
+        ("sub-task", &pr.subtask_names),
+    ];
+    for (what, names) in kinds {
+        let mut seen = std::collections::HashSet::with_capacity(names.len());
+        for n in names {
+            if n.is_empty()
+                || n == "*"
+                || n.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+                || n.contains(|c: char| c.is_whitespace() || c == '#')
+            {
+                return refuse(format!(
+                    "the {what} name {n:?} is empty, \"*\", starts with a digit or '-', or holds white space or '#', which the format cannot hold"
+                ));
+            }
+            if !seen.insert(n.as_str()) {
+                return refuse(format!("the {what} name {n:?} is given twice"));
+            }
+        }
+    }
+    let m = pl.processors();
+    if m == 0 || m > MAX_PROCESSORS {
+        return refuse(format!(
+            "the platform has {m} processors (1 to {MAX_PROCESSORS})"
+        ));
+    }
+    if let Some(t) = pl.type_counts().iter().position(|&c| c == 0) {
+        return refuse(format!(
+            "processor type \"{}\" has no processors",
+            pl.type_names[t]
+        ));
+    }
+    if pl.proc_type.windows(2).any(|w| w[0] > w[1]) {
+        return refuse(
+            "the processors are not numbered type by type in the order of the types".into(),
+        );
+    }
+    for c in 0..pl.comm_names.len() {
+        let time = |x: f64| x.is_finite() && x >= 0.0;
+        if !time(pl.startup[c]) || !time(pl.per_byte[c]) {
+            return refuse(format!(
+                "communication type \"{}\" has a negative or non-finite time",
+                pl.comm_names[c]
+            ));
+        }
+    }
+    for a in 0..m {
+        for b in a + 1..m {
+            let (x, y) = (pl.link(a, b), pl.link(b, a));
+            if x.is_none() || x != y {
+                return refuse(format!(
+                    "processors {a} and {b} have no communication type, or one per direction"
+                ));
+            }
+        }
+    }
+    if pr.types != pl.types() {
+        return refuse(format!(
+            "the program gives times for {} processor types, the platform has {}",
+            pr.types,
+            pl.types()
+        ));
+    }
+    if pr.tasks() == 0 {
+        return refuse("the program has no tasks".into());
+    }
+    if let Some(t) = (0..pr.tasks()).find(|&t| pr.subtasks_of(t).is_empty()) {
+        return refuse(format!("task \"{}\" has no sub-tasks", pr.task_names[t]));
+    }
+    Ok(())
+}
