@@ -235,7 +235,11 @@ impl Architecture for Decomposition {
         self.tree.reps(a, b).map_or(0, |(x, y)| self.distance(x, y))
     }
     fn spec(&self) -> String {
-        format!("tgt:{}", self.path.as_deref().unwrap_or("<memory>"))
+        match &self.path {
+            Some(p) => format!("tgt:{p}"),
+            // The Scotch text itself is a spec `parse_arch` reads.
+            None => self.scotch_target().unwrap_or_default(),
+        }
     }
     fn name(&self) -> &'static str {
         "deco"
@@ -436,7 +440,12 @@ impl Toks<'_> {
         for _ in 0..domains {
             self.num::<u64>("domain number")?;
             self.num::<u64>("domain size")?;
-            weight.push(self.num::<u64>("domain weight")?);
+            let j = self.pos;
+            let w = self.num::<u64>("domain weight")?;
+            if w == 0 {
+                return Err(self.err_at(j, "domain weight 0"));
+            }
+            weight.push(w);
             self.num::<u64>("smallest terminal")?;
             for what in ["father", "first half", "second half"] {
                 self.int(what)?;
@@ -455,9 +464,13 @@ impl Toks<'_> {
             self.num::<u64>("vertex index")?;
         }
         let mut caps = vec![1u64; n as usize];
+        let mut taken = vec![false; n as usize];
         for (&(j, v), &d) in term_vert.iter().zip(&term_dom) {
             if v >= n {
                 return Err(self.err_at(j, format!("vertex {v} is not in the {n}-vertex graph")));
+            }
+            if std::mem::replace(&mut taken[v as usize], true) {
+                return Err(self.err_at(j, format!("vertex {v} is the vertex of two terminals")));
             }
             caps[v as usize] = weight[d];
         }
@@ -480,8 +493,9 @@ impl Toks<'_> {
             return Ok(Box::new(graph));
         }
         let pes = term_vert.iter().map(|&(_, v)| PeId(v)).collect();
+        let spec = graph.spec();
         Subset::new(Box::new(graph), pes)
-            .map(|a| Box::new(a) as Box<dyn Architecture>)
+            .map(|a| Box::new(a.with_spec(spec)) as Box<dyn Architecture>)
             .map_err(fix)
     }
 
@@ -500,15 +514,16 @@ impl Toks<'_> {
         let arcs: u64 = self.num("arc count")?;
         let base: u64 = self.num("base")?;
         let f = self.pos;
-        let flags = self.word("format flags")?;
-        let bits = flags.as_bytes();
-        if bits.len() != 3 || !bits.iter().all(|&c| c == b'0' || c == b'1') {
+        // An integer of at most three digits 0 or 1, as Scotch reads it (`10` is `010`).
+        let flags: u32 = self.num("format flags")?;
+        let bad = |x: u32| x > 1;
+        if flags > 111 || bad(flags / 100) || bad(flags / 10 % 10) || bad(flags % 10) {
             return Err(self.err_at(
                 f,
-                format!("format flags \"{flags}\": expected 3 digits 0 or 1"),
+                format!("format flags {flags}: expected up to 3 digits 0 or 1"),
             ));
         }
-        let (labels, ewgt, vwgt) = (bits[0] == b'1', bits[1] == b'1', bits[2] == b'1');
+        let (labels, ewgt, vwgt) = (flags / 100 == 1, flags / 10 % 10 == 1, flags % 10 == 1);
         if check && labels {
             return Err(self.err_at(f, "vertex labels in a deco 2 graph are not supported"));
         }
@@ -517,7 +532,8 @@ impl Toks<'_> {
         }
         self.need(self.pos, u64::from(n), 1, "vertices")?;
         self.need(self.pos, arcs, 1 + u64::from(ewgt), "arcs")?;
-        let mut out: Vec<(u32, u32, u64, usize)> = Vec::new();
+        // (smaller end, larger end, weight, position, listed by the smaller end).
+        let mut out: Vec<(u32, u32, u64, usize, bool)> = Vec::new();
         let mut seen = 0u64;
         for u in 0..n {
             if labels {
@@ -527,14 +543,15 @@ impl Toks<'_> {
                 self.num::<u64>("vertex weight")?;
             }
             let d: u64 = self.num("degree")?;
-            seen += d;
-            if seen > arcs {
-                return Err(
-                    self.err_at(self.pos - 1, format!("more than the {arcs} arcs announced"))
-                );
-            }
+            seen = seen.checked_add(d).filter(|&s| s <= arcs).ok_or_else(|| {
+                self.err_at(self.pos - 1, format!("more than the {arcs} arcs announced"))
+            })?;
             for _ in 0..d {
+                let q = self.pos;
                 let w = if ewgt { self.num("edge weight")? } else { 1 };
+                if check && w == 0 {
+                    return Err(self.err_at(q, "edge weight 0 (a link cost must be at least 1)"));
+                }
                 let p = self.pos;
                 let v: u64 = self.num("neighbour")?;
                 if !check {
@@ -552,7 +569,7 @@ impl Toks<'_> {
                 if v == u {
                     return Err(self.err_at(p, format!("vertex {u} is its own neighbour")));
                 }
-                out.push((u.min(v), u.max(v), w, p));
+                out.push((u.min(v), u.max(v), w, p, u < v));
             }
         }
         if seen != arcs {
@@ -563,7 +580,9 @@ impl Toks<'_> {
         for c in out.chunks(2) {
             let a = c[0];
             match c.get(1) {
-                Some(b) if (a.0, a.1, a.2) == (b.0, b.1, b.2) => links.push((a.0, a.1, a.2)),
+                Some(b) if (a.0, a.1, a.2) == (b.0, b.1, b.2) && a.4 != b.4 => {
+                    links.push((a.0, a.1, a.2))
+                }
                 _ => {
                     return Err(self.err_at(
                         a.3,

@@ -25,6 +25,8 @@ pub struct Subset {
     pes: Vec<PeId>,
     tree: DomainTree,
     inner_dom: Vec<Domain>,
+    /// The spec, when the subset was read from a file that names it whole (a `deco 2`).
+    spec: Option<String>,
 }
 
 impl Subset {
@@ -97,7 +99,14 @@ impl Subset {
             pes,
             tree,
             inner_dom,
+            spec: None,
         })
+    }
+
+    /// Gives the subset the spec it was read with (a target file that holds it whole).
+    pub(crate) fn with_spec(mut self, spec: String) -> Self {
+        self.spec = Some(spec);
+        self
     }
 
     /// The inner architecture.
@@ -166,7 +175,10 @@ impl Architecture for Subset {
             .domain_distance(&self.inner_dom[a.a as usize], &self.inner_dom[b.a as usize])
     }
     fn spec(&self) -> String {
-        format!("sub:{}:{}", format_pe_list(&self.pes), self.inner.spec())
+        match &self.spec {
+            Some(s) => s.clone(),
+            None => format!("sub:{}:{}", format_pe_list(&self.pes), self.inner.spec()),
+        }
     }
     fn name(&self) -> &'static str {
         "sub"

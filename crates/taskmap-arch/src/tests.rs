@@ -626,11 +626,15 @@ fn scotch_decompositions() {
             );
         }
     }
-    let lt = parse_arch("ltleaf 2 2 10 4 1 8 4 5 6 7 0 1 2 3").unwrap();
-    // Labels 0..3 sit on leaves 4..7, labels 4..7 on leaves 0..3.
-    assert_eq!(lt.distance(PeId(0), PeId(3)), 1);
-    assert_eq!(lt.distance(PeId(4), PeId(7)), 1);
-    assert_eq!(lt.distance(PeId(0), PeId(4)), 11);
+    // Leaf i has label i + 1 (leaf 7 label 0): label L sits on leaf L - 1, so labels 0
+    // and 1 are in different groups, labels 1 and 2 in the same one (a cycle, not its
+    // own inverse: reading perm the other way round would put 0 and 1 together).
+    let lt = parse_arch("ltleaf 2 2 10 4 1 8 1 2 3 4 5 6 7 0").unwrap();
+    assert_eq!(lt.distance(PeId(0), PeId(1)), 11);
+    assert_eq!(lt.distance(PeId(1), PeId(2)), 1);
+    assert_eq!(lt.distance(PeId(4), PeId(5)), 11);
+    assert_eq!(lt.distance(PeId(5), PeId(6)), 1);
+    assert_eq!(lt.distance(PeId(0), PeId(5)), 1);
     for bad in [
         "ltleaf 2 2 10 4 1 3 0 1 2",
         "ltleaf 1 4 1 2 0 2",

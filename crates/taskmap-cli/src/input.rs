@@ -188,6 +188,18 @@ pub(crate) fn load_problem(
     constraints: &Constraints,
 ) -> Result<(Problem, String, Option<Machine>)> {
     let (graph, graph_name) = load_graph(input)?;
+    problem_of(graph, graph_name, spec, nodes, constraints)
+}
+
+/// The checked problem of a graph already read (named `graph_name`), the target and the
+/// constraints.
+pub(crate) fn problem_of(
+    graph: TaskGraph,
+    graph_name: String,
+    spec: &str,
+    nodes: &NodeList,
+    constraints: &Constraints,
+) -> Result<(Problem, String, Option<Machine>)> {
     let (arch, machine) = load_target(spec, nodes)?;
     // Before anything sized by the target (a uniform capacity is one value per PE).
     taskmap::problem::check_pe_count(arch.as_ref())?;

@@ -657,6 +657,73 @@ fn sim_passes_epsilon_to_the_mapper() {
 }
 
 #[test]
+fn map_of_a_program_is_sims_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = dir.path().join("r.prog").display().to_string();
+    let o = taskmap(&["gen", "program", "random:24,seed=3", "-o", &prog]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = |n: &str| dir.path().join(n).display().to_string();
+    let (s, m) = (out("sim.pes"), out("map.pes"));
+    let o = taskmap(&[
+        "sim",
+        "--program",
+        &prog,
+        "-a",
+        "mesh:5x5",
+        "-A",
+        "greedy-perego",
+        "-o",
+        &s,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // `map --program` with greedy-perego uses the program's phases, as sim does.
+    let o = taskmap(&[
+        "map",
+        "--program",
+        &prog,
+        "-a",
+        "mesh:5x5",
+        "-A",
+        "greedy-perego",
+        "-o",
+        &m,
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&s).unwrap(), std::fs::read(&m).unwrap());
+    // Other mappers map the program's task graph: the same f_C as eval of the program.
+    let o = taskmap(&[
+        "map",
+        "--program",
+        &prog,
+        "-a",
+        "mesh:5x5",
+        "-o",
+        &m,
+        "--format",
+        "json",
+    ]);
+    // (Tasks heavier than a PE's share leave the balance rule out of reach: exit 1.)
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let fc = json(&o)["evaluation"]["comm_cost"].clone();
+    let o = taskmap(&[
+        "eval",
+        "--program",
+        &prog,
+        "-a",
+        "mesh:5x5",
+        "-m",
+        &m,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json(&o)["comm_cost"], fc);
+    // A target is needed, and a program is not a graph.
+    let o = taskmap(&["map", "--program", &prog]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--arch is required"), "{}", stderr(&o));
+}
+
+#[test]
 fn eval_of_a_program_reports_f_like_sim() {
     let dir = tempfile::tempdir().unwrap();
     let prog = dir.path().join("ring.prog").display().to_string();
@@ -866,7 +933,11 @@ fn fixed_tasks_stay_on_their_pes_and_bad_pin_files_exit_2() {
         pins.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("drb and multilevel"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("drb, multilevel and exact"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// Outputs never destroy what they should not: a link is followed (its target gets the

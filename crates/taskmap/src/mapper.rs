@@ -78,12 +78,13 @@ pub struct Optimality {
 }
 
 impl Optimality {
-    /// The largest relative gap of the returned mapping to the optimum, in percent.
-    pub fn gap_percent(&self) -> f64 {
-        if self.comm_cost == 0 {
-            0.0
-        } else {
-            100.0 * (self.comm_cost - self.lower_bound) as f64 / self.comm_cost as f64
+    /// The largest gap of the returned mapping to the optimum, `100 (f_C − bound) /
+    /// bound` in percent (as `compare`'s `gap_%`); `None` when the bound is 0 and the
+    /// mapping's f_C is not.
+    pub fn gap_percent(&self) -> Option<f64> {
+        match self.lower_bound {
+            0 => (self.comm_cost == 0).then_some(0.0),
+            lb => Some(100.0 * (self.comm_cost - lb) as f64 / lb as f64),
         }
     }
 }

@@ -133,7 +133,7 @@ pub struct Problem {
     /// is given explicitly): [`Problem::max_loads`] is then the smaller of the two.
     pub epsilon_with_capacities: bool,
     /// Fixed tasks: the PE of every task, [`FREE`] for a task the mapper places
-    /// (Scotch's `-f`). Only `drb` and `multilevel` accept them.
+    /// (Scotch's `-f`). Only `drb`, `multilevel` and `exact` accept them.
     pub fixed: Option<Vec<u32>>,
 }
 
@@ -219,7 +219,7 @@ impl Problem {
     pub fn check(&self) -> Result<(), Error> {
         if self.fixed.is_some() {
             return Err(Error::Config(
-                "fixed tasks are supported by the drb and multilevel algorithms only".into(),
+                "fixed tasks are supported by the drb, multilevel and exact algorithms only".into(),
             ));
         }
         self.check_with_fixed()

@@ -410,11 +410,12 @@ pub fn render_map_report(r: &MapReport) -> String {
         } else {
             let _ = writeln!(
                 s,
-                "exact search stopped after {} nodes: f_C {}, lower bound {} (gap at most {:.2} %)",
+                "exact search stopped after {} nodes: f_C {}, lower bound {} (gap at most {})",
                 o.nodes,
                 o.comm_cost,
                 o.lower_bound,
                 o.gap_percent()
+                    .map_or("unbounded".to_string(), |g| format!("{g:.2} %"))
             );
         }
     }

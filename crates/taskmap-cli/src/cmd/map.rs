@@ -28,12 +28,18 @@ pub(crate) struct MapArgs {
     /// Mapping algorithm, `name[,key=value...]` (see `taskmap algorithms`).
     #[arg(short = 'A', long, default_value = "multilevel")]
     pub(crate) algorithm: String,
+    /// A timed program (PROCESS/INT_OP/SEND/RECEIVE/STOP) instead of --graph: its task
+    /// graph is mapped (edge weight = the flits two tasks exchange, vertex weight = a
+    /// task's compute cycles), and `greedy-perego` maps it with the program's own phases,
+    /// as `taskmap sim -A greedy-perego` does.
+    #[arg(long, value_name = "FILE", conflicts_with = "graph")]
+    pub(crate) program: Option<PathBuf>,
     /// Preset of the algorithm (the multilevel mapper's: fast, default or strong), the
     /// configuration its keys edit.
     #[arg(short = 'P', long, value_name = "PRESET", value_parser = clap::builder::PossibleValuesParser::new(preset_names()))]
     pub(crate) preset: Option<String>,
     /// Fixed tasks: a Scotch fixed-vertex file (a count, then `task pe` lines, as `gmap -f`)
-    /// or one line per task with its PE or -1; task ids 0-based (drb and multilevel).
+    /// or one line per task with its PE or -1; task ids 0-based (drb, multilevel and exact).
     #[arg(long, value_name = "FILE")]
     pub(crate) fixed: Option<PathBuf>,
     /// Refine this mapping instead of mapping from scratch (multilevel, one run): pinned
@@ -169,6 +175,7 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
             &[
                 a.input.graph.as_ref(),
                 a.input.task_weights.as_ref(),
+                a.program.as_ref(),
                 a.fixed.as_ref(),
                 a.constraints.capacities.as_ref(),
                 target.as_ref(),
@@ -182,10 +189,27 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         Some(p) => format!("{},preset={}", a.algorithm, p),
         None => a.algorithm.clone(),
     };
-    let spec = arch_spec(a.arch.as_ref(), &a.input)?;
     // Everything the run would refuse is refused before the configuration is printed too.
-    let (mut problem, graph_name, machine) =
-        load_problem(&a.input, &spec, &a.nodes, &a.constraints)?;
+    let (program, spec, (mut problem, graph_name, machine)) = match &a.program {
+        Some(path) => {
+            if a.input.task_weights.is_some() {
+                bail!("--task-weights applies to --graph; a program's tasks carry their own work");
+            }
+            let Some(spec) = a.arch.clone() else {
+                bail!("--arch is required with --program (e.g. --arch torus:8x8)");
+            };
+            let program = taskmap::perego::program::read_program(path)?;
+            let graph = program.to_task_graph();
+            let name = path.display().to_string();
+            let loaded = problem_of(graph, name, &spec, &a.nodes, &a.constraints)?;
+            (Some(program), spec, loaded)
+        }
+        None => {
+            let spec = arch_spec(a.arch.as_ref(), &a.input)?;
+            let loaded = load_problem(&a.input, &spec, &a.nodes, &a.constraints)?;
+            (None, spec, loaded)
+        }
+    };
     a.launch.check(machine.as_ref())?;
     if let Some(path) = &a.fixed {
         let k = problem.arch.pe_count();
@@ -209,11 +233,25 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         .map(|secs| t0 + std::time::Duration::from_secs_f64(secs));
     let progress = Bar::start(algorithm.name(), !quiet);
     ctx.progress = progress.clone();
-    let mapping = match &refine {
-        Some(r) => r
-            .mapper
-            .refine_mapping_migrating(&problem, &r.given, r.migration, &mut ctx)?,
-        None => algorithm.map(&problem, &mut ctx)?,
+    let mapping = match (&refine, &program) {
+        (Some(r), _) => {
+            r.mapper
+                .refine_mapping_migrating(&problem, &r.given, r.migration, &mut ctx)?
+        }
+        // The program's own phases for the mapper made for programs.
+        (None, Some(p)) if algorithm.name() == "greedy-perego" && problem.fixed.is_none() => {
+            let how = taskmap::perego::summary::ProgramMapping {
+                algorithm: Some(&alg_text),
+                seed: a.run.seed,
+                threads: a.run.threads,
+                epsilon: a.constraints.epsilon,
+                spm: Default::default(),
+                progress: progress.clone(),
+                stop: ctx.stop.clone(),
+            };
+            taskmap::perego::summary::map_program(p, problem.arch.clone(), &how)?
+        }
+        (None, _) => algorithm.map(&problem, &mut ctx)?,
     };
     progress.finish();
     let map_time = t0.elapsed();

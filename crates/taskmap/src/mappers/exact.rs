@@ -1,7 +1,8 @@
 //! Exact static mapping by branch and bound: the mapping of least f_C under the balance or
 //! capacity rule, for small instances, with a proven lower bound when a limit stops it.
 //!
-//! Tasks are placed one at a time in a fixed order: the heaviest task first, then always
+//! Tasks are placed one at a time in a fixed order: the task of largest weighted degree
+//! first (after the fixed tasks), then always
 //! the task with the most edge weight to the tasks already placed (ties: larger weighted
 //! degree, then smaller id), so that costs show early. Each node keeps, for every task
 //! still to place and every PE, the cost its edges to the placed tasks would have there;
@@ -88,6 +89,15 @@ impl Mapper for ExactMapper {
             )));
         }
         let mut s = Search::new(problem);
+        if let Some(i) = s.load.iter().zip(&s.limit).position(|(l, m)| l > m) {
+            return Err(Error::Config(format!(
+                "the fixed tasks alone put PE {} above its load limit for vertex weight {} ({} > {})",
+                i / s.ncon,
+                i % s.ncon,
+                s.load[i],
+                s.limit[i]
+            )));
+        }
         if self.warm_start {
             let start = ctx.timed("warm start", |ctx| {
                 MultilevelMapper::default().map(problem, ctx)
@@ -162,6 +172,8 @@ struct Search<'a> {
     stopped: bool,
     /// The least bound of the nodes left unexplored when the search stopped early.
     open_bound: u64,
+    /// Inner nodes whose bound was computed (the clock is read every 64).
+    ticks: u64,
     /// Every task's neighbours, heaviest edge first.
     heavy: Vec<Vec<(u64, u32)>>,
     /// The weight of every task when all tasks weigh the same on every constraint (then a
@@ -228,6 +240,7 @@ impl<'a> Search<'a> {
             node_limit: u64::MAX,
             stopped: false,
             open_bound: u64::MAX,
+            ticks: 0,
             heavy: (0..n as u32)
                 .map(|t| {
                     let mut v: Vec<(u64, u32)> = g
@@ -456,17 +469,19 @@ impl<'a> Search<'a> {
         if bound >= self.best {
             return;
         }
+        if depth == self.order.len() {
+            // A complete mapping, cheaper than the best: kept even at a limit.
+            self.best = self.cost;
+            self.best_map = Some(self.pe.clone());
+            return;
+        }
+        self.ticks += 1;
         if self.stopped || self.visited >= self.node_limit || self.out_of_time(ctx) {
             self.stopped = true;
             self.open_bound = self.open_bound.min(bound);
             return;
         }
         self.visited += 1;
-        if depth == self.order.len() {
-            self.best = self.cost;
-            self.best_map = Some(self.pe.clone());
-            return;
-        }
         let t = self.order[depth];
         // Classes of PEs a symmetry of this node maps onto each other (union-find).
         let mut root: Vec<u32> = (0..self.k as u32).collect();
@@ -527,9 +542,9 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Checks the deadline and the stop flag every 4096 nodes.
+    /// Checks the deadline and the stop flag every 64 bounds computed.
     fn out_of_time(&self, ctx: &RunContext) -> bool {
-        self.visited.is_multiple_of(4096) && ctx.out_of_time()
+        self.ticks.is_multiple_of(64) && ctx.out_of_time()
     }
 }
 
@@ -553,6 +568,9 @@ fn symmetries(arch: &dyn Architecture) -> Vec<Vec<u32>> {
         Shape::Other => return Vec::new(),
     };
     let d = dims.len();
+    if d > 12 {
+        return Vec::new();
+    }
     // Axis relabellings that keep the sizes.
     let mut perms: Vec<Vec<usize>> = Vec::new();
     let mut cur: Vec<usize> = Vec::new();

@@ -15,6 +15,8 @@ const TARGETS: &[&str] = &[
     "torus:2x2x2",
     "mesh:3x2",
     "wcomplete:1,2,1",
+    "hypercube:3",
+    "torus:3x3",
 ];
 
 /// The least f_C over every mapping within the problem's load limits and pins, by
@@ -50,18 +52,25 @@ fn brute_force(p: &Problem) -> Option<u64> {
     }
 }
 
-/// A random graph with vertex weights 1..=3 on every other task when `weighted`.
+/// A random graph; when `weighted`, with heavier edges and vertex weights 1..=3 on some
+/// tasks, and a second vertex weight (`3 - u % 3`).
 fn graph(n: u32, seed: u64, weighted: bool) -> TaskGraph {
     let g = gen::random_graph(n, 3.0, seed);
     if !weighted {
         return g;
     }
-    let mut b = GraphBuilder::new(n as usize, 1);
+    let mut b = GraphBuilder::new(n as usize, 2);
     for (u, v, w) in g.edges() {
         b.add_edge(u, v, w + (u as u64 % 3));
     }
     for u in 0..n {
-        b.set_vertex_weight(u, 0, 1 + u64::from(u % 2) * u64::from(u % 3));
+        b.set_vertex_weights(
+            u,
+            &[
+                1 + u64::from(u % 2) * u64::from(u % 3),
+                3 - u64::from(u % 3),
+            ],
+        );
     }
     b.build()
 }
@@ -78,17 +87,20 @@ proptest! {
         eps in prop::sample::select(vec![0.0, 0.03, 0.5]),
         caps in any::<bool>(),
         pin in any::<bool>(),
+        warm in any::<bool>(),
     ) {
         let arch = parse_arch(TARGETS[target]).unwrap();
         let k = arch.pe_count();
-        // torus:2x2x2 has 8 PEs: keep 8^n small.
-        let n = if k > 6 { n.min(6) } else { n };
+        // Keep k^n small.
+        let n = if k > 6 { n.min(5) } else { n };
         let g = graph(n, seed, weighted);
-        let total = g.total_vertex_weight(0);
         let mut p = Problem::new(g, arch);
         p.epsilon = eps;
         if caps {
-            p.capacities = Some(Capacities::uniform(k, &[total.div_ceil(u64::from(k)) + 1]));
+            let per: Vec<u64> = (0..p.graph.ncon())
+                .map(|c| p.graph.total_vertex_weight(c).div_ceil(u64::from(k)) + 1)
+                .collect();
+            p.capacities = Some(Capacities::uniform(k, &per));
         }
         if pin {
             let mut f = vec![FREE; n as usize];
@@ -97,7 +109,18 @@ proptest! {
         }
         let want = brute_force(&p);
         let mut ctx = RunContext::new(seed);
-        let got = ExactMapper::default().map(&p, &mut ctx);
+        let exact = ExactMapper { warm_start: warm, ..ExactMapper::default() };
+        let got = exact.map(&p, &mut ctx);
+        // Stopped early, the bound is still at most the optimum.
+        let mut early = RunContext::new(seed);
+        if let (Ok(m), Some(best)) = (
+            ExactMapper { nodes: 3, warm_start: warm }.map(&p, &mut early),
+            want,
+        ) {
+            let o = early.optimality.unwrap();
+            prop_assert!(o.lower_bound <= best && best <= o.comm_cost, "{:?} vs {}", o, best);
+            prop_assert_eq!(comm_cost(&p.graph, p.arch.as_ref(), m.as_slice()), o.comm_cost);
+        }
         match want {
             None => prop_assert!(got.is_err()),
             Some(best) => {
@@ -107,15 +130,17 @@ proptest! {
                 prop_assert!(o.optimal);
                 prop_assert_eq!((o.comm_cost, o.lower_bound), (best, best));
                 // The mapping keeps the limits and pins.
-                let mut load = vec![0u64; k as usize];
-                for (t, q) in m.as_slice().iter().enumerate() {
-                    load[q.idx()] += p.graph.vertex_weight(t as u32, 0);
-                    if let Some(f) = p.fixed_pe(t as u32) {
-                        prop_assert_eq!(f, q.0);
+                for c in 0..p.graph.ncon() {
+                    let mut load = vec![0u64; k as usize];
+                    for (t, q) in m.as_slice().iter().enumerate() {
+                        load[q.idx()] += p.graph.vertex_weight(t as u32, c);
+                        if let Some(f) = p.fixed_pe(t as u32) {
+                            prop_assert_eq!(f, q.0);
+                        }
                     }
-                }
-                for (l, x) in load.iter().zip(p.max_loads(0)) {
-                    prop_assert!(*l <= x);
+                    for (l, x) in load.iter().zip(p.max_loads(c)) {
+                        prop_assert!(*l <= x);
+                    }
                 }
                 // No other mapper beats it.
                 if !pin {
@@ -123,12 +148,14 @@ proptest! {
                         let spec: AlgorithmSpec = alg.parse().unwrap();
                         if let Ok(m) = spec.mapper().map(&p, &mut RunContext::new(seed)) {
                             let f = comm_cost(&p.graph, p.arch.as_ref(), m.as_slice());
-                            let l = p.max_loads(0);
-                            let mut load = vec![0u64; k as usize];
-                            for (t, q) in m.as_slice().iter().enumerate() {
-                                load[q.idx()] += p.graph.vertex_weight(t as u32, 0);
-                            }
-                            if load.iter().zip(&l).all(|(a, b)| a <= b) {
+                            let fits = (0..p.graph.ncon()).all(|c| {
+                                let mut load = vec![0u64; k as usize];
+                                for (t, q) in m.as_slice().iter().enumerate() {
+                                    load[q.idx()] += p.graph.vertex_weight(t as u32, c);
+                                }
+                                load.iter().zip(p.max_loads(c)).all(|(a, b)| *a <= b)
+                            });
+                            if fits {
                                 prop_assert!(f >= best, "{} found {} < {}", alg, f, best);
                             }
                         }
