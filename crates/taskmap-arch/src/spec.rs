@@ -41,7 +41,7 @@ const MAX_DIMS: usize = 1024;
 /// `ltleaf` (a `tleaf` followed by `permnbr perm0 ..`: the labels of the leaves of each
 /// block of `permnbr` leaves, so that PE `L` is leaf `L - L % permnbr + perm⁻¹[L % permnbr]`),
 /// `deco 0`, `deco 1` and `deco 2` (decomposition-defined targets, as `amk_grf` writes them;
-/// read into a [`Decomposition`], see `docs/formats.md`),
+/// read into a [`Decomposition`](crate::Decomposition), see `docs/formats.md`),
 /// `sub n p0 .. p(n-1) INNER` (Scotch 6/7 layout; `sub INNER n p0 ..` is accepted too).
 /// Names are case-insensitive; `#` starts a comment.
 pub fn parse_arch(spec: &str) -> Result<Box<dyn Architecture>, ArchError> {

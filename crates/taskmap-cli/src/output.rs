@@ -399,3 +399,53 @@ pub(crate) fn write_graph(path: &Path, g: &TaskGraph, format: GraphFormat) -> Re
     );
     Ok(0)
 }
+
+/// Rows of each table `--show-model` prints without `--full`.
+pub(crate) const SHOWN_ROWS: usize = 40;
+
+/// Prints a table of `rows` under `header`, the first `left` columns left-aligned (names)
+/// and the others right-aligned, with a line saying how many of `total` `what` were left
+/// out when `rows` holds fewer.
+pub(crate) fn print_table(
+    header: &[String],
+    rows: &[Vec<String>],
+    left: usize,
+    total: usize,
+    what: &str,
+) {
+    let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (w, c) in width.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut out = String::from("  ");
+        for (i, (c, w)) in cells.iter().zip(&width).enumerate() {
+            let pad = w - c.chars().count();
+            if i > 0 {
+                out.push_str("  ");
+            }
+            if i < left {
+                out.push_str(c);
+                out.push_str(&" ".repeat(pad));
+            } else {
+                out.push_str(&" ".repeat(pad));
+                out.push_str(c);
+            }
+        }
+        out.trim_end().to_string()
+    };
+    outln!("{}", line(header));
+    for r in rows {
+        outln!("{}", line(r));
+    }
+    if rows.len() < total {
+        outln!(
+            "  ... {} more {} ({} in all; --full shows every row, -f json gives them all)",
+            total - rows.len(),
+            what,
+            total
+        );
+    }
+}

@@ -1613,6 +1613,61 @@ fn hetero_follows_a_given_order() {
 }
 
 #[test]
+fn amap_shows_the_preprocessors_outputs() {
+    // realtime.amg: f_track = 0.8 + 0.5 f_check and f_check = f_track + 0.2, so f_check
+    // = 2, f_track = 1.8, f_log = 1; l'(track, check) = 1.8 x 10 + 2 x 0.5 x 5 = 23.
+    let model = fixture("amap/realtime.amg");
+    let o = taskmap(&["amap", &model, "-k", "2", "--show-model", "-f", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o);
+    let p = &r["preprocessor"];
+    let module = |name: &str| {
+        p["modules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|m| m["name"] == name)
+            .unwrap()
+    };
+    let f = |name: &str| p["modules"][module(name)]["f"].as_f64().unwrap();
+    for (name, want) in [("sense", 1.0), ("track", 1.8), ("check", 2.0), ("log", 1.0)] {
+        assert!((f(name) - want).abs() < 1e-9, "f_{name} = {}", f(name));
+    }
+    assert!((p["modules"][module("track")]["m_prime"].as_f64().unwrap() - 54.0).abs() < 1e-9);
+    let (t, c) = (module("track") as u64, module("check") as u64);
+    let l = p["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["a"].as_u64() == Some(t.min(c)) && l["b"].as_u64() == Some(t.max(c)))
+        .unwrap();
+    assert!((l["l_prime"].as_f64().unwrap() - 23.0).abs() < 1e-9, "{l}");
+    // The filters may run in parallel; the exclusive branches track and alarm may not.
+    let pairs: Vec<(u64, u64)> = p["parallel"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x[0].as_u64().unwrap(), x[1].as_u64().unwrap()))
+        .collect();
+    let pair = |a: &str, b: &str| {
+        let (x, y) = (module(a) as u64, module(b) as u64);
+        (x.min(y), x.max(y))
+    };
+    assert!(pairs.contains(&pair("filterA", "filterB")), "{pairs:?}");
+    assert!(!pairs.contains(&pair("track", "alarm")), "{pairs:?}");
+    // The human report prints the tables; without --show-model nothing changes.
+    let o = taskmap(&["amap", &model, "-k", "2", "--show-model"]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        text.contains("m'_i = m_i f_i") && text.contains("of modules may run in parallel"),
+        "{text}"
+    );
+    let o = taskmap(&["amap", &model, "-k", "2", "-f", "json"]);
+    assert!(json(&o).get("preprocessor").is_none());
+    assert_eq!(taskmap(&["amap", &model, "--full"]).status.code(), Some(2));
+}
+
+#[test]
 fn amap_maps_reports_and_writes_the_assignment() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("procs.txt");

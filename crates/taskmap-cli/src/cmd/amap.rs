@@ -15,7 +15,7 @@ use taskmap::houstis::interconnect::{DelayModel, Interconnect};
 use taskmap::houstis::machine::Machine;
 use taskmap::houstis::mapper::{evaluate_assignment, memory_excess, AmapResult};
 use taskmap::houstis::precedence::{Deterministic, PrecedenceGraph};
-use taskmap::houstis::report::{bounds, report_json};
+use taskmap::houstis::report::{bounds, preprocessor, report_json, Preprocessor};
 use taskmap::houstis::spec::PrecedenceSpec;
 use taskmap::registry::{self, Family};
 use taskmap::{Mapping, MappingFormat, PeId};
@@ -107,6 +107,15 @@ pub struct AmapArgs {
     /// on them).
     #[arg(short, long, default_value_t = 1)]
     pub threads: usize,
+    /// Show the preprocessor's outputs: per module m_i, the expected executions f_i and
+    /// m'_i = m_i f_i (M'); per pair of linked modules l'_ij (L'); and the pairs that may
+    /// run in parallel (Δ). The first 40 rows of each table in the human report unless
+    /// --full; every row in JSON, as the member "preprocessor".
+    #[arg(long)]
+    pub show_model: bool,
+    /// With --show-model: every row of the human report's tables.
+    #[arg(long, requires = "show_model")]
+    pub full: bool,
     /// Report format: human, json or csv.
     #[arg(short, long, value_enum, default_value = "human")]
     pub format: crate::output::OutputFormat,
@@ -190,7 +199,7 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
         let r = evaluate_assignment(&g, &det, &machine, processor)
             .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
         let label = format!("assignment {}", file.display());
-        report(&a, &g, &r, &machine, &path, &label, json)?;
+        report(&a, (&g, &det), &r, &machine, &path, &label, json)?;
         return Ok(match memory_excess(&g, &machine, &r.processor) {
             Some((p, need)) => {
                 errln!(
@@ -209,7 +218,7 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
         .run(&g, &det, &machine, ctx.pool.as_ref(), &*progress)
         .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
     progress.finish();
-    report(&a, &g, &r, &machine, &path, spec.name(), json)?;
+    report(&a, (&g, &det), &r, &machine, &path, spec.name(), json)?;
     Ok(0)
 }
 
@@ -244,7 +253,7 @@ fn algorithm(a: &AmapArgs) -> Result<PrecedenceSpec> {
 /// Writes the assignment (`-o`) and prints the report.
 fn report(
     a: &AmapArgs,
-    g: &PrecedenceGraph,
+    (g, det): (&PrecedenceGraph, &Deterministic),
     r: &AmapResult,
     machine: &Machine,
     path: &str,
@@ -256,12 +265,90 @@ fn report(
             .to_text(MappingFormat::from_path(out));
         crate::output::write_file(out, text.as_bytes())?;
     }
+    let pre = a.show_model.then(|| preprocessor(g, det));
     if json {
-        crate::output::print_data(&report_json(g, r, machine, path, label), a.format)?;
+        let mut v = report_json(g, r, machine, path, label);
+        if let (Some(p), Some(o)) = (&pre, v.as_object_mut()) {
+            o.insert("preprocessor".into(), serde_json::to_value(p)?);
+        }
+        crate::output::print_data(&v, a.format)?;
     } else {
         print_report(g, r, machine, path, label, a.mapping.is_some());
+        if let Some(p) = &pre {
+            print_preprocessor(g, p, a.full);
+        }
     }
     Ok(())
+}
+
+/// The preprocessor's tables (`--show-model`): M', L' and Δ, at most
+/// [`crate::output::SHOWN_ROWS`] rows each unless `full`.
+fn print_preprocessor(g: &PrecedenceGraph, p: &Preprocessor, full: bool) {
+    let limit = if full {
+        usize::MAX
+    } else {
+        crate::output::SHOWN_ROWS
+    };
+    let s = |x: &str| x.to_string();
+    let num = |x: f64| {
+        let t = format!("{x:.4}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    outln!("preprocessor  per module: m_i, the expected executions f_i, m'_i = m_i f_i (M')");
+    let rows: Vec<Vec<String>> = p
+        .modules
+        .iter()
+        .take(limit)
+        .map(|m| {
+            vec![
+                m.name.clone(),
+                num(m.m),
+                num(m.f),
+                num(m.m_prime),
+                num(m.memory),
+            ]
+        })
+        .collect();
+    crate::output::print_table(
+        &[s("module"), s("m_i"), s("f_i"), s("m'_i"), s("memory")],
+        &rows,
+        1,
+        p.modules.len(),
+        "modules",
+    );
+    outln!("              per pair of linked modules: l'_ij = f_i p_ij g_ij + f_j p_ji g_ji (L', ITUs)");
+    let name = |i: u32| g.names[i as usize].clone();
+    let rows: Vec<Vec<String>> = p
+        .links
+        .iter()
+        .take(limit)
+        .map(|l| vec![name(l.a), name(l.b), num(l.l_prime)])
+        .collect();
+    crate::output::print_table(
+        &[s("i"), s("j"), s("l'_ij")],
+        &rows,
+        2,
+        p.links.len(),
+        "pairs",
+    );
+    match &p.parallel {
+        Some(pairs) => {
+            outln!(
+                "              Δ: {} {} of modules may run in parallel",
+                pairs.len(),
+                if pairs.len() == 1 { "pair" } else { "pairs" }
+            );
+            let rows: Vec<Vec<String>> = pairs
+                .iter()
+                .take(limit)
+                .map(|&(i, j)| vec![name(i), name(j)])
+                .collect();
+            if !pairs.is_empty() {
+                crate::output::print_table(&[s("i"), s("j")], &rows, 2, pairs.len(), "pairs");
+            }
+        }
+        None => outln!("              Δ: not built (too many modules)"),
+    }
 }
 
 /// `--speeds`: one speed for all `k` processors, or comma-separated `S` and `S:N` items

@@ -129,9 +129,6 @@ pub struct HeteroArgs {
     pub format: crate::output::OutputFormat,
 }
 
-/// Rows of each table `--show-model` prints without `--full`.
-const SHOWN_ROWS: usize = 40;
-
 impl HeteroArgs {
     /// The model file, given as `-g` or as the positional old spelling.
     fn model_file(&self) -> Option<&PathBuf> {
@@ -519,48 +516,17 @@ fn print_human(
 
 /// The TTIGHa graph's tables (`--show-model`): `w_p(T)`, then the pairs of adjacent tasks
 /// with `c`, `C_sd` per communication type and `p_sd` per pair of processor types; at most
-/// [`SHOWN_ROWS`] rows each unless `full`.
+/// [`crate::output::SHOWN_ROWS`] rows each unless `full`.
 fn print_matrices(model: &Ttigha, m: &TtigMatrices, full: bool) {
     let names = &model.program.task_names;
-    let limit = if full { usize::MAX } else { SHOWN_ROWS };
-    // The first `left` columns left-aligned (names), the others right-aligned.
+    let limit = if full {
+        usize::MAX
+    } else {
+        crate::output::SHOWN_ROWS
+    };
     let table =
         |header: Vec<String>, rows: Vec<Vec<String>>, left: usize, total: usize, what: &str| {
-            let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-            for r in &rows {
-                for (w, c) in width.iter_mut().zip(r) {
-                    *w = (*w).max(c.chars().count());
-                }
-            }
-            let line = |cells: &[String]| {
-                let mut out = String::from("  ");
-                for (i, (c, w)) in cells.iter().zip(&width).enumerate() {
-                    let pad = w - c.chars().count();
-                    if i > 0 {
-                        out.push_str("  ");
-                    }
-                    if i < left {
-                        out.push_str(c);
-                        out.push_str(&" ".repeat(pad));
-                    } else {
-                        out.push_str(&" ".repeat(pad));
-                        out.push_str(c);
-                    }
-                }
-                out.trim_end().to_string()
-            };
-            outln!("{}", line(&header));
-            for r in &rows {
-                outln!("{}", line(r));
-            }
-            if rows.len() < total {
-                outln!(
-                    "  ... {} more {} ({} in all; --full shows every row, -f json gives them all)",
-                    total - rows.len(),
-                    what,
-                    total
-                );
-            }
+            crate::output::print_table(&header, &rows, left, total, what)
         };
     outln!("TTIGHa graph  w_p(T): time of each task on each processor type (eq. 1)");
     let mut header = vec!["task".to_string()];
