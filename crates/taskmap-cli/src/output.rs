@@ -449,3 +449,18 @@ pub(crate) fn print_table(
         );
     }
 }
+
+/// A time for people: whole numbers as such, others with at most 3 decimals; very large
+/// ones in exponent form.
+pub(crate) fn num(x: f64) -> String {
+    if x.abs() >= 1e15 {
+        return format!("{x:.6e}");
+    }
+    let s = format!("{x:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}

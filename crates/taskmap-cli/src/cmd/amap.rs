@@ -290,10 +290,7 @@ fn print_preprocessor(g: &PrecedenceGraph, p: &Preprocessor, full: bool) {
         crate::output::SHOWN_ROWS
     };
     let s = |x: &str| x.to_string();
-    let num = |x: f64| {
-        let t = format!("{x:.4}");
-        t.trim_end_matches('0').trim_end_matches('.').to_string()
-    };
+    let num = crate::output::num;
     outln!("preprocessor  per module: m_i, the expected executions f_i, m'_i = m_i f_i (M')");
     let rows: Vec<Vec<String>> = p
         .modules

@@ -114,9 +114,8 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         Some(p) => {
             let model = taskmap::perego::spm::SpmModel::build(p, &Default::default())?;
             let slack = model.evaluate(arch.as_ref(), &mapping)?;
-            let pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
             (
-                Some(model.evaluate_partial(arch.as_ref(), &pes)),
+                Some(model.evaluate_paper(arch.as_ref(), &mapping)?),
                 Some(slack),
                 model.evaluate_propagated(p, arch.as_ref(), &mapping)?,
                 Some(taskmap::perego::summary::validity_notes(

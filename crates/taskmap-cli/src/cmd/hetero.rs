@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use crate::output::num;
 use anyhow::{bail, Result};
 use clap::Args;
 use taskmap::hetero::allocate::HeteroSpec;
@@ -425,21 +426,6 @@ fn label(source: &str) -> &'static str {
         "peft" => "PEFT",
         "heft-ls" => "heft-ls",
         _ => "MATEHa",
-    }
-}
-
-/// A time for people: whole numbers as such, others with at most 3 decimals; very large
-/// ones in exponent form.
-fn num(x: f64) -> String {
-    if x.abs() >= 1e15 {
-        return format!("{x:.6e}");
-    }
-    let s = format!("{x:.3}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".into()
-    } else {
-        s.to_string()
     }
 }
 

@@ -90,15 +90,9 @@ impl RandomTtigha {
         };
         let (mut seed, mut procs, mut slowness) = (None, None, None);
         let mut seen: Vec<&str> = Vec::new();
-        for kv in parts {
-            let kv = kv.trim();
-            if kv.is_empty() {
-                continue;
-            }
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| bad(format!("expected key=value, found \"{kv}\"")))?;
-            let (k, v) = (k.trim(), v.trim());
+        let entries = crate::registry::params::key_values(parts)
+            .map_err(|kv| bad(format!("expected key=value, found \"{kv}\"")))?;
+        for (k, v) in entries {
             if seen.contains(&k) {
                 return Err(bad(format!("\"{k}\" is given twice")));
             }

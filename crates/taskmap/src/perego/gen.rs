@@ -382,21 +382,16 @@ pub fn generate_program(spec: &str) -> Result<Program, Error> {
         bad("expected KIND:SIZE (ring:64, mesh:8x8, butterfly:6, tree:63, random:200)".into())
     })?;
     let mut p = GenParams::default();
-    for kv in parts {
-        let kv = kv.trim();
-        if kv.is_empty() {
-            continue;
-        }
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| bad(format!("expected key=value, found \"{kv}\"")))?;
-        let num = v.trim().parse::<u64>().map_err(|_| {
+    let entries = crate::registry::params::key_values(parts)
+        .map_err(|kv| bad(format!("expected key=value, found \"{kv}\"")))?;
+    for (k, v) in entries {
+        let num = v.parse::<u64>().map_err(|_| {
             bad(format!(
                 "\"{k}\" needs a non-negative integer, found \"{v}\""
             ))
         })?;
         let small = || u32::try_from(num).map_err(|_| bad(format!("\"{k}\" too large")));
-        match k.trim() {
+        match k {
             "rounds" => p.rounds = small()?,
             "compute" => p.compute = small()?,
             "flits" => p.flits = small()?.max(1),

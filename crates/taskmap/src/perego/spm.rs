@@ -311,6 +311,17 @@ impl SpmModel {
         Ok(est)
     }
 
+    /// The paper's `F` (eq. 2-10, without the slack absorption of [`Self::evaluate`]) of a
+    /// complete mapping, checked as [`Self::evaluate`] checks it.
+    pub fn evaluate_paper(
+        &self,
+        arch: &dyn Architecture,
+        mapping: &Mapping,
+    ) -> Result<FEstimate, Error> {
+        let pes = super::routed_mapping(self.work.len(), arch, mapping, "F")?;
+        Ok(self.evaluate_partial(arch, &pes))
+    }
+
     /// The paper's `F` (eq. 2-10, without the slack absorption of [`Self::evaluate`]) for a
     /// partial mapping: `pes[t]` is the PE of task `t` or `u32::MAX` when `t` is not mapped
     /// yet; unmapped tasks and the channels touching them count for nothing (the paper's F

@@ -126,8 +126,7 @@ impl FSummary {
         };
         let model = SpmModel::build(program, &sp)?;
         let e = model.evaluate(arch, mapping)?;
-        let pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
-        let paper = model.evaluate_partial(arch, &pes).f;
+        let paper = model.evaluate_paper(arch, mapping)?.f;
         let prop = model
             .evaluate_propagated(program, arch, mapping)?
             .map(|p| p.f_prop);

@@ -73,6 +73,23 @@ pub fn preset_names<P: Params>() -> Vec<&'static str> {
     P::PRESETS.iter().map(|(n, _)| *n).collect()
 }
 
+/// The `key=value` entries among `parts`, key and value trimmed, empty parts skipped; the
+/// first part without `=` (trimmed) as the error.
+pub fn key_values<'a>(
+    parts: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<(&'a str, &'a str)>, &'a str> {
+    parts
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            p.split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or(p)
+        })
+        .collect()
+}
+
 /// Parses `params` (each `key=value`; empty ones are skipped) of algorithm `alg` into `P`,
 /// over the default or over `preset` (the caller's, e.g. `--preset`; a preset also given
 /// as a key is an error). `spec` is the whole text, for messages.
@@ -83,13 +100,11 @@ pub fn parse_params<P: Params>(
     preset: Option<&str>,
 ) -> Result<P, Error> {
     let cfg = |msg: String| Error::Config(format!("{alg}: {msg}"));
-    let mut pairs: Vec<(String, &str)> = Vec::new();
-    for p in params.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
-        let (k, v) = p
-            .split_once('=')
-            .ok_or_else(|| cfg(format!("expected key=value, got \"{p}\"")))?;
-        pairs.push((k.trim().replace('-', "_"), v.trim()));
-    }
+    let mut pairs: Vec<(String, &str)> = key_values(params.iter().copied())
+        .map_err(|p| cfg(format!("expected key=value, got \"{p}\"")))?
+        .into_iter()
+        .map(|(k, v)| (k.replace('-', "_"), v))
+        .collect();
     let mut base_name = preset.map(str::to_string);
     if let Some(key) = P::PRESET_KEY {
         for (_, v) in pairs.iter().filter(|(k, _)| k == key) {
