@@ -137,4 +137,6 @@ def amap(
     memory: Optional[float] = None,
     speeds: Optional[Sequence[float]] = None,
     threads: int = 1,
+    monte_carlo: Optional[int] = None,
+    seed: int = 0,
 ) -> Dict[str, Any]: ...

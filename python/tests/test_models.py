@@ -78,6 +78,18 @@ def test_amap_equals_the_cli(cli):
         taskmap.amap(str(graph), 4, system="nonsense")
 
 
+def test_amap_monte_carlo_equals_the_cli(cli):
+    graph = FIXTURES / "amap" / "realtime.amg"
+    want = cli.json("amap", "-g", graph, "-k", 2, "--system", "bus", "--itu-time", 0.1,
+                    "--monte-carlo", 200, "--seed", 3)
+    got = taskmap.amap(str(graph), 2, system="bus", itu_time=0.1, monte_carlo=200, seed=3)
+    assert got == want
+    mc = got["monte_carlo"]
+    assert mc["samples"] == 200 and mc["ci95"][0] < mc["mean"] < mc["ci95"][1]
+    with pytest.raises(ValueError):
+        taskmap.amap(str(graph), 2, system="bus", monte_carlo=1)
+
+
 def test_the_scipy_example_runs(tmp_path):
     pytest.importorskip("matplotlib")
     import runpy

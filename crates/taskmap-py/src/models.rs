@@ -18,6 +18,7 @@ use taskmap::houstis::amg::read_amg_model;
 use taskmap::houstis::interconnect::Interconnect;
 use taskmap::houstis::machine::Machine;
 use taskmap::houstis::mapper::evaluate_assignment;
+use taskmap::houstis::monte_carlo::MonteCarlo;
 use taskmap::houstis::spec::PrecedenceSpec;
 use taskmap::perego::spm::SpmParams;
 use taskmap::perego::summary::{map_program, FSummary, ProgramMapping, SimSummary};
@@ -357,10 +358,13 @@ fn load_model(
 /// processors with the Algorithm Mapper: `system` is bus, dual-bus, multibus:B,
 /// multibus:B:M, banyan or ideal; `algorithm` alloc or alloc-ls (`name,key=value`); or
 /// `assignment`, the processor of every module. `speeds`: one speed per processor.
-/// Returns a dict with the keys of `taskmap amap --format json`.
+/// `monte_carlo`: also run the stochastic program this many times on the assignment
+/// (seed `seed`), as `taskmap amap --monte-carlo`. Returns a dict with the keys of
+/// `taskmap amap --format json`.
 #[pyfunction]
 #[pyo3(signature = (graph, processors, system="dual-bus", algorithm="alloc", assignment=None,
-    itu_time=1.0, memory=None, speeds=None, threads=1))]
+    itu_time=1.0, memory=None, speeds=None, threads=1, monte_carlo=None, seed=0))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn amap<'py>(
     py: Python<'py>,
     graph: PathBuf,
@@ -372,7 +376,18 @@ pub(crate) fn amap<'py>(
     memory: Option<f64>,
     speeds: Option<Vec<f64>>,
     threads: usize,
+    monte_carlo: Option<usize>,
+    seed: u64,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let mc = monte_carlo.map(|samples| MonteCarlo {
+        samples,
+        seed,
+        ..MonteCarlo::default()
+    });
+    if let Some(m) = &mc {
+        m.validate()
+            .map_err(|e| to_py(py, Error::Config(format!("monte_carlo: {e}"))))?;
+    }
     let spec: PrecedenceSpec = algorithm.parse().map_err(|e| to_py(py, e))?;
     let interconnect: Interconnect = system.parse().map_err(|e| to_py(py, e))?;
     let mut machine =
@@ -398,9 +413,17 @@ pub(crate) fn amap<'py>(
                 spec.name().to_string(),
             ),
         };
-        Ok(taskmap::houstis::report::report_json(
-            &g, &r, &machine, &path, &label,
-        ))
+        let mut v = taskmap::houstis::report::report_json(&g, &r, &machine, &path, &label);
+        if let (Some(m), Some(o)) = (mc, v.as_object_mut()) {
+            let s = m
+                .run(&g, &det, &machine, &r.processor, ctx.pool.as_ref())
+                .map_err(at)?;
+            o.insert(
+                "monte_carlo".into(),
+                serde_json::to_value(s).map_err(|e| Error::Config(e.to_string()))?,
+            );
+        }
+        Ok(v)
     })?;
     let value = result.map_err(|e| to_py(py, e))?;
     to_python(py, &value)

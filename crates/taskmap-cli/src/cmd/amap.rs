@@ -14,6 +14,7 @@ use taskmap::houstis::bus_queue::simulate;
 use taskmap::houstis::interconnect::{DelayModel, Interconnect};
 use taskmap::houstis::machine::Machine;
 use taskmap::houstis::mapper::{evaluate_assignment, memory_excess, AmapResult};
+use taskmap::houstis::monte_carlo::{MonteCarlo, MonteCarloSummary};
 use taskmap::houstis::precedence::{Deterministic, PrecedenceGraph};
 use taskmap::houstis::report::{bounds, preprocessor, report_json, Preprocessor};
 use taskmap::houstis::spec::PrecedenceSpec;
@@ -113,6 +114,14 @@ pub struct AmapArgs {
     /// --full; every row in JSON, as the member "preprocessor".
     #[arg(long)]
     pub show_model: bool,
+    /// Also run the stochastic program this many times on the assignment (Monte Carlo):
+    /// the mean T_REAL with a 95 % confidence interval, against the expected-value reading
+    /// of G' (docs/algorithm-mapper.md, "Monte Carlo T_REAL"). At least 2.
+    #[arg(long, value_name = "RUNS")]
+    pub monte_carlo: Option<usize>,
+    /// Seed of the --monte-carlo runs.
+    #[arg(long, default_value_t = 0, requires = "monte_carlo")]
+    pub seed: u64,
     /// With --show-model: every row of the human report's tables.
     #[arg(long, requires = "show_model")]
     pub full: bool,
@@ -199,7 +208,17 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
         let r = evaluate_assignment(&g, &det, &machine, processor)
             .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
         let label = format!("assignment {}", file.display());
-        report(&a, (&g, &det), &r, &machine, &path, &label, json)?;
+        let mc = monte_carlo(&a, (&g, &det), &r, &machine, &ctx, &path)?;
+        report(
+            &a,
+            (&g, &det),
+            &r,
+            mc.as_ref(),
+            &machine,
+            &path,
+            &label,
+            json,
+        )?;
         return Ok(match memory_excess(&g, &machine, &r.processor) {
             Some((p, need)) => {
                 errln!(
@@ -218,7 +237,17 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
         .run(&g, &det, &machine, ctx.pool.as_ref(), &*progress)
         .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
     progress.finish();
-    report(&a, (&g, &det), &r, &machine, &path, spec.name(), json)?;
+    let mc = monte_carlo(&a, (&g, &det), &r, &machine, &ctx, &path)?;
+    report(
+        &a,
+        (&g, &det),
+        &r,
+        mc.as_ref(),
+        &machine,
+        &path,
+        spec.name(),
+        json,
+    )?;
     Ok(0)
 }
 
@@ -250,11 +279,38 @@ fn algorithm(a: &AmapArgs) -> Result<PrecedenceSpec> {
     Ok(full.parse()?)
 }
 
+/// The `--monte-carlo` runs of the program on the assignment of `r`, when asked for.
+fn monte_carlo(
+    a: &AmapArgs,
+    (g, det): (&PrecedenceGraph, &Deterministic),
+    r: &AmapResult,
+    machine: &Machine,
+    ctx: &taskmap::RunContext,
+    path: &str,
+) -> Result<Option<MonteCarloSummary>> {
+    let Some(samples) = a.monte_carlo else {
+        return Ok(None);
+    };
+    let mc = MonteCarlo {
+        samples,
+        seed: a.seed,
+        ..MonteCarlo::default()
+    };
+    mc.validate()
+        .map_err(|e| anyhow::anyhow!("--monte-carlo: {e}"))?;
+    Ok(Some(
+        mc.run(g, det, machine, &r.processor, ctx.pool.as_ref())
+            .map_err(|e| anyhow::anyhow!("{path}: {e}"))?,
+    ))
+}
+
 /// Writes the assignment (`-o`) and prints the report.
+#[allow(clippy::too_many_arguments)]
 fn report(
     a: &AmapArgs,
     (g, det): (&PrecedenceGraph, &Deterministic),
     r: &AmapResult,
+    mc: Option<&MonteCarloSummary>,
     machine: &Machine,
     path: &str,
     label: &str,
@@ -268,17 +324,72 @@ fn report(
     let pre = a.show_model.then(|| preprocessor(g, det));
     if json {
         let mut v = report_json(g, r, machine, path, label);
-        if let (Some(p), Some(o)) = (&pre, v.as_object_mut()) {
-            o.insert("preprocessor".into(), serde_json::to_value(p)?);
+        if let Some(o) = v.as_object_mut() {
+            if let Some(p) = &pre {
+                o.insert("preprocessor".into(), serde_json::to_value(p)?);
+            }
+            if let Some(m) = mc {
+                o.insert("monte_carlo".into(), serde_json::to_value(m)?);
+            }
         }
         crate::output::print_data(&v, a.format)?;
     } else {
         print_report(g, r, machine, path, label, a.mapping.is_some());
+        if let Some(m) = mc {
+            print_monte_carlo(g, r, m);
+        }
         if let Some(p) = &pre {
             print_preprocessor(g, p, a.full);
         }
     }
     Ok(())
+}
+
+/// The `--monte-carlo` lines: the runs' T_REAL against the expected-value reading, and the
+/// modules whose mean executions differ from f.
+fn print_monte_carlo(g: &PrecedenceGraph, r: &AmapResult, m: &MonteCarloSummary) {
+    outln!(
+        "Monte Carlo: {} runs (seed {}): T_REAL mean {:.6}, 95 % CI [{:.6}, {:.6}], std {:.6}, min {:.6}, max {:.6}",
+        m.samples,
+        m.seed,
+        m.mean,
+        m.ci95[0],
+        m.ci95[1],
+        m.std_dev,
+        m.min,
+        m.max
+    );
+    outln!(
+        "             the expected-value reading (G' once, T_REAL above) is {:.6}, {:+.2} % of the mean",
+        r.t_real,
+        100.0 * (r.t_real - m.mean) / m.mean
+    );
+    if !m.gaps.is_empty() {
+        let shown: Vec<String> = m
+            .gaps
+            .iter()
+            .take(10)
+            .map(|x| {
+                format!(
+                    "{} (f {}, runs {})",
+                    g.names[x.module as usize],
+                    crate::output::num(x.f),
+                    crate::output::num(x.sampled)
+                )
+            })
+            .collect();
+        outln!(
+            "             {} {} ran a mean number of times unlike f: {}{}",
+            m.gaps.len(),
+            if m.gaps.len() == 1 {
+                "module"
+            } else {
+                "modules"
+            },
+            shown.join(", "),
+            if m.gaps.len() > 10 { ", ..." } else { "" }
+        );
+    }
 }
 
 /// The preprocessor's tables (`--show-model`): M', L' and Δ, at most

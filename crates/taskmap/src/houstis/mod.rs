@@ -10,6 +10,7 @@
 //! * [`machine`]: processors (speeds, memories) on an interconnect.
 //! * [`alloc`]: ALLOC, clustering under a time frame, and the frame search.
 //! * [`mapper`]: the Algorithm Mapper's steps 1-3 and the scoring of an assignment.
+//! * [`monte_carlo`]: `T_REAL` over sampled runs of the stochastic program.
 //! * [`schedule`]: the schedule simulator (`T_REAL`), the list schedule and `alloc-ls`.
 //! * [`spec`]: `alloc` and `alloc-ls` configured from `name,key=value,...`.
 //! * [`report`]: the report of a result, as data.
@@ -20,6 +21,7 @@ pub mod bus_queue;
 pub mod interconnect;
 pub mod machine;
 pub mod mapper;
+pub mod monte_carlo;
 pub mod precedence;
 pub mod report;
 pub mod schedule;

@@ -677,10 +677,7 @@ impl ParallelMatrix {
         let dag = Dag::new(g, det);
         let desc = descendants(n, &dag, det);
         let mut par = unordered_pairs(n, &desc);
-        // EOR branches: dominators of the DAG (a virtual root before the entries).
-        let idom = dominator_tree(n, &dag, det);
-        let (tin, tout) = dominator_intervals(n, &idom);
-        exclude_eor_branches(g, det, &dag, &tin, &tout, &mut par);
+        exclude_eor_branches(n, &Exclusion::new(g, det, &dag), &mut par);
         Ok(ParallelMatrix(par))
     }
 
@@ -758,103 +755,122 @@ fn dominator_tree(n: usize, dag: &Dag, det: &Deterministic) -> Vec<u32> {
     idom
 }
 
-/// Entry and exit times of a walk of the dominator tree `idom`: `e` dominates `v` when
-/// `v`'s interval lies within `e`'s.
-fn dominator_intervals(n: usize, idom: &[u32]) -> (Vec<u32>, Vec<u32>) {
-    const ROOT: u32 = u32::MAX;
-    // children of each module: `children[kids[dfirst[v]..dfirst[v + 1]]]`.
-    let children: Vec<u32> = (0..n as u32)
-        .filter(|&v| idom[v as usize] != ROOT)
-        .collect();
-    let (dfirst, kids) = csr(n, children.iter().map(|&v| idom[v as usize]));
-    let (mut tin, mut tout) = (vec![0u32; n], vec![0u32; n]);
-    let mut clock = 0u32;
-    let mut stack: Vec<(u32, u32)> = Vec::new();
-    for r in (0..n).filter(|&v| idom[v] == ROOT) {
-        tin[r] = clock;
-        clock += 1;
-        stack.push((r as u32, dfirst[r]));
-        while let Some(&mut (v, ref mut c)) = stack.last_mut() {
-            if *c == dfirst[v as usize + 1] {
-                tout[v as usize] = clock;
-                stack.pop();
-                continue;
-            }
-            let w = children[kids[*c as usize] as usize];
-            *c += 1;
-            tin[w as usize] = clock;
-            clock += 1;
-            stack.push((w, dfirst[w as usize]));
-        }
-    }
-    (tin, tout)
+/// The `EOR` branches of a precedence DAG: which modules may never run at the same time
+/// because they lie on different branches of an `EOR` module (at most one branch runs).
+///
+/// A branch of `EOR` module `e` starts at a successor `s` whose only DAG predecessor is
+/// `e` (one link) and holds the modules `s` dominates. These are exactly the modules that
+/// `e` dominates and that only one of its successors reaches: a module reached from two
+/// of them has a path into `s` from a predecessor other than `e`, and a module inside
+/// `e`'s reach but outside every such dominator subtree is reached from two successors.
+/// Two modules exclude each other when some `EOR` module has them on different branches.
+/// Cost: `O(n + links)` plus the dominator tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exclusion {
+    /// The immediate dominator of every module (`u32::MAX` for the virtual root before
+    /// the entries).
+    pub(crate) idom: Vec<u32>,
+    /// The nearest branch start at or above every module in the dominator tree, or
+    /// `u32::MAX`.
+    pub(crate) head: Vec<u32>,
+    /// Whether any module lies on a branch.
+    any: bool,
 }
 
-/// Clears in `par` the pairs of modules on different branches of an EOR module `e` (the
-/// modules `e` dominates that only one of its successors reaches): at most one branch
-/// runs. `tin` and `tout` are the dominator tree's intervals.
-fn exclude_eor_branches(
-    g: &PrecedenceGraph,
-    det: &Deterministic,
-    dag: &Dag,
-    tin: &[u32],
-    tout: &[u32],
-    par: &mut BitMatrix,
-) {
-    let n = g.modules();
-    let dominates = |e: usize, v: usize| tin[e] <= tin[v] && tout[v] <= tout[e];
-    const NO: u32 = u32::MAX;
-    const MANY: u32 = u32::MAX - 1;
-    let rank = det.positions();
-    let mut label = vec![NO; n];
-    for e in 0..n {
-        let succ = dag.succs(e);
-        if g.output[e] != Logic::Eor || succ.len() < 2 {
-            continue;
-        }
-        label.iter_mut().for_each(|l| *l = NO);
-        for (b, &s) in succ.iter().enumerate() {
-            let l = &mut label[s as usize];
-            *l = if *l == NO || *l == b as u32 {
-                b as u32
+impl Exclusion {
+    /// The branches of `dag` (a topological order in `det`).
+    pub fn new(g: &PrecedenceGraph, det: &Deterministic, dag: &Dag) -> Self {
+        let n = g.modules();
+        let idom = dominator_tree(n, dag, det);
+        let mut head = vec![u32::MAX; n];
+        let mut any = false;
+        for &v in &det.order {
+            let v = v as usize;
+            let starts = match *dag.preds(v) {
+                [e] => g.output[e as usize] == Logic::Eor && dag.succs(e as usize).len() >= 2,
+                _ => false,
+            };
+            head[v] = if starts {
+                any = true;
+                v as u32
+            } else if idom[v] == u32::MAX {
+                u32::MAX
             } else {
-                MANY
+                head[idom[v] as usize]
             };
         }
-        for &v in &det.order[rank[e] as usize + 1..] {
-            let v = v as usize;
-            for &u in dag.preds(v) {
-                let u = u as usize;
-                if u == e {
-                    continue;
-                }
-                let (lu, lv) = (label[u], label[v]);
-                label[v] = if lu == NO || lv == lu {
-                    lv
-                } else if lv == NO {
-                    lu
-                } else {
-                    MANY
-                };
+        Exclusion { idom, head, any }
+    }
+
+    /// Whether some module lies on an `EOR` branch.
+    pub fn is_empty(&self) -> bool {
+        !self.any
+    }
+
+    /// The branches module `v` lies on, innermost first: `(e, s)`, the branch of `EOR`
+    /// module `e` that starts at `s`.
+    pub fn branches(&self, v: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut s = self.head[v];
+        std::iter::from_fn(move || {
+            if s == u32::MAX {
+                return None;
+            }
+            let e = self.idom[s as usize];
+            let item = (e, s);
+            s = self.head[e as usize];
+            Some(item)
+        })
+    }
+
+    /// Whether modules `a` and `b` lie on different branches of one `EOR` module.
+    pub fn exclusive(&self, a: usize, b: usize) -> bool {
+        self.branches(a)
+            .any(|(e, s)| self.branches(b).any(|(f, t)| f == e && t != s))
+    }
+}
+
+/// Clears in `par` the pairs of modules on different branches of an `EOR` module
+/// ([`Exclusion`]): at most one branch runs.
+fn exclude_eor_branches(n: usize, ex: &Exclusion, par: &mut BitMatrix) {
+    // The modules of every branch, by branch start.
+    let starts: Vec<u32> = (0..n as u32)
+        .filter(|&v| ex.head[v as usize] == v)
+        .collect();
+    if starts.is_empty() {
+        return;
+    }
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for v in 0..n {
+        for (_, s) in ex.branches(v) {
+            members[s as usize].push(v as u32);
+        }
+    }
+    // The branch starts of every EOR module.
+    let mut by_eor: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for &s in &starts {
+        by_eor[ex.idom[s as usize] as usize].push(s);
+    }
+    let mut all = vec![0u64; n.div_ceil(64)];
+    let mut mine = vec![0u64; n.div_ceil(64)];
+    for list in by_eor.iter().filter(|l| l.len() >= 2) {
+        all.iter_mut().for_each(|w| *w = 0);
+        for &s in list {
+            for &v in &members[s as usize] {
+                all[v as usize / 64] |= 1 << (v % 64);
             }
         }
-        let branch: Vec<(usize, u32)> = (0..n)
-            .filter(|&v| label[v] < MANY && dominates(e, v))
-            .map(|v| (v, label[v]))
-            .collect();
-        if branch.is_empty() {
-            continue;
-        }
-        let mut sets = BitMatrix::rect(succ.len() + 1, n);
-        let all = succ.len();
-        for &(v, b) in &branch {
-            sets.set(b as usize, v, true);
-            sets.set(all, v, true);
-        }
-        for &(v, b) in &branch {
-            let (other, mine) = (sets.row(all), sets.row(b as usize));
-            for (k, w) in par.row_mut(v).iter_mut().enumerate() {
-                *w &= !(other[k] & !mine[k]);
+        for &s in list {
+            let branch = &members[s as usize];
+            for &v in branch {
+                mine[v as usize / 64] |= 1 << (v % 64);
+            }
+            for &v in branch {
+                for (k, w) in par.row_mut(v as usize).iter_mut().enumerate() {
+                    *w &= !(all[k] & !mine[k]);
+                }
+            }
+            for &v in branch {
+                mine[v as usize / 64] = 0;
             }
         }
     }

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::houstis::alloc::*;
 use crate::houstis::machine::*;
 use crate::houstis::mapper::*;
-use crate::houstis::precedence::{Dag, Deterministic, ParallelMatrix, PrecedenceGraph};
+use crate::houstis::precedence::{Dag, Deterministic, Exclusion, ParallelMatrix, PrecedenceGraph};
 use crate::mapper::{NoProgress, Progress};
 use crate::registry::{ParamDoc, Params};
 
@@ -421,14 +421,19 @@ fn local_search(
 }
 
 /// The schedule of `G'`: module `i` runs on `processor[i]` for `duration[i]` without
-/// preemption once all its predecessors in the precedence DAG have finished; at every
-/// moment, after the modules finishing then are done, each idle processor starts its
-/// ready module first in the topological order `det.order`. Buffers are kept between
-/// runs.
+/// preemption once all its predecessors in the precedence DAG have finished, and never
+/// while a module on another branch of one of its `EOR` modules runs ([`Exclusion`]: in
+/// a run of the program only one branch executes, so the expected times of exclusive
+/// branches add up). At every moment, after the modules finishing then are done, each
+/// idle processor starts its first ready module in the topological order `det.order` that
+/// no running module excludes (processors in the order of their first ready module when
+/// the graph has `EOR` branches). Buffers are kept between runs.
 pub struct ScheduleSim {
     pub(crate) n: usize,
     pub(crate) k: usize,
     pub(crate) dag: Dag,
+    /// The `EOR` branches.
+    pub(crate) ex: Exclusion,
     /// Number of DAG predecessors of each module.
     pub(crate) preds: Vec<u32>,
     pub(crate) rank: Vec<u32>,
@@ -438,6 +443,16 @@ pub struct ScheduleSim {
     pub(crate) queues: Vec<BinaryHeap<std::cmp::Reverse<(u32, u32)>>>,
     pub(crate) busy: Vec<bool>,
     pub(crate) events: BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
+    /// Per `EOR` module: the running modules on its branches, and the branch (its start).
+    running: Vec<(u32, u32)>,
+    /// Per `EOR` module: the module whose end last left none of its branches running.
+    last_exit: Vec<u32>,
+    /// Per module: the module whose end let it start past an `EOR` exclusion, if any.
+    blocker: Vec<u32>,
+    /// Idle processors whose ready modules are all excluded.
+    waiting: Vec<usize>,
+    /// Ready modules set aside while a processor looks for one it may start.
+    held: Vec<std::cmp::Reverse<(u32, u32)>>,
 }
 
 impl ScheduleSim {
@@ -445,12 +460,15 @@ impl ScheduleSim {
     pub fn new(g: &PrecedenceGraph, det: &Deterministic, k: usize) -> Self {
         let n = g.modules();
         let dag = Dag::new(g, det);
+        let ex = Exclusion::new(g, det, &dag);
         let preds = (0..n).map(|v| dag.preds(v).len() as u32).collect();
         let rank = det.positions();
+        let regions = if ex.is_empty() { 0 } else { n };
         ScheduleSim {
             n,
             k,
             dag,
+            ex,
             preds,
             rank,
             pending: vec![0; n],
@@ -459,7 +477,38 @@ impl ScheduleSim {
             queues: vec![BinaryHeap::new(); k],
             busy: vec![false; k],
             events: BinaryHeap::new(),
+            running: vec![(0, u32::MAX); regions],
+            last_exit: vec![u32::MAX; regions],
+            blocker: vec![u32::MAX; regions],
+            waiting: Vec::new(),
+            held: Vec::new(),
         }
+    }
+
+    /// Whether no running module excludes module `v`.
+    fn allowed(&self, v: usize) -> bool {
+        self.ex.branches(v).all(|(e, s)| {
+            matches!(self.running[e as usize], (0, _)) || self.running[e as usize].1 == s
+        })
+    }
+
+    /// The first ready module of processor `p` that may start, taken off its queue.
+    fn pick(&mut self, p: usize) -> Option<usize> {
+        use std::cmp::Reverse;
+        if self.ex.is_empty() {
+            return self.queues[p].pop().map(|Reverse((_, v))| v as usize);
+        }
+        let mut found = None;
+        while let Some(item) = self.queues[p].pop() {
+            let Reverse((_, v)) = item;
+            if self.allowed(v as usize) {
+                found = Some(v as usize);
+                break;
+            }
+            self.held.push(item);
+        }
+        self.queues[p].extend(self.held.drain(..));
+        found
     }
 
     /// The final time and the sum of the finish times.
@@ -470,9 +519,15 @@ impl ScheduleSim {
     pub fn run(&mut self, processor: &[u32], duration: &[f64]) -> (f64, f64) {
         use std::cmp::Reverse;
         let key = |t: f64| (t + 0.0).to_bits();
+        let exclusive = !self.ex.is_empty();
         self.pending.copy_from_slice(&self.preds);
         self.busy.iter_mut().for_each(|b| *b = false);
         self.events.clear();
+        self.queues.iter_mut().for_each(|q| q.clear());
+        self.running.iter_mut().for_each(|r| *r = (0, u32::MAX));
+        self.last_exit.iter_mut().for_each(|x| *x = u32::MAX);
+        self.blocker.iter_mut().for_each(|x| *x = u32::MAX);
+        self.waiting.clear();
         for v in 0..self.n {
             assert!(
                 duration[v].is_finite() && duration[v] >= 0.0,
@@ -486,16 +541,35 @@ impl ScheduleSim {
         let mut now = 0.0f64;
         let (mut makespan, mut total) = (0.0f64, 0.0f64);
         loop {
-            for &p in &dirty {
+            if exclusive {
+                // the processor with the module first in topological order starts first.
+                let queues = &self.queues;
+                dirty.sort_by_key(|&p| queues[p].peek().map_or(u32::MAX, |Reverse((r, _))| *r));
+            }
+            for i in 0..dirty.len() {
+                let p = dirty[i];
                 if self.busy[p] {
                     continue;
                 }
-                if let Some(Reverse((_, v))) = self.queues[p].pop() {
-                    let v = v as usize;
-                    self.busy[p] = true;
-                    self.start[v] = now;
-                    self.finish[v] = now + duration[v];
-                    self.events.push(Reverse((key(self.finish[v]), v as u32)));
+                let Some(v) = self.pick(p) else {
+                    if !self.queues[p].is_empty() {
+                        self.waiting.push(p);
+                    }
+                    continue;
+                };
+                self.busy[p] = true;
+                self.start[v] = now;
+                self.finish[v] = now + duration[v];
+                self.events.push(Reverse((key(self.finish[v]), v as u32)));
+                if exclusive {
+                    for (e, s) in self.ex.branches(v) {
+                        let e = e as usize;
+                        let x = self.last_exit[e];
+                        if x != u32::MAX && self.finish[x as usize] == now {
+                            self.blocker[v] = x;
+                        }
+                        self.running[e] = (self.running[e].0 + 1, s);
+                    }
                 }
             }
             dirty.clear();
@@ -514,6 +588,20 @@ impl ScheduleSim {
                 let p = processor[v] as usize;
                 self.busy[p] = false;
                 dirty.push(p);
+                if exclusive {
+                    let mut freed = false;
+                    for (e, _) in self.ex.branches(v) {
+                        let e = e as usize;
+                        self.running[e].0 -= 1;
+                        if self.running[e].0 == 0 {
+                            self.last_exit[e] = v as u32;
+                            freed = true;
+                        }
+                    }
+                    if freed {
+                        dirty.append(&mut self.waiting);
+                    }
+                }
                 for &s in self.dag.succs(v) {
                     let s = s as usize;
                     self.pending[s] -= 1;
@@ -542,7 +630,8 @@ impl ScheduleSim {
 
     /// The modules of a critical path of the last run, last first: from the module that
     /// finished last, back through whatever it started on (a predecessor finishing at its
-    /// start, else the module before it on its processor).
+    /// start, else the module before it on its processor, else the module on another
+    /// branch of an `EOR` whose end let it start).
     pub fn critical_path(&self, processor: &[u32]) -> Vec<u32> {
         let n = self.n;
         let Some(mut v) =
@@ -557,9 +646,12 @@ impl ScheduleSim {
         }
         let mut before = vec![u32::MAX; n];
         for list in &mut by_proc {
+            // by start, then end: a module of time 0 ran before one starting with it.
             list.sort_by(|&a, &b| {
-                self.start[a as usize]
-                    .total_cmp(&self.start[b as usize])
+                let (a, b) = (a as usize, b as usize);
+                self.start[a]
+                    .total_cmp(&self.start[b])
+                    .then(self.finish[a].total_cmp(&self.finish[b]))
                     .then(a.cmp(&b))
             });
             for w in list.windows(2) {
@@ -580,6 +672,13 @@ impl ScheduleSim {
                 .find(|&u| self.finish[u as usize] == s)
                 .or_else(|| {
                     Some(before[v]).filter(|&u| u != u32::MAX && self.finish[u as usize] == s)
+                })
+                .or_else(|| {
+                    // the end that let it past an EOR exclusion.
+                    self.blocker
+                        .get(v)
+                        .copied()
+                        .filter(|&u| u != u32::MAX && self.finish[u as usize] == s)
                 });
             match next {
                 Some(u) => {

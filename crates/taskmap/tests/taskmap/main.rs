@@ -4,6 +4,7 @@
 //! reader fed mutated inputs (`mutated_inputs`).
 
 mod amap;
+mod amap_eor;
 mod berger;
 mod common;
 mod exact;
