@@ -11,6 +11,7 @@ use taskmap::hetero::io::wfcommons::read_workflow_program;
 use taskmap::hetero::ttigha::Platform;
 use taskmap::houstis::amg::read_amg_model;
 use taskmap::houstis::bus_queue::simulate;
+use taskmap::houstis::frame::{at_frame, frame_range, frame_sweep, FrameRow};
 use taskmap::houstis::interconnect::{DelayModel, Interconnect};
 use taskmap::houstis::machine::Machine;
 use taskmap::houstis::mapper::{evaluate_assignment, memory_excess, AmapResult};
@@ -114,6 +115,16 @@ pub struct AmapArgs {
     /// --full; every row in JSON, as the member "preprocessor".
     #[arg(long)]
     pub show_model: bool,
+    /// Cluster at this time frame T instead of searching for the smallest (ALLOC, steps 2
+    /// and 3 as the mapper takes them). -A alloc only.
+    #[arg(long, value_name = "T", conflicts_with_all = ["mapping", "sweep"])]
+    pub frame: Option<f64>,
+    /// Tabulate clusters, delay and T_REAL over N frames instead of mapping (after the
+    /// paper's figure 4): `N` frames in geometric steps from the smallest frame that holds
+    /// every module to one that holds the whole program, `FROM:TO:N` over a range. Adds
+    /// the frame the mapper's own step 1 stops at. -A alloc only.
+    #[arg(long, value_name = "N|FROM:TO:N", conflicts_with_all = ["mapping", "monte_carlo", "output"])]
+    pub sweep: Option<String>,
     /// Also run the stochastic program this many times on the assignment (Monte Carlo):
     /// the mean T_REAL with a 95 % confidence interval, against the expected-value reading
     /// of G' (docs/algorithm-mapper.md, "Monte Carlo T_REAL"). At least 2.
@@ -232,11 +243,39 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
             None => 0,
         });
     }
-    let progress = crate::output::Bar::start(spec.name(), !quiet);
-    let r = spec
-        .run(&g, &det, &machine, ctx.pool.as_ref(), &*progress)
-        .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-    progress.finish();
+    if (a.frame.is_some() || a.sweep.is_some()) && spec.name() != "alloc" {
+        bail!(
+            "--frame and --sweep run ALLOC: give -A alloc (with its keys), not {}",
+            spec.name()
+        );
+    }
+    let at = |e: taskmap::Error| anyhow::anyhow!("{path}: {e}");
+    if let Some(list) = &a.sweep {
+        let (from, to, n) = parse_sweep(list)?;
+        return sweep(&a, (&g, &det), &spec, &machine, &ctx, &path, (from, to, n));
+    }
+    let r = match a.frame {
+        Some(t) => {
+            let parallel = spec.parallel(&g, &det).map_err(at)?;
+            at_frame(
+                &g,
+                &det,
+                parallel.as_ref(),
+                &machine,
+                &spec.alloc().params(ctx.pool.as_ref()),
+                t,
+            )
+            .map_err(at)?
+        }
+        None => {
+            let progress = crate::output::Bar::start(spec.name(), !quiet);
+            let r = spec
+                .run(&g, &det, &machine, ctx.pool.as_ref(), &*progress)
+                .map_err(at)?;
+            progress.finish();
+            r
+        }
+    };
     let mc = monte_carlo(&a, (&g, &det), &r, &machine, &ctx, &path)?;
     report(
         &a,
@@ -248,6 +287,169 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
         spec.name(),
         json,
     )?;
+    Ok(0)
+}
+
+/// `--sweep`'s value: `N` (frames from the smallest that holds every module to one that
+/// holds the program) or `FROM:TO:N`; `None` ends stand for those defaults.
+fn parse_sweep(text: &str) -> Result<(Option<f64>, Option<f64>, usize)> {
+    let parts: Vec<&str> = text.split(':').map(str::trim).collect();
+    let count = |x: &str| -> Result<usize> {
+        match x.parse::<usize>() {
+            Ok(n) if (2..=1000).contains(&n) => Ok(n),
+            _ => bail!(
+                "--sweep: the number of frames must be a whole number from 2 to 1000, not \"{x}\""
+            ),
+        }
+    };
+    let frame = |x: &str| -> Result<f64> {
+        match x.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+            _ => bail!("--sweep: a frame must be a number above 0, not \"{x}\""),
+        }
+    };
+    match parts.as_slice() {
+        [n] => Ok((None, None, count(n)?)),
+        [from, to, n] => {
+            let (f, t) = (frame(from)?, frame(to)?);
+            if f >= t {
+                bail!("--sweep: FROM ({f}) must be below TO ({t})");
+            }
+            Ok((Some(f), Some(t), count(n)?))
+        }
+        _ => bail!("--sweep takes N or FROM:TO:N, not \"{text}\""),
+    }
+}
+
+/// One row of the sweep table and JSON: a frame's outcome, and whether it is the mapper's
+/// own step-1 frame.
+#[derive(serde::Serialize)]
+struct SweepRow {
+    #[serde(flatten)]
+    row: FrameRow,
+    searched: bool,
+}
+
+/// `--sweep`: ALLOC at evenly spread frames and at the mapper's own step-1 frame, as a
+/// table (or JSON rows).
+fn sweep(
+    a: &AmapArgs,
+    (g, det): (&PrecedenceGraph, &Deterministic),
+    spec: &PrecedenceSpec,
+    machine: &Machine,
+    ctx: &taskmap::RunContext,
+    path: &str,
+    (from, to, n): (Option<f64>, Option<f64>, usize),
+) -> Result<u8> {
+    let at = |e: taskmap::Error| anyhow::anyhow!("{path}: {e}");
+    let (lo, hi) = frame_range(det, g, machine);
+    let (from, to) = (from.unwrap_or(lo), to.unwrap_or(hi));
+    // geometric steps: as many frames near the small ones, where the clusters change.
+    let ratio = (to / from).powf(1.0 / (n - 1) as f64);
+    let mut frames: Vec<f64> = (0..n)
+        .map(|i| {
+            if i + 1 == n {
+                to
+            } else {
+                from * ratio.powi(i as i32)
+            }
+        })
+        .collect();
+    let parallel = spec.parallel(g, det).map_err(at)?;
+    let params = spec.alloc().params(ctx.pool.as_ref());
+    let mut rows: Vec<SweepRow> = frame_sweep(g, det, parallel.as_ref(), machine, &params, &frames)
+        .map_err(at)?
+        .into_iter()
+        .map(|row| SweepRow {
+            searched: false,
+            row,
+        })
+        .collect();
+    // the mapper's own result, at the frame its step 1 stopped at (none without Δ).
+    let mapped = spec
+        .run(g, det, machine, ctx.pool.as_ref(), &taskmap::NoProgress)
+        .map_err(at)?;
+    let searched = mapped.step1_frame;
+    if let Some(t) = searched {
+        let place = rows.partition_point(|r| r.row.frame < t);
+        rows.insert(
+            place,
+            SweepRow {
+                row: FrameRow::of(&mapped, true),
+                searched: true,
+            },
+        );
+        frames.insert(place, t);
+    }
+    let best = rows
+        .iter()
+        .min_by(|x, y| x.row.t_real.total_cmp(&y.row.t_real))
+        .map(|r| (r.row.frame, r.row.t_real));
+    if a.format != crate::output::OutputFormat::Human {
+        crate::output::print_data(
+            &json!({
+                "graph": path,
+                "processors": machine.processors,
+                "system": machine.interconnect.to_string(),
+                "t_seq": mapped.t_seq,
+                "searched_frame": searched,
+                "rows": rows,
+            }),
+            a.format,
+        )?;
+        return Ok(0);
+    }
+    outln!(
+        "{}: {} modules; {} processors, {}, ITU time {}; ALLOC at {} frames from {} to {}",
+        path,
+        g.modules(),
+        machine.processors,
+        machine.interconnect,
+        machine.itu_time,
+        rows.len(),
+        crate::output::num(from.min(frames[0])),
+        crate::output::num(to.max(*frames.last().unwrap_or(&to)))
+    );
+    let s = |x: &str| x.to_string();
+    let num = crate::output::num;
+    let yes = |b: bool| s(if b { "yes" } else { "no" });
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                format!("{}{}", num(r.row.frame), if r.searched { " *" } else { "" }),
+                r.row.clusters.to_string(),
+                yes(r.row.fits),
+                yes(r.row.reduced),
+                num(r.row.t_par),
+                format!("{:.4}", r.row.delay),
+                num(r.row.t_real),
+                format!("{:.4}", r.row.speedup),
+            ]
+        })
+        .collect();
+    crate::output::print_table(
+        &[
+            s("T"),
+            s("clusters"),
+            s("fit"),
+            s("step 2"),
+            s("T_PAR"),
+            s("delay"),
+            s("T_REAL"),
+            s("S"),
+        ],
+        &table,
+        0,
+        table.len(),
+        "frames",
+    );
+    if let Some(t) = searched {
+        outln!("* the frame the mapper's step 1 stopped at ({})", num(t));
+    }
+    if let Some((t, real)) = best {
+        outln!("least T_REAL {} at T = {}", num(real), num(t));
+    }
     Ok(0)
 }
 

@@ -32,6 +32,9 @@ pub struct AmapResult {
     pub loads: Vec<ProcessorLoad>,
     /// Step 1: its target, its longest cluster time and its clusters (`None` without `Δ`).
     pub step1: Option<Step1>,
+    /// The frame step 1's search stopped at (`None` without step 1); ALLOC at this frame
+    /// gives step 1's clusters.
+    pub step1_frame: Option<f64>,
     /// Whether step 2 (parallelism reduction) ran.
     pub reduced: bool,
     /// `T_seq = Σ m'` on the fastest processor; `T_PAR`, the longest processor time (processing and
@@ -89,6 +92,7 @@ pub fn algorithm_mapper_observed(
     let (cluster, frame, reduced) = reduce(g, det, machine, params, cluster, frame1, k, progress)?;
     let processor = step_three(&modules, machine, cluster);
     let mut r = evaluate(g, det, &modules, machine, processor)?;
+    r.step1_frame = step1.map(|_| frame1);
     r.step1 = step1;
     r.reduced = reduced || parallel.is_none();
     r.frame = frame;
@@ -415,6 +419,7 @@ pub(crate) fn evaluate(
         processor,
         loads,
         step1: None,
+        step1_frame: None,
         reduced: false,
         t_seq: det.time.iter().sum::<f64>() / machine.fastest(),
         t_par,

@@ -9,6 +9,7 @@
 //!   Omega network paths), against which the delay models are checked.
 //! * [`machine`]: processors (speeds, memories) on an interconnect.
 //! * [`alloc`]: ALLOC, clustering under a time frame, and the frame search.
+//! * [`frame`]: ALLOC at a frame the user gives, and a sweep of frames.
 //! * [`mapper`]: the Algorithm Mapper's steps 1-3 and the scoring of an assignment.
 //! * [`monte_carlo`]: `T_REAL` over sampled runs of the stochastic program.
 //! * [`schedule`]: the schedule simulator (`T_REAL`), the list schedule and `alloc-ls`.
@@ -18,6 +19,7 @@
 pub mod alloc;
 pub mod amg;
 pub mod bus_queue;
+pub mod frame;
 pub mod interconnect;
 pub mod machine;
 pub mod mapper;

@@ -216,6 +216,7 @@ pub fn alloc_ls_observed(
     );
     // re-simulate the kept assignment (the last run may have been a refused move).
     let mut r = evaluate(g, det, &modules, machine, processor)?;
+    r.step1_frame = step1.map(|_| frame1);
     r.step1 = step1;
     r.reduced = reduced;
     r.frame = start.frame;

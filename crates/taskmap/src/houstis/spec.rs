@@ -48,6 +48,23 @@ impl PrecedenceSpec {
         .unwrap_or(serde_json::Value::Null)
     }
 
+    /// `Δ` of `g`, unless the keys say `no_parallelism=1`.
+    pub fn parallel(
+        &self,
+        g: &PrecedenceGraph,
+        det: &Deterministic,
+    ) -> Result<Option<ParallelMatrix>, Error> {
+        if self.alloc().no_parallelism {
+            return Ok(None);
+        }
+        ParallelMatrix::new(g, det).map(Some).map_err(|e| {
+            Error::Config(format!(
+                "{e}; {},no_parallelism=1 maps without it",
+                self.name()
+            ))
+        })
+    }
+
     /// Maps `g` onto `machine`: builds `Δ` (unless `no_parallelism`), then runs the
     /// algorithm, its frames clustered on `pool`.
     pub fn run(
@@ -59,16 +76,7 @@ impl PrecedenceSpec {
         progress: &dyn Progress,
     ) -> Result<AmapResult, Error> {
         let options = self.alloc();
-        let parallel = if options.no_parallelism {
-            None
-        } else {
-            Some(ParallelMatrix::new(g, det).map_err(|e| {
-                Error::Config(format!(
-                    "{e}; {},no_parallelism=1 maps without it",
-                    self.name()
-                ))
-            })?)
-        };
+        let parallel = self.parallel(g, det)?;
         let params = options.params(pool);
         match self {
             PrecedenceSpec::Alloc(_) => {

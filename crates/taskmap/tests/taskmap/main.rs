@@ -5,6 +5,7 @@
 
 mod amap;
 mod amap_eor;
+mod amap_frame;
 mod berger;
 mod common;
 mod exact;
