@@ -11,6 +11,7 @@ use taskmap::hetero::io::wfcommons::read_workflow_program;
 use taskmap::hetero::ttigha::Platform;
 use taskmap::houstis::amg::read_amg_model;
 use taskmap::houstis::bus_queue::simulate;
+use taskmap::houstis::exhaustive::{Exhaustive, Optimum};
 use taskmap::houstis::frame::{at_frame, frame_range, frame_sweep, FrameRow};
 use taskmap::houstis::interconnect::{DelayModel, Interconnect};
 use taskmap::houstis::machine::Machine;
@@ -125,6 +126,13 @@ pub struct AmapArgs {
     /// the frame the mapper's own step 1 stops at. -A alloc only.
     #[arg(long, value_name = "N|FROM:TO:N", conflicts_with_all = ["mapping", "monte_carlo", "output"])]
     pub sweep: Option<String>,
+    /// Also simulate every assignment (up to processors of equal speed) for the least
+    /// T_REAL, and compare: for small graphs (see --limit).
+    #[arg(long, conflicts_with = "sweep")]
+    pub optimal: bool,
+    /// Most assignments --optimal may simulate (it refuses larger graphs).
+    #[arg(long, default_value_t = 100_000_000, requires = "optimal")]
+    pub limit: u64,
     /// Also run the stochastic program this many times on the assignment (Monte Carlo):
     /// the mean T_REAL with a 95 % confidence interval, against the expected-value reading
     /// of G' (docs/algorithm-mapper.md, "Monte Carlo T_REAL"). At least 2.
@@ -220,11 +228,12 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
             .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
         let label = format!("assignment {}", file.display());
         let mc = monte_carlo(&a, (&g, &det), &r, &machine, &ctx, &path)?;
+        let opt = optimum(&a, (&g, &det), &machine, &ctx, &path)?;
         report(
             &a,
             (&g, &det),
             &r,
-            mc.as_ref(),
+            (mc.as_ref(), opt.as_ref()),
             &machine,
             &path,
             &label,
@@ -277,11 +286,12 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
         }
     };
     let mc = monte_carlo(&a, (&g, &det), &r, &machine, &ctx, &path)?;
+    let opt = optimum(&a, (&g, &det), &machine, &ctx, &path)?;
     report(
         &a,
         (&g, &det),
         &r,
-        mc.as_ref(),
+        (mc.as_ref(), opt.as_ref()),
         &machine,
         &path,
         spec.name(),
@@ -506,13 +516,41 @@ fn monte_carlo(
     ))
 }
 
+/// The `--optimal` search, when asked for.
+fn optimum(
+    a: &AmapArgs,
+    (g, det): (&PrecedenceGraph, &Deterministic),
+    machine: &Machine,
+    ctx: &taskmap::RunContext,
+    path: &str,
+) -> Result<Option<Optimum>> {
+    if !a.optimal {
+        return Ok(None);
+    }
+    let search = Exhaustive { limit: a.limit };
+    Ok(Some(
+        search
+            .run(g, det, machine, ctx.pool.as_ref())
+            .map_err(|e| anyhow::anyhow!("{path}: {e}"))?,
+    ))
+}
+
+/// 100 (t − best) / best: how far `t` is above the optimum, in %.
+fn gap_percent(t: f64, best: f64) -> f64 {
+    if best > 0.0 {
+        100.0 * (t - best) / best
+    } else {
+        0.0
+    }
+}
+
 /// Writes the assignment (`-o`) and prints the report.
 #[allow(clippy::too_many_arguments)]
 fn report(
     a: &AmapArgs,
     (g, det): (&PrecedenceGraph, &Deterministic),
     r: &AmapResult,
-    mc: Option<&MonteCarloSummary>,
+    (mc, opt): (Option<&MonteCarloSummary>, Option<&Optimum>),
     machine: &Machine,
     path: &str,
     label: &str,
@@ -533,10 +571,36 @@ fn report(
             if let Some(m) = mc {
                 o.insert("monte_carlo".into(), serde_json::to_value(m)?);
             }
+            if let Some(best) = opt {
+                o.insert(
+                    "optimal".into(),
+                    json!({
+                        "t_real": best.result.t_real,
+                        "evaluated": best.evaluated,
+                        "processor_of": best.result.processor,
+                        "gap_percent": gap_percent(r.t_real, best.result.t_real),
+                    }),
+                );
+            }
         }
         crate::output::print_data(&v, a.format)?;
     } else {
         print_report(g, r, machine, path, label, a.mapping.is_some());
+        if let Some(best) = opt {
+            let list: Vec<String> = best
+                .result
+                .processor
+                .iter()
+                .map(|p| (p + 1).to_string())
+                .collect();
+            outln!(
+                "optimal T_REAL {:.6} ({} assignments simulated): this one is {:.2} % above it",
+                best.result.t_real,
+                best.evaluated,
+                gap_percent(r.t_real, best.result.t_real)
+            );
+            outln!("        processor (id) of every module: {}", list.join(" "));
+        }
         if let Some(m) = mc {
             print_monte_carlo(g, r, m);
         }

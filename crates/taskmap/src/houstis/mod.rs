@@ -9,6 +9,7 @@
 //!   Omega network paths), against which the delay models are checked.
 //! * [`machine`]: processors (speeds, memories) on an interconnect.
 //! * [`alloc`]: ALLOC, clustering under a time frame, and the frame search.
+//! * [`exhaustive`]: the least `T_REAL` of a small graph, every assignment simulated.
 //! * [`frame`]: ALLOC at a frame the user gives, and a sweep of frames.
 //! * [`mapper`]: the Algorithm Mapper's steps 1-3 and the scoring of an assignment.
 //! * [`monte_carlo`]: `T_REAL` over sampled runs of the stochastic program.
@@ -19,6 +20,7 @@
 pub mod alloc;
 pub mod amg;
 pub mod bus_queue;
+pub mod exhaustive;
 pub mod frame;
 pub mod interconnect;
 pub mod machine;

@@ -6,6 +6,7 @@
 mod amap;
 mod amap_eor;
 mod amap_frame;
+mod amap_optimal;
 mod berger;
 mod common;
 mod exact;
