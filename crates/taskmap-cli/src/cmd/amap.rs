@@ -221,37 +221,6 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
         machine = machine.with_speeds(parse_speeds(list, a.processors)?)?;
     }
     let (g, det, path) = read_graph(&a)?;
-    if let Some(file) = &a.mapping {
-        let given = Mapping::read_for(file, g.modules(), a.processors)?;
-        let processor: Vec<u32> = given.as_slice().iter().map(|p| p.0).collect();
-        let r = evaluate_assignment(&g, &det, &machine, processor)
-            .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-        let label = format!("assignment {}", file.display());
-        let mc = monte_carlo(&a, (&g, &det), &r, &machine, &ctx, &path)?;
-        let opt = optimum(&a, (&g, &det), &machine, &ctx, &path)?;
-        report(
-            &a,
-            (&g, &det),
-            &r,
-            (mc.as_ref(), opt.as_ref()),
-            &machine,
-            &path,
-            &label,
-            json,
-        )?;
-        return Ok(match memory_excess(&g, &machine, &r.processor) {
-            Some((p, need)) => {
-                errln!(
-                    "taskmap: warning: {}: processor {p} (id {} in the report) holds modules of memory {need}, above its {}",
-                    file.display(),
-                    p + 1,
-                    machine.memory.unwrap_or(f64::INFINITY)
-                );
-                1
-            }
-            None => 0,
-        });
-    }
     if (a.frame.is_some() || a.sweep.is_some()) && spec.name() != "alloc" {
         bail!(
             "--frame and --sweep run ALLOC: give -A alloc (with its keys), not {}",
@@ -263,41 +232,49 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
         let (from, to, n) = parse_sweep(list)?;
         return sweep(&a, (&g, &det), &spec, &machine, &ctx, &path, (from, to, n));
     }
-    let r = match a.frame {
-        Some(t) => {
-            let parallel = spec.parallel(&g, &det).map_err(at)?;
-            at_frame(
-                &g,
-                &det,
-                parallel.as_ref(),
-                &machine,
-                &spec.alloc().params(ctx.pool.as_ref()),
-                t,
-            )
-            .map_err(at)?
+    let (r, label) = match (&a.mapping, a.frame) {
+        (Some(file), _) => {
+            let given = Mapping::read_for(file, g.modules(), a.processors)?;
+            let processor: Vec<u32> = given.as_slice().iter().map(|p| p.0).collect();
+            let r = evaluate_assignment(&g, &det, &machine, processor).map_err(at)?;
+            (r, format!("assignment {}", file.display()))
         }
-        None => {
+        (None, Some(t)) => {
+            let parallel = spec.parallel(&g, &det).map_err(at)?;
+            let params = spec.alloc().params(ctx.pool.as_ref());
+            let r = at_frame(&g, &det, parallel.as_ref(), &machine, &params, t).map_err(at)?;
+            (r, spec.name().to_string())
+        }
+        (None, None) => {
             let progress = crate::output::Bar::start(spec.name(), !quiet);
             let r = spec
                 .run(&g, &det, &machine, ctx.pool.as_ref(), &*progress)
                 .map_err(at)?;
             progress.finish();
-            r
+            (r, spec.name().to_string())
         }
     };
     let mc = monte_carlo(&a, (&g, &det), &r, &machine, &ctx, &path)?;
     let opt = optimum(&a, (&g, &det), &machine, &ctx, &path)?;
-    report(
-        &a,
-        (&g, &det),
-        &r,
-        (mc.as_ref(), opt.as_ref()),
-        &machine,
-        &path,
-        spec.name(),
-        json,
-    )?;
-    Ok(0)
+    let extras = (mc.as_ref(), opt.as_ref());
+    report(&a, (&g, &det), &r, extras, &machine, &path, &label, json)?;
+    // a given assignment may overfill a memory: exit code 1.
+    let excess = a
+        .mapping
+        .as_ref()
+        .and_then(|file| memory_excess(&g, &machine, &r.processor).map(|x| (file, x)));
+    Ok(match excess {
+        Some((file, (p, need))) => {
+            errln!(
+                "taskmap: warning: {}: processor {p} (id {} in the report) holds modules of memory {need}, above its {}",
+                file.display(),
+                p + 1,
+                machine.memory.unwrap_or(f64::INFINITY)
+            );
+            1
+        }
+        None => 0,
+    })
 }
 
 /// `--sweep`'s value: `N` (frames from the smallest that holds every module to one that

@@ -14,34 +14,12 @@ use taskmap::houstis::precedence::{
 use taskmap::houstis::schedule::ScheduleSim;
 use taskmap::houstis::spec::PrecedenceSpec;
 
-fn fixture(rel: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures")
-        .join(rel)
-}
-
-/// A small deterministic generator (splitmix64).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use crate::support::{fixture, SplitMix as Rng};
 
 /// A random DAG (links from lower to higher index) whose forks are `EOR` with
 /// probability `p_eor` (equal probabilities adding up to 1), inputs `AND` or `EOR` at
 /// random.
-fn random_eor_dag(n: usize, p_link: f64, p_eor: f64, seed: u64) -> PrecedenceGraph {
+pub(crate) fn random_eor_dag(n: usize, p_link: f64, p_eor: f64, seed: u64) -> PrecedenceGraph {
     let mut r = Rng(seed);
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
     for (i, o) in out.iter_mut().enumerate() {

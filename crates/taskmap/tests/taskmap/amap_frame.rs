@@ -1,7 +1,5 @@
 //! The Algorithm Mapper at a frame the user gives, and the sweep of frames.
 
-use std::path::Path;
-
 use taskmap::houstis::alloc::AllocParams;
 use taskmap::houstis::amg::read_amg;
 use taskmap::houstis::frame::{at_frame, frame_range, frame_sweep};
@@ -10,11 +8,7 @@ use taskmap::houstis::machine::Machine;
 use taskmap::houstis::mapper::{algorithm_mapper, evaluate_assignment};
 use taskmap::houstis::precedence::ParallelMatrix;
 
-fn fixture(rel: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures")
-        .join(rel)
-}
+use crate::support::fixture;
 
 fn machine(k: u32, system: &str) -> Machine {
     let ic: Interconnect = system.parse().unwrap();

@@ -5,60 +5,17 @@ use taskmap::houstis::exhaustive::Exhaustive;
 use taskmap::houstis::interconnect::Interconnect;
 use taskmap::houstis::machine::Machine;
 use taskmap::houstis::mapper::{evaluate_assignment, memory_excess};
-use taskmap::houstis::precedence::{Link, Logic, PrecedenceGraph};
+use taskmap::houstis::precedence::PrecedenceGraph;
 use taskmap::houstis::spec::PrecedenceSpec;
 
-/// A random DAG with some EOR forks (xorshift-driven).
+/// A random DAG with some EOR forks, memories 1 to 3.
 fn graph(n: usize, seed: u64) -> PrecedenceGraph {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
-    let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (i, o) in out.iter_mut().enumerate() {
-        for j in i + 1..n {
-            if next(4) == 0 {
-                o.push(j as u32);
-            }
-        }
-    }
-    let output: Vec<Logic> = out
-        .iter()
-        .map(|o| {
-            if o.len() >= 2 && next(3) == 0 {
-                Logic::Eor
-            } else {
-                Logic::And
-            }
-        })
-        .collect();
-    let mut links = Vec::new();
-    for (i, o) in out.iter().enumerate() {
-        for &j in o {
-            let prob = if output[i] == Logic::Eor {
-                1.0 / o.len() as f64
-            } else {
-                1.0
-            };
-            links.push(Link {
-                from: i as u32,
-                to: j,
-                itus: (1 + next(30)) as f64,
-                prob,
-            });
-        }
-    }
-    PrecedenceGraph {
-        names: (0..n).map(|i| format!("m{i}")).collect(),
-        time: (0..n).map(|_| (1 + next(40)) as f64).collect(),
-        memory: (0..n).map(|_| (1 + next(3)) as f64).collect(),
-        input: vec![Logic::And; n],
-        output,
-        links,
-    }
+    let mut g = crate::amap_eor::random_eor_dag(n, 0.25, 0.35, seed);
+    let mut r = crate::support::SplitMix(seed);
+    g.memory
+        .iter_mut()
+        .for_each(|m| *m = (1 + r.below(3)) as f64);
+    g
 }
 
 #[test]

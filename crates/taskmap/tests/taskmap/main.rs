@@ -22,3 +22,4 @@ mod sim_greedy;
 mod sim_perego_accuracy;
 mod sim_properties;
 mod sim_wormhole;
+mod support;
