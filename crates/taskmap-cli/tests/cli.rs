@@ -3271,3 +3271,74 @@ fn gen_ttig_is_deterministic_and_reads_back() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("give a .ttig path"), "{}", stderr(&o));
 }
+
+#[test]
+fn compare_program_ranks_by_the_completion_sim_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = dir.path().join("mesh.prog");
+    let prog = prog.to_str().unwrap();
+    let o = taskmap(&["gen", "program", "mesh:8x4,rounds=2", "-o", prog]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = taskmap(&[
+        "compare",
+        "--program",
+        prog,
+        "-a",
+        "torus:4x4",
+        "-A",
+        "multilevel",
+        "-A",
+        "random",
+        "-A",
+        "greedy-perego",
+        "-f",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = json(&o);
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    let done: Vec<u64> = rows
+        .iter()
+        .map(|r| r["completion"].as_u64().unwrap())
+        .collect();
+    assert!(done.windows(2).all(|w| w[0] <= w[1]), "ranked: {done:?}");
+    for r in rows {
+        assert!(r["max_congestion"].as_f64().is_some());
+        // the same mapping simulated by `sim` completes at the same time.
+        let alg = r["algorithm"].as_str().unwrap();
+        let pes = dir.path().join(format!("{alg}.pes"));
+        let pes = pes.to_str().unwrap();
+        let o = taskmap(&[
+            "map",
+            "--program",
+            prog,
+            "-a",
+            "torus:4x4",
+            "-A",
+            alg,
+            "-o",
+            pes,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = taskmap(&[
+            "sim",
+            "-g",
+            prog,
+            "-a",
+            "torus:4x4",
+            "-m",
+            pes,
+            "-f",
+            "json",
+        ]);
+        assert_eq!(json(&o)["completion"], r["completion"], "{alg}");
+    }
+    // --program needs a target; ranking by completion needs a program.
+    let o = taskmap(&["compare", "--program", prog]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--arch is required with --program"));
+    let o = taskmap(&["compare", "-a", "torus:4x4", "--rank-by", "completion"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("needs --program"));
+}

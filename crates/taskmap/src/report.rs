@@ -216,6 +216,10 @@ pub struct CompareRow {
     /// `100 (f_C - bound) / bound` against the best bound of the group, when an exact
     /// search ran: the gap to the optimum, or at most that when the search stopped early.
     pub gap_percent: Option<f64>,
+    /// The simulated completion time of the program under the mapping, in cycles
+    /// (`compare --program` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completion: Option<u64>,
 }
 
 /// The mapping a run refined, against the result.

@@ -18,6 +18,13 @@ pub(crate) struct CompareArgs {
     /// the embedded example).
     #[arg(short, long = "graph", value_name = "GRAPH")]
     pub(crate) graphs: Vec<PathBuf>,
+    /// A timed program (PROCESS/INT_OP/SEND/RECEIVE/STOP) instead of --graph: every
+    /// mapping is also simulated on the wormhole network (`taskmap sim`'s machine, its
+    /// default parameters), and the rows are ranked by the completion time unless
+    /// --rank-by says otherwise; congestion is scored too. greedy-perego maps with the
+    /// program's own phases. Needs --arch.
+    #[arg(long, value_name = "PROGRAM", conflicts_with_all = ["graphs", "task_weights", "graph_format"])]
+    pub(crate) program: Option<PathBuf>,
     /// Graph file format, when the extension does not tell.
     #[arg(long, value_name = "FORMAT")]
     pub(crate) graph_format: Option<String>,
@@ -70,6 +77,8 @@ pub(crate) enum Objective {
     Cut,
     /// The time taken.
     Time,
+    /// The simulated completion time of the program (with --program).
+    Completion,
 }
 
 pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
@@ -103,13 +112,42 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
     }
     // Every graph is read and checked before any algorithm runs.
     let mut problems = Vec::with_capacity(inputs.len());
-    for input in &inputs {
-        let spec = arch_spec(a.arch.as_ref(), input)?;
-        let (problem, graph_name, _) = load_problem(input, &spec, &a.nodes, &a.constraints)?;
-        problems.push((problem, graph_name));
+    let program = match &a.program {
+        Some(path) => {
+            let Some(spec) = &a.arch else {
+                anyhow::bail!("--arch is required with --program (e.g. --arch torus:8x8)");
+            };
+            let program = taskmap::perego::program::read_program(path)?;
+            let graph = program.to_task_graph();
+            let name = path.display().to_string();
+            let (problem, graph_name, _) = problem_of(graph, name, spec, &a.nodes, &a.constraints)?;
+            problems.push((problem, graph_name));
+            Some(program)
+        }
+        None => {
+            for input in &inputs {
+                let spec = arch_spec(a.arch.as_ref(), input)?;
+                let (problem, graph_name, _) =
+                    load_problem(input, &spec, &a.nodes, &a.constraints)?;
+                problems.push((problem, graph_name));
+            }
+            None
+        }
+    };
+    if matches!(a.rank_by, Some(Objective::Completion)) && program.is_none() {
+        anyhow::bail!("--rank-by completion needs --program");
     }
+    let rank_by = a
+        .rank_by
+        .or(program.as_ref().map(|_| Objective::Completion));
+    let sim_params = taskmap::perego::wormhole::WormholeParams::default();
     let names: Vec<String> = if a.algorithms.is_empty() {
-        taskmap::registry::compared_by_default()
+        use taskmap::registry::Family;
+        let families: &[Family] = match &a.program {
+            Some(_) => &[Family::Static, Family::Program],
+            None => &[Family::Static],
+        };
+        taskmap::registry::compared_by_default_in(families)
             .into_iter()
             .map(str::to_string)
             .collect()
@@ -120,7 +158,8 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
         .iter()
         .map(|n| n.parse::<AlgorithmSpec>())
         .collect::<Result<_, _>>()?;
-    let with_congestion = a.congestion || matches!(a.rank_by, Some(Objective::Congestion));
+    let with_congestion =
+        a.congestion || program.is_some() || matches!(rank_by, Some(Objective::Congestion));
     if with_congestion {
         let routed = |p: &taskmap::Problem| {
             p.arch
@@ -150,7 +189,25 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                 let mut ctx = RunContext::new(seed).with_threads(a.run.threads)?;
                 ctx.progress = progress.clone();
                 let t0 = Instant::now();
-                let result = alg.mapper().map(problem, &mut ctx);
+                let result = match &program {
+                    // the program's own phases for greedy-perego, the task graph otherwise.
+                    Some(prog) => {
+                        let how = taskmap::perego::summary::ProgramMapping {
+                            algorithm: Some(name),
+                            seed,
+                            threads: a.run.threads,
+                            epsilon: a.constraints.epsilon,
+                            spm: taskmap::perego::spm::SpmParams {
+                                machine: sim_params.clone(),
+                                ..Default::default()
+                            },
+                            progress: progress.clone(),
+                            stop: Default::default(),
+                        };
+                        taskmap::perego::summary::map_program(prog, problem.arch.clone(), &how)
+                    }
+                    None => alg.mapper().map(problem, &mut ctx),
+                };
                 let time_ms = t0.elapsed().as_secs_f64() * 1e3;
                 let mut row = CompareRow {
                     group,
@@ -167,6 +224,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                     error: None,
                     lower_bound: ctx.optimality.as_ref().map(|o| o.lower_bound),
                     gap_percent: None,
+                    completion: None,
                 };
                 match result {
                     Ok(mapping) => {
@@ -178,6 +236,15 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                                 &mapping,
                             )
                             .map(|c| c.max_load);
+                        }
+                        if let Some(prog) = &program {
+                            let r = taskmap::perego::wormhole::simulate(
+                                prog,
+                                problem.arch.as_ref(),
+                                &mapping,
+                                &sim_params,
+                            )?;
+                            row.completion = Some(r.completion);
                         }
                         row.comm_cost = Some(e.comm_cost);
                         row.edge_cut = Some(e.edge_cut);
@@ -207,13 +274,14 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
             });
         }
     }
-    if let Some(by) = a.rank_by {
+    if let Some(by) = rank_by {
         let key = |r: &CompareRow| -> (bool, f64) {
             let v = match by {
                 Objective::CommCost => r.comm_cost.map(|x| x as f64),
                 Objective::Congestion => r.max_congestion,
                 Objective::Cut => r.edge_cut.map(|x| x as f64),
                 Objective::Time => r.error.is_none().then_some(r.time_ms),
+                Objective::Completion => r.completion.map(|c| c as f64),
             };
             (!r.feasible, v.unwrap_or(f64::INFINITY))
         };
@@ -284,9 +352,25 @@ fn print_group(rows: &[CompareRow], congestion: bool) {
             None => format!(" {g:>8}"),
         }
     };
+    let simulated = rows.iter().any(|r| r.completion.is_some());
+    let completion = |r: &CompareRow| {
+        if simulated {
+            format!(
+                "{:>12} ",
+                r.completion.map_or("-".to_string(), |c| c.to_string())
+            )
+        } else {
+            String::new()
+        }
+    };
     outln!(
-        "{:<32} {:>14}{} {:>12} {:>10} {:>9} {:>12}{}",
+        "{:<32} {}{:>14}{} {:>12} {:>10} {:>9} {:>12}{}",
         "algorithm",
+        if simulated {
+            format!("{:>12} ", "completion")
+        } else {
+            String::new()
+        },
         "f_C",
         column("congestion".into()),
         "cut",
@@ -302,8 +386,9 @@ fn print_group(rows: &[CompareRow], congestion: bool) {
     for r in rows {
         match (&r.error, r.comm_cost, r.edge_cut, r.imbalance) {
             (None, Some(fc), Some(cut), Some(imb)) => outln!(
-                "{:<32} {:>14}{} {:>12} {:>10.4} {:>9} {:>12.3}{}",
+                "{:<32} {}{:>14}{} {:>12} {:>10.4} {:>9} {:>12.3}{}",
                 r.algorithm,
+                completion(r),
                 fc,
                 column(r.max_congestion.map_or("-".to_string(), |c| c.to_string())),
                 cut,

@@ -318,9 +318,15 @@ pub fn split<'t>(
 
 /// The names of the static mappers `taskmap compare` runs when none is named.
 pub fn compared_by_default() -> Vec<&'static str> {
+    compared_by_default_in(&[Family::Static])
+}
+
+/// The names of the mappers of `families` that `taskmap compare` runs when none is named
+/// (`compare --program` adds the program family: greedy-perego).
+pub fn compared_by_default_in(families: &[Family]) -> Vec<&'static str> {
     ALGORITHMS
         .iter()
-        .filter(|a| a.family == Family::Static && a.compared_by_default)
+        .filter(|a| families.contains(&a.family) && a.compared_by_default)
         .map(|a| a.name)
         .collect()
 }
