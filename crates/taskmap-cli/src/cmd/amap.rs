@@ -8,6 +8,7 @@ use clap::Args;
 use serde_json::json;
 use taskmap::hetero::io::stg::read_stg_program;
 use taskmap::hetero::io::wfcommons::read_workflow_program;
+use taskmap::hetero::report::gap;
 use taskmap::hetero::ttigha::Platform;
 use taskmap::houstis::amg::read_amg_model;
 use taskmap::houstis::bus_queue::simulate;
@@ -126,6 +127,11 @@ pub struct AmapArgs {
     /// the frame the mapper's own step 1 stops at. -A alloc only.
     #[arg(long, value_name = "N|FROM:TO:N", conflicts_with_all = ["mapping", "monte_carlo", "output"])]
     pub sweep: Option<String>,
+    /// Run every algorithm of the precedence family (alloc, alloc-ls; default keys, -t
+    /// threads) and rank them by T_REAL, with T_PAR, speed-up and time; with --optimal,
+    /// each one's gap to the optimum.
+    #[arg(long, conflicts_with_all = ["mapping", "frame", "sweep", "output", "monte_carlo", "show_model", "algorithm"])]
+    pub rank: bool,
     /// Also simulate every assignment (up to processors of equal speed) for the least
     /// T_REAL, and compare: for small graphs (see --limit).
     #[arg(long, conflicts_with = "sweep")]
@@ -228,6 +234,9 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
         );
     }
     let at = |e: taskmap::Error| anyhow::anyhow!("{path}: {e}");
+    if a.rank {
+        return rank(&a, (&g, &det), &machine, &ctx, &path);
+    }
     if let Some(list) = &a.sweep {
         let (from, to, n) = parse_sweep(list)?;
         return sweep(&a, (&g, &det), &spec, &machine, &ctx, &path, (from, to, n));
@@ -274,6 +283,138 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
             1
         }
         None => 0,
+    })
+}
+
+/// One row of `--rank`: an algorithm's result, or why it gave none.
+#[derive(serde::Serialize)]
+struct RankRow {
+    algorithm: String,
+    t_real: Option<f64>,
+    t_par: Option<f64>,
+    speedup: Option<f64>,
+    processors_used: Option<usize>,
+    time_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gap_percent: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+/// `--rank`: every precedence-family algorithm, best `T_REAL` first.
+fn rank(
+    a: &AmapArgs,
+    (g, det): (&PrecedenceGraph, &Deterministic),
+    machine: &Machine,
+    ctx: &taskmap::RunContext,
+    path: &str,
+) -> Result<u8> {
+    let opt = optimum(a, (g, det), machine, ctx, path)?;
+    let best = opt.as_ref().map(|o| o.result.t_real);
+    let mut rows: Vec<RankRow> = Vec::new();
+    for name in registry::names(&[Family::Precedence]) {
+        let spec: PrecedenceSpec = name.parse()?;
+        let t0 = std::time::Instant::now();
+        let r = spec.run(g, det, machine, ctx.pool.as_ref(), &taskmap::NoProgress);
+        let time_ms = t0.elapsed().as_secs_f64() * 1e3;
+        rows.push(match r {
+            Ok(r) => RankRow {
+                algorithm: name.to_string(),
+                t_real: Some(r.t_real),
+                t_par: Some(r.t_par),
+                speedup: Some(r.speedup()),
+                processors_used: Some(r.loads.iter().filter(|l| !l.modules.is_empty()).count()),
+                time_ms,
+                gap_percent: best.map(|b| gap(r.t_real, b)),
+                error: None,
+            },
+            Err(e) => RankRow {
+                algorithm: name.to_string(),
+                t_real: None,
+                t_par: None,
+                speedup: None,
+                processors_used: None,
+                time_ms,
+                gap_percent: None,
+                error: Some(e.to_string()),
+            },
+        });
+    }
+    rows.sort_by(|x, y| {
+        let key = |r: &RankRow| r.t_real.unwrap_or(f64::INFINITY);
+        key(x).total_cmp(&key(y))
+    });
+    if a.format != crate::output::OutputFormat::Human {
+        crate::output::print_data(
+            &json!({
+                "graph": path,
+                "processors": machine.processors,
+                "system": machine.interconnect.to_string(),
+                "rows": rows,
+                "optimal": opt.as_ref().map(|o| json!({
+                    "t_real": o.result.t_real,
+                    "evaluated": o.evaluated,
+                    "processor_of": o.result.processor,
+                })),
+            }),
+            a.format,
+        )?;
+    } else {
+        outln!(
+            "{}: {} modules; {} processors, {}, ITU time {}; ranked by T_REAL",
+            path,
+            g.modules(),
+            machine.processors,
+            machine.interconnect,
+            machine.itu_time
+        );
+        let s = |x: &str| x.to_string();
+        let num = crate::output::num;
+        let mut header = vec![s("algorithm"), s("T_REAL"), s("T_PAR"), s("S"), s("used")];
+        if best.is_some() {
+            header.push(s("gap_%"));
+        }
+        header.push(s("time_ms"));
+        let table: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| match (&r.error, r.t_real) {
+                (None, Some(t)) => {
+                    let mut row = vec![
+                        r.algorithm.clone(),
+                        num(t),
+                        num(r.t_par.unwrap_or(0.0)),
+                        format!("{:.4}", r.speedup.unwrap_or(0.0)),
+                        r.processors_used.unwrap_or(0).to_string(),
+                    ];
+                    if let Some(g) = r.gap_percent {
+                        row.push(format!("{g:.2}"));
+                    }
+                    row.push(format!("{:.3}", r.time_ms));
+                    row
+                }
+                (e, _) => {
+                    let mut row = vec![
+                        r.algorithm.clone(),
+                        format!("failed: {}", e.as_deref().unwrap_or("no result")),
+                    ];
+                    row.resize(header.len(), String::new());
+                    row
+                }
+            })
+            .collect();
+        crate::output::print_table(&header, &table, 1, table.len(), "algorithms");
+        if let Some(o) = &opt {
+            outln!(
+                "optimal T_REAL {} ({} assignments simulated)",
+                num(o.result.t_real),
+                o.evaluated
+            );
+        }
+    }
+    Ok(if rows.iter().all(|r| r.error.is_some()) {
+        2
+    } else {
+        0
     })
 }
 
@@ -512,15 +653,6 @@ fn optimum(
     ))
 }
 
-/// 100 (t − best) / best: how far `t` is above the optimum, in %.
-fn gap_percent(t: f64, best: f64) -> f64 {
-    if best > 0.0 {
-        100.0 * (t - best) / best
-    } else {
-        0.0
-    }
-}
-
 /// Writes the assignment (`-o`) and prints the report.
 #[allow(clippy::too_many_arguments)]
 fn report(
@@ -555,7 +687,7 @@ fn report(
                         "t_real": best.result.t_real,
                         "evaluated": best.evaluated,
                         "processor_of": best.result.processor,
-                        "gap_percent": gap_percent(r.t_real, best.result.t_real),
+                        "gap_percent": gap(r.t_real, best.result.t_real),
                     }),
                 );
             }
@@ -574,7 +706,7 @@ fn report(
                 "optimal T_REAL {:.6} ({} assignments simulated): this one is {:.2} % above it",
                 best.result.t_real,
                 best.evaluated,
-                gap_percent(r.t_real, best.result.t_real)
+                gap(r.t_real, best.result.t_real)
             );
             outln!("        processor (id) of every module: {}", list.join(" "));
         }

@@ -80,6 +80,11 @@ pub struct HeteroArgs {
     /// The key seed of mateha-ls and heft-ls (old spelling).
     #[arg(short, long, hide = true)]
     pub seed: Option<u64>,
+    /// Run every algorithm of the hetero family (default keys) and rank them by the
+    /// simulated final time (SIMULHa's makespan, each in its own order), with the time
+    /// taken; with --optimal, each one's gap to the optimum of the default order.
+    #[arg(long, conflicts_with_all = ["mapping", "algorithm", "order", "output", "svg", "write_order", "show_model"])]
+    pub rank: bool,
     /// Also search every allocation (up to interchangeable processors) for the least final
     /// time, and compare (in the default order, so not with --order).
     #[arg(long, conflicts_with = "order")]
@@ -183,6 +188,9 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
         other => bail!("unknown --priority \"{other}\" (file, rank)"),
     }
     let model = model;
+    if a.rank {
+        return rank(&a, &model, &model_path, &ctx, quiet);
+    }
     // The TTIGHa graph as MATEHa reads it.
     let matrices = a.show_model.then(|| ttigha_matrices(&model));
     let (pr, pl) = (&model.program, &model.platform);
@@ -252,6 +260,97 @@ pub fn cmd_hetero(a: HeteroArgs, quiet: bool) -> Result<u8> {
         optimum.as_ref(),
         matrices.as_ref(),
     )?;
+    Ok(0)
+}
+
+/// One row of `--rank`.
+#[derive(serde::Serialize)]
+struct RankRow {
+    algorithm: String,
+    makespan: f64,
+    time_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gap_percent: Option<f64>,
+}
+
+/// `--rank`: every hetero-family algorithm, least simulated final time first.
+fn rank(
+    a: &HeteroArgs,
+    model: &Ttigha,
+    model_path: &str,
+    ctx: &taskmap::RunContext,
+    quiet: bool,
+) -> Result<u8> {
+    let optimum = if a.optimal {
+        let progress = crate::output::Bar::start("hetero", !quiet);
+        taskmap::Progress::phase(&*progress, "exhaustive search");
+        let o = exhaustive_observed(model, a.limit, ctx.pool.as_ref(), &*progress)?;
+        progress.finish();
+        Some(o)
+    } else {
+        None
+    };
+    let mut rows = Vec::new();
+    for name in registry::names(&[Family::Hetero]) {
+        let spec: HeteroSpec = name.parse()?;
+        let t0 = std::time::Instant::now();
+        let r = spec.allocate(model);
+        let schedule = Simulator::new(model).schedule(&r.alloc, r.order.as_deref())?;
+        let time_ms = t0.elapsed().as_secs_f64() * 1e3;
+        rows.push(RankRow {
+            algorithm: name.to_string(),
+            makespan: schedule.makespan,
+            time_ms,
+            gap_percent: optimum.as_ref().map(|o| gap(schedule.makespan, o.makespan)),
+        });
+    }
+    rows.sort_by(|x, y| x.makespan.total_cmp(&y.makespan));
+    if a.format != crate::output::OutputFormat::Human {
+        crate::output::print_data(
+            &serde_json::json!({
+                "model": model_path,
+                "rows": rows,
+                "optimal": optimum.as_ref().map(|o| serde_json::json!({
+                    "makespan": o.makespan,
+                    "evaluated": o.evaluated,
+                    "alloc": o.alloc,
+                })),
+            }),
+            a.format,
+        )?;
+        return Ok(0);
+    }
+    outln!(
+        "{}: {} tasks, {} processors; ranked by the simulated final time",
+        model_path,
+        model.program.tasks(),
+        model.platform.processors()
+    );
+    let s = |x: &str| x.to_string();
+    let mut header = vec![s("algorithm"), s("makespan")];
+    if optimum.is_some() {
+        header.push(s("gap_%"));
+    }
+    header.push(s("time_ms"));
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![r.algorithm.clone(), num(r.makespan)];
+            if let Some(g) = r.gap_percent {
+                row.push(format!("{g:.2}"));
+            }
+            row.push(format!("{:.3}", r.time_ms));
+            row
+        })
+        .collect();
+    crate::output::print_table(&header, &table, 1, table.len(), "algorithms");
+    if let Some(o) = &optimum {
+        outln!(
+            "optimal makespan {} ({} allocations simulated, in the default order; HEFT's own order may beat it)",
+            num(o.makespan),
+            o.evaluated
+        );
+    }
     Ok(0)
 }
 
