@@ -139,4 +139,5 @@ def amap(
     threads: int = 1,
     monte_carlo: Optional[int] = None,
     seed: int = 0,
+    delay_model: str = "queue",
 ) -> Dict[str, Any]: ...

@@ -78,6 +78,17 @@ def test_amap_equals_the_cli(cli):
         taskmap.amap(str(graph), 4, system="nonsense")
 
 
+def test_amap_delay_model_equals_the_cli(cli):
+    graph = FIXTURES / "amap" / "cholesky4.amg"
+    want = cli.json("amap", "-g", graph, "-k", 4, "--system", "multibus:2", "--itu-time", 0.1,
+                    "--delay-model", "paper")
+    got = taskmap.amap(str(graph), 4, system="multibus:2", itu_time=0.1, delay_model="paper")
+    assert got == want and got["delay_model"] == "paper"
+    assert taskmap.amap(str(graph), 4, system="multibus:2", itu_time=0.1)["delay_model"] == "queue"
+    with pytest.raises(ValueError):
+        taskmap.amap(str(graph), 4, delay_model="printed")
+
+
 def test_amap_monte_carlo_equals_the_cli(cli):
     graph = FIXTURES / "amap" / "realtime.amg"
     want = cli.json("amap", "-g", graph, "-k", 2, "--system", "bus", "--itu-time", 0.1,

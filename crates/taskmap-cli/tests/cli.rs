@@ -1902,6 +1902,26 @@ fn amap_bad_inputs_exit_2() {
             "cholesky4.amg:4:1: expected a number",
         ),
         (
+            vec!["amap", &model, "-k", "2", "--delay-model", "Paper"],
+            "invalid value 'Paper' for '--delay-model <MODEL>'",
+        ),
+        (
+            vec![
+                "delay",
+                "--system",
+                "bus",
+                "-k",
+                "4",
+                "--delay-model",
+                "printed",
+            ],
+            "[possible values: queue, paper]",
+        ),
+        (
+            vec!["delay", "--system", "bus", "-k", "4", "--delay-model="],
+            "a value is required for '--delay-model <MODEL>'",
+        ),
+        (
             vec![
                 "amap",
                 &model,
@@ -1933,6 +1953,52 @@ fn amap_bad_inputs_exit_2() {
         stderr(&o).contains("big.amg: the processing and communication times add up beyond"),
         "{}",
         stderr(&o)
+    );
+}
+
+#[test]
+fn delay_model_flag_chooses_the_reading() {
+    let model = fixture("amap/cholesky4.amg");
+    let run = |args: &[&str]| {
+        let o = taskmap(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        json(&o)
+    };
+    let delay = [
+        "delay", "--system", "dual-bus", "-k", "4", "--rho", "1", "-f", "json",
+    ];
+    let queue = run(&delay);
+    let paper = run(&[&delay[..], &["--delay-model", "paper"]].concat());
+    assert_eq!(
+        (&queue["delay_model"], &paper["delay_model"]),
+        (&serde_json::json!("queue"), &serde_json::json!("paper"))
+    );
+    // the paper's D_2 at k = 4, ρ = 1: 237/52; the queue's 49/16.
+    let d = |v: &serde_json::Value| v["rows"][0]["delay"].as_f64().unwrap();
+    assert!((d(&paper) - 237.0 / 52.0).abs() < 1e-12, "{}", d(&paper));
+    assert!((d(&queue) - 49.0 / 16.0).abs() < 1e-12, "{}", d(&queue));
+    let amap = [
+        "amap",
+        &model,
+        "-k",
+        "4",
+        "--system",
+        "banyan",
+        "--itu-time",
+        "0.1",
+        "-f",
+        "json",
+    ];
+    let explicit = run(&[&amap[..], &["--delay-model", "queue"]].concat());
+    assert_eq!(run(&amap), explicit, "queue is the default");
+    let printed = run(&[&amap[..], &["--delay-model=paper"]].concat());
+    assert_eq!(printed["delay_model"], "paper");
+    assert_ne!(printed["delay"], explicit["delay"]);
+    let o = taskmap(&["amap", &model, "-k", "2", "--delay-model", "paper"]);
+    assert!(
+        stdout(&o).contains("ITU times (delay model paper, load rho"),
+        "{}",
+        stdout(&o)
     );
 }
 

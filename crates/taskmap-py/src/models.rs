@@ -15,7 +15,7 @@ use taskmap::hetero::mateha::{exhaustive_observed, levels};
 use taskmap::hetero::simulha::Simulator;
 use taskmap::hetero::ttigha::Ttigha;
 use taskmap::houstis::amg::read_amg_model;
-use taskmap::houstis::interconnect::Interconnect;
+use taskmap::houstis::interconnect::{DelayReading, Interconnect};
 use taskmap::houstis::machine::Machine;
 use taskmap::houstis::mapper::evaluate_assignment;
 use taskmap::houstis::monte_carlo::MonteCarlo;
@@ -359,11 +359,13 @@ fn load_model(
 /// multibus:B:M, banyan or ideal; `algorithm` alloc or alloc-ls (`name,key=value`); or
 /// `assignment`, the processor of every module. `speeds`: one speed per processor.
 /// `monte_carlo`: also run the stochastic program this many times on the assignment
-/// (seed `seed`), as `taskmap amap --monte-carlo`. Returns a dict with the keys of
-/// `taskmap amap --format json`.
+/// (seed `seed`), as `taskmap amap --monte-carlo`. `delay_model`: `queue` (the default)
+/// or `paper`, the paper's printed delay formulas, as `taskmap amap --delay-model`.
+/// Returns a dict with the keys of `taskmap amap --format json`.
 #[pyfunction]
 #[pyo3(signature = (graph, processors, system="dual-bus", algorithm="alloc", assignment=None,
-    itu_time=1.0, memory=None, speeds=None, threads=1, monte_carlo=None, seed=0))]
+    itu_time=1.0, memory=None, speeds=None, threads=1, monte_carlo=None, seed=0,
+    delay_model="queue"))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn amap<'py>(
     py: Python<'py>,
@@ -378,6 +380,7 @@ pub(crate) fn amap<'py>(
     threads: usize,
     monte_carlo: Option<usize>,
     seed: u64,
+    delay_model: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let mc = monte_carlo.map(|samples| MonteCarlo {
         samples,
@@ -390,8 +393,10 @@ pub(crate) fn amap<'py>(
     }
     let spec: PrecedenceSpec = algorithm.parse().map_err(|e| to_py(py, e))?;
     let interconnect: Interconnect = system.parse().map_err(|e| to_py(py, e))?;
-    let mut machine =
-        Machine::new(processors, interconnect, itu_time, memory).map_err(|e| to_py(py, e))?;
+    let reading: DelayReading = delay_model.parse().map_err(|e| to_py(py, e))?;
+    let mut machine = Machine::new(processors, interconnect, itu_time, memory)
+        .and_then(|m| m.with_delay_reading(reading))
+        .map_err(|e| to_py(py, e))?;
     if let Some(s) = speeds {
         machine = machine.with_speeds(s).map_err(|e| to_py(py, e))?;
     }

@@ -14,7 +14,7 @@ use taskmap::houstis::amg::read_amg_model;
 use taskmap::houstis::bus_queue::simulate;
 use taskmap::houstis::exhaustive::{Exhaustive, Optimum};
 use taskmap::houstis::frame::{at_frame, frame_range, frame_sweep, FrameRow};
-use taskmap::houstis::interconnect::{DelayModel, Interconnect};
+use taskmap::houstis::interconnect::{DelayModel, DelayReading, Interconnect};
 use taskmap::houstis::machine::Machine;
 use taskmap::houstis::mapper::{evaluate_assignment, memory_excess, AmapResult};
 use taskmap::houstis::monte_carlo::{MonteCarlo, MonteCarloSummary};
@@ -67,6 +67,11 @@ pub struct AmapArgs {
     /// Transfer time of one ITU without contention.
     #[arg(long, default_value_t = 1.0)]
     pub itu_time: f64,
+    /// Delay model of the interconnect: queue (every system as a closed queue, the delay
+    /// by Little's law) or paper (the paper's printed formulas, repaired where the print
+    /// is damaged; docs/algorithm-mapper.md).
+    #[arg(long, value_name = "MODEL", default_value = "queue", value_parser = delay_reading())]
+    pub delay_model: DelayReading,
     /// Memory of a processor (default unbounded).
     #[arg(long)]
     pub memory: Option<f64>,
@@ -222,7 +227,8 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
     }
     let spec = algorithm(&a)?;
     let interconnect: Interconnect = a.system.parse()?;
-    let mut machine = Machine::new(a.processors, interconnect, a.itu_time, a.memory)?;
+    let mut machine = Machine::new(a.processors, interconnect, a.itu_time, a.memory)?
+        .with_delay_reading(a.delay_model)?;
     if let Some(list) = &a.speeds {
         machine = machine.with_speeds(parse_speeds(list, a.processors)?)?;
     }
@@ -350,6 +356,7 @@ fn rank(
                 "graph": path,
                 "processors": machine.processors,
                 "system": machine.interconnect.to_string(),
+                "delay_model": machine.model.reading.to_string(),
                 "rows": rows,
                 "optimal": opt.as_ref().map(|o| json!({
                     "t_real": o.result.t_real,
@@ -519,6 +526,7 @@ fn sweep(
                 "graph": path,
                 "processors": machine.processors,
                 "system": machine.interconnect.to_string(),
+                "delay_model": machine.model.reading.to_string(),
                 "t_seq": mapped.t_seq,
                 "searched_frame": searched,
                 "rows": rows,
@@ -579,6 +587,13 @@ fn sweep(
         outln!("least T_REAL {} at T = {}", num(real), num(t));
     }
     Ok(0)
+}
+
+/// `--delay-model`'s values, queue or paper.
+fn delay_reading() -> impl clap::builder::TypedValueParser<Value = DelayReading> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(DelayReading::ALL.map(DelayReading::name))
+        .map(|s| s.parse::<DelayReading>().expect("a listed delay model"))
 }
 
 /// `-A`'s value: a precedence-family algorithm with valid keys.
@@ -927,8 +942,9 @@ fn print_report(
     let used = r.loads.iter().filter(|l| !l.modules.is_empty()).count();
     outln!("processors used: {} of {}", used, m.processors);
     outln!(
-        "delay per ITU {:.6} ITU times (load rho {:.6}, network utilisation {:.2} %, model AP {:.4})",
+        "delay per ITU {:.6} ITU times (delay model {}, load rho {:.6}, network utilisation {:.2} %, model AP {:.4})",
         r.delay,
+        m.model.reading,
         r.rho,
         100.0 * r.utilisation,
         r.model_active
@@ -1071,6 +1087,11 @@ pub struct DelayArgs {
     /// Number of processors.
     #[arg(short = 'k', long)]
     pub processors: u32,
+    /// Delay model: queue (every system as a closed queue, the delay by Little's law) or
+    /// paper (the paper's printed formulas, repaired where the print is damaged;
+    /// docs/algorithm-mapper.md).
+    #[arg(long, value_name = "MODEL", default_value = "queue", value_parser = delay_reading())]
+    pub delay_model: DelayReading,
     /// Loads ρ = λ/μ to tabulate, comma-separated (10^-9 to 10^6).
     #[arg(long, value_delimiter = ',', default_values_t = [0.01, 0.05, 0.1, 0.2, 0.5, 1.0])]
     pub rho: Vec<f64>,
@@ -1104,7 +1125,7 @@ struct DelayRow {
 /// Runs `taskmap delay`.
 pub fn cmd_delay(a: DelayArgs) -> Result<u8> {
     let ic: Interconnect = a.system.parse()?;
-    let model = DelayModel::new(ic, a.processors)?;
+    let model = DelayModel::with_reading(ic, a.processors, a.delay_model)?;
     if let Some(&r) = a
         .rho
         .iter()
@@ -1151,6 +1172,7 @@ pub fn cmd_delay(a: DelayArgs) -> Result<u8> {
     if a.format == crate::output::OutputFormat::Json {
         crate::output::print_json(&json!({
             "system": ic.to_string(),
+            "delay_model": a.delay_model.to_string(),
             "processors": a.processors,
             "simulated_transfers": a.simulate,
             "seed": a.seed,
@@ -1158,7 +1180,12 @@ pub fn cmd_delay(a: DelayArgs) -> Result<u8> {
         }))?;
         return Ok(0);
     }
-    outln!("{} with {} processors", ic, a.processors);
+    outln!(
+        "{} with {} processors, delay model {}",
+        ic,
+        a.processors,
+        a.delay_model
+    );
     match a.simulate {
         None => outln!("{:>10}  {:>10}  {:>10}  {:>10}", "rho", "AP", "u", "D"),
         Some(_) => outln!(

@@ -31,13 +31,17 @@
 //!   left after one stage's conflicts) applied once per stage.
 //! * [`Interconnect::Ideal`]: no delay at all (the paper's "system: none", figure 11).
 //!
+//! This is [`DelayReading::Queue`], the default. [`DelayReading::Paper`] evaluates the
+//! paper's printed formulas instead ([`crate::houstis::paper_delay`]).
+//!
 //! [`crate::houstis::bus_queue`] simulates the systems themselves (buses, memories, switch
-//! paths) to check these formulas; docs/algorithm-mapper.md gives the agreement.
+//! paths) to check both readings; docs/algorithm-mapper.md gives the agreement.
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::error::Error;
+use crate::houstis::paper_delay;
 
 /// Most processors a model may have.
 pub const MAX_PROCESSORS: u32 = 4096;
@@ -239,33 +243,130 @@ impl Interconnect {
     }
 }
 
-/// An interconnect with its processors and its service rates `c(j)`, computed once (the
-/// multiple bus's take `O(k·m)`).
+/// Which reading of the interconnects' delay a [`DelayModel`] evaluates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DelayReading {
+    /// Every system as a closed finite-source queue with completion rate `μ·c(j)`, the
+    /// delay by Little's law (this module's reading; the default).
+    #[default]
+    Queue,
+    /// The paper's printed formulas `AP_i`, `u` and `D_i(u)`, with the repairs
+    /// docs/algorithm-mapper.md lists ([`crate::houstis::paper_delay`]).
+    Paper,
+}
+
+impl DelayReading {
+    /// Every reading, in the order the CLI lists them.
+    pub const ALL: [DelayReading; 2] = [DelayReading::Queue, DelayReading::Paper];
+
+    /// The reading's name, as [`FromStr`] takes it: `queue` or `paper`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DelayReading::Queue => "queue",
+            DelayReading::Paper => "paper",
+        }
+    }
+}
+
+impl FromStr for DelayReading {
+    type Err = Error;
+    /// `queue` or `paper`.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match DelayReading::ALL.into_iter().find(|r| r.name() == s) {
+            Some(r) => Ok(r),
+            None => Err(Error::Config(format!(
+                "delay model \"{s}\": unknown (expected queue or paper)"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for DelayReading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The probabilities `P_0..=P_k` of `j` transfers outstanding in the closed queue of `k`
+/// processors at load `ρ > 0` whose interconnect completes `c(j)` transfers at once:
+/// `P_j ∝ k!/(k−j)! · ρ^j / (c(1)···c(j))`, summed in logarithms (the weights overflow
+/// quickly).
+pub(crate) fn state_probabilities(k: u32, rho: f64, c: &[f64]) -> Vec<f64> {
+    let mut logw = Vec::with_capacity(k as usize + 1);
+    logw.push(0.0f64);
+    for j in 1..=k as usize {
+        let prev = logw[j - 1];
+        logw.push(prev + ((k as usize - j + 1) as f64 * rho / c[j]).ln());
+    }
+    let top = logw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w: Vec<f64> = logw.iter().map(|l| (l - top).exp()).collect();
+    let total: f64 = w.iter().sum();
+    w.iter().map(|x| x / total).collect()
+}
+
+/// An interconnect with its processors, the reading of its delay, and the service rates
+/// `c(j)` of that reading, computed once (the multiple bus's take `O(k·m)`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DelayModel {
+    /// The interconnect.
     pub interconnect: Interconnect,
+    /// Its processors, `k`.
     pub processors: u32,
+    /// The reading [`DelayModel::analyse`] evaluates.
+    pub reading: DelayReading,
     rates: Vec<f64>,
 }
 
 impl DelayModel {
-    /// The model of `interconnect` with `k` processors; errors if they do not suit.
+    /// The queue reading of `interconnect` with `k` processors; errors if they do not
+    /// suit.
     pub fn new(interconnect: Interconnect, k: u32) -> Result<Self, Error> {
+        Self::with_reading(interconnect, k, DelayReading::Queue)
+    }
+
+    /// The model of `interconnect` with `k` processors in `reading`; errors if they do not
+    /// suit.
+    pub fn with_reading(
+        interconnect: Interconnect,
+        k: u32,
+        reading: DelayReading,
+    ) -> Result<Self, Error> {
         interconnect.check(k)?;
+        let rates = match reading {
+            DelayReading::Queue => interconnect.service_rates(k),
+            DelayReading::Paper => paper_delay::service_rates(interconnect, k),
+        };
         Ok(DelayModel {
             interconnect,
             processors: k,
-            rates: interconnect.service_rates(k),
+            reading,
+            rates,
         })
     }
 
-    /// The steady state at load `ρ = λ/μ >= 0` (finite).
+    /// The service rates `c(0..=k)` of the reading: transfers completing in parallel with
+    /// `j` outstanding (the paper's `β_j` for the multiple bus in the paper's reading).
+    pub fn rates(&self) -> &[f64] {
+        &self.rates
+    }
+
+    /// The steady state at load `ρ = λ/μ >= 0` (finite), in the model's reading.
     ///
     /// # Panics
     ///
     /// If `ρ` is negative or not finite.
     pub fn analyse(&self, rho: f64) -> QueueState {
         assert!(rho.is_finite() && rho >= 0.0, "rho must be finite and >= 0");
+        match self.reading {
+            DelayReading::Queue => self.analyse_queue(rho),
+            DelayReading::Paper => {
+                paper_delay::analyse(self.interconnect, self.processors, &self.rates, rho)
+            }
+        }
+    }
+
+    /// [`DelayModel::analyse`] in the queue reading.
+    fn analyse_queue(&self, rho: f64) -> QueueState {
         let ic = self.interconnect;
         let k = self.processors;
         let kf = f64::from(k);
@@ -288,17 +389,7 @@ impl DelayModel {
             };
         }
         let c = &self.rates;
-        // log weights, normalised at the end (k!/(k−j)!·ρ^j overflows quickly).
-        let mut logw = Vec::with_capacity(k as usize + 1);
-        logw.push(0.0f64);
-        for j in 1..=k as usize {
-            let prev = logw[j - 1];
-            logw.push(prev + ((k as usize - j + 1) as f64 * rho / c[j]).ln());
-        }
-        let top = logw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let w: Vec<f64> = logw.iter().map(|l| (l - top).exp()).collect();
-        let total: f64 = w.iter().sum();
-        let p: Vec<f64> = w.iter().map(|x| x / total).collect();
+        let p = state_probabilities(k, rho, c);
         // transfers outstanding, summed directly (k − AP cancels at light loads).
         let outstanding: f64 = p.iter().enumerate().map(|(j, pj)| j as f64 * pj).sum();
         let active = kf - outstanding;

@@ -4,7 +4,7 @@
 //! condition while ALLOC assigns clusters to processors of several speeds.
 
 use crate::error::Error;
-use crate::houstis::interconnect::{DelayModel, Interconnect};
+use crate::houstis::interconnect::{DelayModel, DelayReading, Interconnect};
 
 /// The machine.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,7 +18,8 @@ pub struct Machine {
     /// Relative speed of each processor: a module of time `m'` runs there in
     /// `m' / speed` (1 everywhere unless [`Machine::with_speeds`] set them).
     pub speeds: Vec<f64>,
-    /// The interconnect's delay model for the processors.
+    /// The interconnect's delay model for the processors, in the queue reading unless
+    /// [`Machine::with_delay_reading`] chose another.
     pub model: DelayModel,
 }
 
@@ -62,6 +63,12 @@ impl Machine {
     pub fn with_speeds(mut self, speeds: Vec<f64>) -> Result<Self, Error> {
         self.speeds = speeds;
         self.check_speeds()?;
+        Ok(self)
+    }
+
+    /// The machine with its interconnect's delay in `reading`.
+    pub fn with_delay_reading(mut self, reading: DelayReading) -> Result<Self, Error> {
+        self.model = DelayModel::with_reading(self.interconnect, self.processors, reading)?;
         Ok(self)
     }
 

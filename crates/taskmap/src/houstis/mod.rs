@@ -4,7 +4,8 @@
 //! * [`precedence`]: stochastic AND/EOR precedence graphs ([`amg`]: their files), expected
 //!   executions, back links and the parallelism matrix `Δ`.
 //! * [`interconnect`]: the queueing delay `D(u)` of the four shared-memory interconnects
-//!   (single bus, dual bus, multiple buses, Banyan/Omega network).
+//!   (single bus, dual bus, multiple buses, Banyan/Omega network), read as closed queues.
+//! * [`paper_delay`]: the same interconnects' delay by the paper's printed formulas.
 //! * [`bus_queue`]: a direct simulation of those interconnects' queues (buses, memories,
 //!   Omega network paths), against which the delay models are checked.
 //! * [`machine`]: processors (speeds, memories) on an interconnect.
@@ -26,6 +27,7 @@ pub mod interconnect;
 pub mod machine;
 pub mod mapper;
 pub mod monte_carlo;
+pub mod paper_delay;
 pub mod precedence;
 pub mod report;
 pub mod schedule;

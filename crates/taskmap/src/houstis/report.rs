@@ -24,8 +24,8 @@ pub fn bounds(r: &AmapResult) -> (bool, &'static str) {
 }
 
 /// The report of an Algorithm Mapper result `r` for the precedence graph `g` (read from
-/// `path`) on machine `m`: step 1's frame, the clustering, the delay model's values, the
-/// times, the speed-up and its bounds, and every processor's load and modules.
+/// `path`) on machine `m`: step 1's frame, the clustering, the delay model (its reading
+/// and values), the times, the speed-up and its bounds, and every processor's load and modules.
 pub fn report_json(
     g: &PrecedenceGraph,
     r: &AmapResult,
@@ -40,6 +40,7 @@ pub fn report_json(
         "links": g.links.len(),
         "processors": m.processors,
         "system": m.interconnect.to_string(),
+        "delay_model": m.model.reading.to_string(),
         "itu_time": m.itu_time,
         "speeds": m.speeds,
         "step1": r.step1.map(|(target, frame, count)| json!({
