@@ -190,8 +190,9 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                 ctx.progress = progress.clone();
                 let t0 = Instant::now();
                 let result = match &program {
-                    // the program's own phases for greedy-perego, the task graph otherwise.
-                    Some(prog) => {
+                    // the program's own phases for greedy-perego (as `map --program`), the
+                    // task graph otherwise.
+                    Some(prog) if alg.row().name == "greedy-perego" && problem.fixed.is_none() => {
                         let how = taskmap::perego::summary::ProgramMapping {
                             algorithm: Some(name),
                             seed,
@@ -206,7 +207,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                         };
                         taskmap::perego::summary::map_program(prog, problem.arch.clone(), &how)
                     }
-                    None => alg.mapper().map(problem, &mut ctx),
+                    _ => alg.mapper().map(problem, &mut ctx),
                 };
                 let time_ms = t0.elapsed().as_secs_f64() * 1e3;
                 let mut row = CompareRow {
