@@ -130,12 +130,12 @@ pub struct AmapArgs {
     /// paper's figure 4): `N` frames in geometric steps from the smallest frame that holds
     /// every module to one that holds the whole program, `FROM:TO:N` over a range. Adds
     /// the frame the mapper's own step 1 stops at. -A alloc only.
-    #[arg(long, value_name = "N|FROM:TO:N", conflicts_with_all = ["mapping", "monte_carlo", "output"])]
+    #[arg(long, value_name = "N|FROM:TO:N", conflicts_with_all = ["mapping", "monte_carlo", "output", "show_model"])]
     pub sweep: Option<String>,
     /// Run every algorithm of the precedence family (alloc, alloc-ls; default keys, -t
     /// threads) and rank them by T_REAL, with T_PAR, speed-up and time; with --optimal,
     /// each one's gap to the optimum.
-    #[arg(long, conflicts_with_all = ["mapping", "frame", "sweep", "output", "monte_carlo", "show_model", "algorithm"])]
+    #[arg(long, conflicts_with_all = ["mapping", "frame", "sweep", "output", "monte_carlo", "show_model", "algorithm", "parallelism", "no_parallelism", "tolerance", "samples", "budget"])]
     pub rank: bool,
     /// Also simulate every assignment (up to processors of equal speed) for the least
     /// T_REAL, and compare: for small graphs (see --limit).

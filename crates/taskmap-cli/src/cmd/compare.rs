@@ -103,6 +103,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
     };
     if let Some(h) = &a.html {
         let mut inputs: Vec<Option<&PathBuf>> = a.graphs.iter().map(Some).collect();
+        inputs.push(a.program.as_ref());
         inputs.push(a.task_weights.as_ref());
         inputs.push(a.constraints.capacities.as_ref());
         let target = a.arch.as_deref().and_then(target_file);

@@ -83,7 +83,7 @@ pub struct HeteroArgs {
     /// Run every algorithm of the hetero family (default keys) and rank them by the
     /// simulated final time (SIMULHa's makespan, each in its own order), with the time
     /// taken; with --optimal, each one's gap to the optimum of the default order.
-    #[arg(long, conflicts_with_all = ["mapping", "algorithm", "order", "output", "svg", "write_order", "show_model"])]
+    #[arg(long, conflicts_with_all = ["mapping", "algorithm", "order", "output", "svg", "write_order", "write_ttig", "show_model", "kicks", "budget", "seed"])]
     pub rank: bool,
     /// Also search every allocation (up to interchangeable processors) for the least final
     /// time, and compare (in the default order, so not with --order).

@@ -19,6 +19,9 @@ use crate::houstis::mapper::{check_inputs, evaluate, module_comm, AmapResult};
 use crate::houstis::precedence::{Deterministic, PrecedenceGraph};
 use crate::houstis::schedule::ScheduleSim;
 
+/// The most modules the search takes (it recurses once per module).
+pub const MAX_MODULES: usize = 4096;
+
 /// The search: the most assignments it may simulate.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Exhaustive {
@@ -61,11 +64,12 @@ fn speed_classes(machine: &Machine) -> Vec<Vec<u32>> {
 /// partitions into blocks, each block a processor of some class, the blocks of a class at
 /// most its size. `Σ_J S(n, J)·J!·[x^J] Π_c Σ_{j ≤ s_c} x^j/j!`, in floating point.
 fn assignments(n: usize, classes: &[Vec<u32>]) -> f64 {
-    // Stirling numbers of the second kind S(n, J), J = 0..=n.
-    let mut s = vec![0.0f64; n + 1];
+    // J is at most the processors: S(n, J) for J ≤ min(n, k), in O(n·k).
+    let top = n.min(classes.iter().map(Vec::len).sum());
+    let mut s = vec![0.0f64; top + 1];
     s[0] = 1.0;
     for i in 1..=n {
-        for j in (1..=i).rev() {
+        for j in (1..=i.min(top)).rev() {
             s[j] = j as f64 * s[j] + s[j - 1];
         }
         s[0] = 0.0;
@@ -88,11 +92,16 @@ fn assignments(n: usize, classes: &[Vec<u32>]) -> f64 {
     }
     let mut fact = 1.0;
     let mut total = 0.0;
-    for j in 1..=n {
+    for j in 1..=top {
         fact *= j as f64;
         total += s[j] * fact * poly[j];
     }
-    total
+    // an overflow (infinity, or infinity times 0) is beyond any limit.
+    if total.is_nan() {
+        f64::INFINITY
+    } else {
+        total
+    }
 }
 
 /// One thread's search state.
@@ -190,6 +199,11 @@ impl Exhaustive {
     ) -> Result<Optimum, Error> {
         check_inputs(g, det, machine, &Default::default())?;
         let n = g.modules();
+        if n > MAX_MODULES {
+            return Err(Error::Config(format!(
+                "the exhaustive search takes at most {MAX_MODULES} modules, not {n}"
+            )));
+        }
         let classes = speed_classes(machine);
         let count = assignments(n, &classes);
         if count.is_nan() || count > self.limit as f64 {

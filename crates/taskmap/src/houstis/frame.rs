@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::houstis::alloc::{alloc_settled, AllocParams, Instance};
+use crate::houstis::alloc::{alloc_settled, max_load, AllocParams, Instance};
 use crate::houstis::machine::Machine;
 use crate::houstis::mapper::{check_inputs, evaluate, reduce, step_three, AmapResult};
 use crate::houstis::precedence::{Deterministic, ParallelMatrix, PrecedenceGraph};
@@ -91,9 +91,13 @@ pub fn at_frame(
 ) -> Result<AmapResult, Error> {
     let r = cluster_at(g, det, parallel, machine, params, frame)?;
     if !r.1 {
-        let biggest = (0..g.modules()).map(|i| det.time[i]).fold(0.0, f64::max) / machine.fastest();
+        let (lo, _) = frame_range(det, g, machine);
+        let longest = (0..g.modules())
+            .max_by(|&a, &b| det.time[a].total_cmp(&det.time[b]).then(b.cmp(&a)))
+            .map_or(String::new(), |i| g.names[i].clone());
         return Err(Error::Config(format!(
-            "at the frame {frame} some cluster does not fit: the longest module takes {biggest} on the fastest processor, and a cluster's communication and memory count too"
+            "at the frame {frame} some cluster does not fit: the longest module, \"{longest}\", takes {} on the fastest processor, and a module's communication and memory count too; frames from {lo} hold every module alone",
+            det.time.iter().copied().fold(0.0, f64::max) / machine.fastest()
         )));
     }
     Ok(r.0)
@@ -119,12 +123,19 @@ fn cluster_at(
     let rho = modules.rho(modules.total_comm(), machine);
     let c = alloc_settled(&modules, frame, machine, rho);
     let target = params.parallelism.map_or(k, |p| p as usize).max(1);
+    // step 1's longest cluster time, as the mapper reports it.
+    let t1 = max_load(
+        &modules,
+        &c.cluster,
+        c.delay * machine.itu_time,
+        machine.fastest(),
+    );
     let (cluster, _, reduced) = reduce(g, det, machine, params, c.cluster, frame, k, &NoProgress)?;
     let processor = step_three(&modules, machine, cluster);
     let mut r = evaluate(g, det, &modules, machine, processor)?;
-    r.step1 = Some((target, frame, c.count));
+    r.step1 = Some((target, t1, c.count));
     r.step1_frame = Some(frame);
-    r.reduced = reduced;
+    r.reduced = reduced || parallel.is_none();
     r.frame = frame;
     Ok((r, c.feasible))
 }

@@ -29,12 +29,15 @@ use crate::houstis::machine::Machine;
 use crate::houstis::mapper::module_comm;
 use crate::houstis::precedence::{csr, Deterministic, Logic, PrecedenceGraph};
 
+/// The most runs one estimate takes (their final times are kept).
+pub const MAX_SAMPLES: usize = 100_000_000;
+
 /// The Monte Carlo estimate of `T_REAL`: how many runs, from which seed, and the most
 /// executions one run may take.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MonteCarlo {
-    /// Runs of the program (at least 2).
+    /// Runs of the program (2 to [`MAX_SAMPLES`]).
     pub samples: usize,
     /// Seed of the runs; run `r` draws from its own generator, seeded by the seed and `r`,
     /// so the result does not depend on the threads.
@@ -56,6 +59,12 @@ impl Default for MonteCarlo {
 impl MonteCarlo {
     /// Refuses fewer than 2 samples and a zero execution limit.
     pub fn validate(&self) -> Result<(), String> {
+        if self.samples > MAX_SAMPLES {
+            return Err(format!(
+                "samples: at most {MAX_SAMPLES} runs, not {}",
+                self.samples
+            ));
+        }
         if self.samples < 2 {
             return Err(format!(
                 "samples: at least 2 runs give a confidence interval, not {}",
@@ -313,7 +322,7 @@ impl MonteCarlo {
         };
         // Runs in chunks, each with its own buffers; run r draws from seed + r.
         const CHUNK: usize = 16;
-        let chunks: Vec<usize> = (0..self.samples.div_ceil(CHUNK)).collect();
+        let chunks = 0..self.samples.div_ceil(CHUNK);
         let work = |c: &usize| -> Result<Tally, Error> {
             let mut run = Run {
                 queues: vec![std::collections::BinaryHeap::new(); model.k],
@@ -336,8 +345,8 @@ impl MonteCarlo {
             Ok(t)
         };
         let parts: Vec<Result<Tally, Error>> = match pool {
-            Some(pool) => pool.install(|| chunks.par_iter().map(work).collect()),
-            None => chunks.iter().map(work).collect(),
+            Some(pool) => pool.install(|| chunks.into_par_iter().map(|c| work(&c)).collect()),
+            None => chunks.map(|c| work(&c)).collect(),
         };
         // merged in the order of the runs, whatever the threads.
         let mut all = Tally::new(n);

@@ -775,12 +775,24 @@ pub struct Exclusion {
     pub(crate) head: Vec<u32>,
     /// Whether any module lies on a branch.
     any: bool,
+    /// The branches of all the modules, counted (what a schedule pays to check them).
+    pub(crate) memberships: u64,
 }
 
 impl Exclusion {
     /// The branches of `dag` (a topological order in `det`).
     pub fn new(g: &PrecedenceGraph, det: &Deterministic, dag: &Dag) -> Self {
         let n = g.modules();
+        let forks = (0..n).any(|e| g.output[e] == Logic::Eor && dag.succs(e).len() >= 2);
+        if !forks {
+            // no EOR fork, no branch: the dominator tree is not needed.
+            return Exclusion {
+                idom: Vec::new(),
+                head: vec![u32::MAX; n],
+                any: false,
+                memberships: 0,
+            };
+        }
         let idom = dominator_tree(n, dag, det);
         let mut head = vec![u32::MAX; n];
         let mut any = false;
@@ -799,7 +811,14 @@ impl Exclusion {
                 head[idom[v] as usize]
             };
         }
-        Exclusion { idom, head, any }
+        let mut ex = Exclusion {
+            idom,
+            head,
+            any,
+            memberships: 0,
+        };
+        ex.memberships = (0..n).map(|v| ex.branches(v).count() as u64).sum();
+        ex
     }
 
     /// Whether some module lies on an `EOR` branch.
@@ -830,50 +849,80 @@ impl Exclusion {
 }
 
 /// Clears in `par` the pairs of modules on different branches of an `EOR` module
-/// ([`Exclusion`]): at most one branch runs.
+/// ([`Exclusion`]): at most one branch runs. A branch is a subtree of the dominator tree,
+/// a range of its preorder, so the extra memory is `O(n)` whatever the nesting.
 fn exclude_eor_branches(n: usize, ex: &Exclusion, par: &mut BitMatrix) {
-    // The modules of every branch, by branch start.
-    let starts: Vec<u32> = (0..n as u32)
-        .filter(|&v| ex.head[v as usize] == v)
-        .collect();
-    if starts.is_empty() {
+    if ex.is_empty() {
         return;
     }
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for v in 0..n {
-        for (_, s) in ex.branches(v) {
-            members[s as usize].push(v as u32);
-        }
-    }
+    let (tin, tout, preorder) = dominator_preorder(n, &ex.idom);
+    let subtree = |s: u32| &preorder[tin[s as usize] as usize..tout[s as usize] as usize];
     // The branch starts of every EOR module.
     let mut by_eor: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for &s in &starts {
+    for s in (0..n as u32).filter(|&v| ex.head[v as usize] == v) {
         by_eor[ex.idom[s as usize] as usize].push(s);
     }
     let mut all = vec![0u64; n.div_ceil(64)];
     let mut mine = vec![0u64; n.div_ceil(64)];
-    for list in by_eor.iter().filter(|l| l.len() >= 2) {
-        all.iter_mut().for_each(|w| *w = 0);
-        for &s in list {
-            for &v in &members[s as usize] {
-                all[v as usize / 64] |= 1 << (v % 64);
+    let set = |bits: &mut [u64], vs: &[u32], on: bool| {
+        for &v in vs {
+            if on {
+                bits[v as usize / 64] |= 1 << (v % 64);
+            } else {
+                bits[v as usize / 64] = 0;
             }
         }
+    };
+    for list in by_eor.iter().filter(|l| l.len() >= 2) {
         for &s in list {
-            let branch = &members[s as usize];
-            for &v in branch {
-                mine[v as usize / 64] |= 1 << (v % 64);
-            }
+            set(&mut all, subtree(s), true);
+        }
+        for &s in list {
+            let branch = subtree(s);
+            set(&mut mine, branch, true);
             for &v in branch {
                 for (k, w) in par.row_mut(v as usize).iter_mut().enumerate() {
                     *w &= !(all[k] & !mine[k]);
                 }
             }
-            for &v in branch {
-                mine[v as usize / 64] = 0;
-            }
+            set(&mut mine, branch, false);
+        }
+        for &s in list {
+            set(&mut all, subtree(s), false);
         }
     }
+}
+
+/// A preorder walk of the dominator tree `idom` (`u32::MAX`: the virtual root): every
+/// module's entry and exit places in the walk, and the walk; a module's subtree is
+/// `walk[entry..exit]`.
+fn dominator_preorder(n: usize, idom: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    const ROOT: u32 = u32::MAX;
+    let children: Vec<u32> = (0..n as u32)
+        .filter(|&v| idom[v as usize] != ROOT)
+        .collect();
+    let (first, kids) = csr(n, children.iter().map(|&v| idom[v as usize]));
+    let (mut tin, mut tout) = (vec![0u32; n], vec![0u32; n]);
+    let mut walk = Vec::with_capacity(n);
+    let mut stack: Vec<(u32, u32)> = Vec::new();
+    for r in (0..n).filter(|&v| idom[v] == ROOT) {
+        tin[r] = walk.len() as u32;
+        walk.push(r as u32);
+        stack.push((r as u32, first[r]));
+        while let Some(&mut (v, ref mut c)) = stack.last_mut() {
+            if *c == first[v as usize + 1] {
+                tout[v as usize] = walk.len() as u32;
+                stack.pop();
+                continue;
+            }
+            let w = children[kids[*c as usize] as usize];
+            *c += 1;
+            tin[w as usize] = walk.len() as u32;
+            walk.push(w);
+            stack.push((w, first[w as usize]));
+        }
+    }
+    (tin, tout, walk)
 }
 
 /// Lowest common ancestor in the dominator tree (`u32::MAX` is the root).

@@ -354,12 +354,15 @@ fn local_search(
     let n = g.modules();
     let k = machine.processors as usize;
     let cost = (n + g.links.len() + k) as u64;
+    let sim = ScheduleSim::new(g, det, k);
+    // checking the EOR branches of every start and end costs their count too.
+    let cost = cost + sim.ex.memberships;
     let mut spent = 0u64;
     let mut sc = LsScorer {
         modules,
         machine,
         det,
-        sim: ScheduleSim::new(g, det, k),
+        sim,
         comm: vec![0.0f64; n],
         // The durations of the assignment scored, rewritten in place.
         dur: vec![0.0f64; n],
@@ -386,7 +389,7 @@ fn local_search(
     'search: while spent < budget {
         progress.step(spent, budget);
         let idle = sc.least_busy(&processor, &mut busy);
-        let path = sc.sim.critical_path(&processor);
+        let path = sc.sim.critical_path();
         for &v in &path {
             let v = v as usize;
             let from = processor[v];
@@ -452,6 +455,10 @@ pub struct ScheduleSim {
     blocker: Vec<u32>,
     /// Idle processors whose ready modules are all excluded.
     waiting: Vec<usize>,
+    /// Per module: the module its processor ran just before it in the last run.
+    before: Vec<u32>,
+    /// Per processor: the module it started last.
+    last: Vec<u32>,
     /// Ready modules set aside while a processor looks for one it may start.
     held: Vec<std::cmp::Reverse<(u32, u32)>>,
 }
@@ -483,6 +490,8 @@ impl ScheduleSim {
             blocker: vec![u32::MAX; regions],
             waiting: Vec::new(),
             held: Vec::new(),
+            before: vec![u32::MAX; n],
+            last: vec![u32::MAX; k],
         }
     }
 
@@ -529,6 +538,7 @@ impl ScheduleSim {
         self.last_exit.iter_mut().for_each(|x| *x = u32::MAX);
         self.blocker.iter_mut().for_each(|x| *x = u32::MAX);
         self.waiting.clear();
+        self.last.iter_mut().for_each(|x| *x = u32::MAX);
         for v in 0..self.n {
             assert!(
                 duration[v].is_finite() && duration[v] >= 0.0,
@@ -559,6 +569,8 @@ impl ScheduleSim {
                     continue;
                 };
                 self.busy[p] = true;
+                self.before[v] = self.last[p];
+                self.last[p] = v as u32;
                 self.start[v] = now;
                 self.finish[v] = now + duration[v];
                 self.events.push(Reverse((key(self.finish[v]), v as u32)));
@@ -633,32 +645,13 @@ impl ScheduleSim {
     /// finished last, back through whatever it started on (a predecessor finishing at its
     /// start, else the module before it on its processor, else the module on another
     /// branch of an `EOR` whose end let it start).
-    pub fn critical_path(&self, processor: &[u32]) -> Vec<u32> {
+    pub fn critical_path(&self) -> Vec<u32> {
         let n = self.n;
         let Some(mut v) =
             (0..n).max_by(|&a, &b| self.finish[a].total_cmp(&self.finish[b]).then(b.cmp(&a)))
         else {
             return Vec::new();
         };
-        // the module before each one on its processor.
-        let mut by_proc: Vec<Vec<u32>> = vec![Vec::new(); self.k];
-        for u in 0..n {
-            by_proc[processor[u] as usize].push(u as u32);
-        }
-        let mut before = vec![u32::MAX; n];
-        for list in &mut by_proc {
-            // by start, then end: a module of time 0 ran before one starting with it.
-            list.sort_by(|&a, &b| {
-                let (a, b) = (a as usize, b as usize);
-                self.start[a]
-                    .total_cmp(&self.start[b])
-                    .then(self.finish[a].total_cmp(&self.finish[b]))
-                    .then(a.cmp(&b))
-            });
-            for w in list.windows(2) {
-                before[w[1] as usize] = w[0];
-            }
-        }
         let mut path = vec![v as u32];
         loop {
             let s = self.start[v];
@@ -672,7 +665,7 @@ impl ScheduleSim {
                 .copied()
                 .find(|&u| self.finish[u as usize] == s)
                 .or_else(|| {
-                    Some(before[v]).filter(|&u| u != u32::MAX && self.finish[u as usize] == s)
+                    Some(self.before[v]).filter(|&u| u != u32::MAX && self.finish[u as usize] == s)
                 })
                 .or_else(|| {
                     // the end that let it past an EOR exclusion.
@@ -681,12 +674,13 @@ impl ScheduleSim {
                         .copied()
                         .filter(|&u| u != u32::MAX && self.finish[u as usize] == s)
                 });
+            // every step goes to a module started earlier in the run: at most n steps.
             match next {
-                Some(u) => {
+                Some(u) if path.len() < n => {
                     v = u as usize;
                     path.push(u);
                 }
-                None => break,
+                _ => break,
             }
         }
         path

@@ -301,6 +301,22 @@ pub fn greedy_map_program(
     }
     let mut pes: Vec<u32> = mapping.as_slice().iter().map(|p| p.0).collect();
     let machine = &params.spm.machine;
+    if params.multilevel_start && !crate::perego::one_task_per_pe(&pes, arch.pe_count()) {
+        // Several tasks on a PE: no exchange pass; the multilevel mapping of the task graph
+        // replaces the greedy's when its simulated (completion, sum of finishing times) is
+        // lower.
+        if let Some(other) = multilevel_shared(program, arch) {
+            let mut events = 0u64;
+            let a = sim_refine::score_of(program, arch, machine, &pes, &mut events);
+            let b = sim_refine::score_of(program, arch, machine, &other, &mut events);
+            if let (Some(a), Some(b)) = (a, b) {
+                if b < a {
+                    pes = other;
+                }
+            }
+        }
+        return Ok(Mapping::new(pes.into_iter().map(PeId).collect()));
+    }
     let refined = sim_refine::sim_refine(program, arch, machine, &mut pes, params.sim_refine);
     if !params.multilevel_start || refined.ideal {
         return Ok(Mapping::new(pes.into_iter().map(PeId).collect()));
@@ -334,6 +350,22 @@ pub fn greedy_map_program(
         }
     }
     Ok(Mapping::new(pes.into_iter().map(PeId).collect()))
+}
+
+/// The multilevel mapper's mapping of `program`'s task graph onto `arch` as `-A
+/// multilevel` makes it (the tasks' compute cycles as weights, the default imbalance and
+/// parameters, seed 0), for several tasks per PE; `None` when it fails or when the target
+/// cannot be rebuilt from its spec.
+pub(crate) fn multilevel_shared(
+    program: &crate::perego::Program,
+    arch: &dyn Architecture,
+) -> Option<Vec<u32>> {
+    let target = crate::parse_arch(&arch.spec()).ok()?;
+    let problem = Problem::new(program.to_task_graph(), target);
+    let mapping = crate::multilevel::config::MultilevelMapper::default()
+        .map(&problem, &mut RunContext::new(0))
+        .ok()?;
+    Some(mapping.as_slice().iter().map(|p| p.0).collect())
 }
 
 /// The multilevel mapper's mapping of `program`'s task graph onto `arch` (default

@@ -199,7 +199,7 @@ fn the_schedule_never_runs_exclusive_modules_at_once() {
         assert!(free <= end, "seed {seed}: {free} > {end}");
         delayed += usize::from(free < end);
         // the critical path ends at the last module and starts at time 0.
-        let path = sim.critical_path(&proc);
+        let path = sim.critical_path();
         assert_eq!(finish[path[0] as usize], end);
         assert_eq!(start[*path.last().unwrap() as usize], 0.0, "seed {seed}");
     }
@@ -370,4 +370,30 @@ fn monte_carlo_refuses_bad_options_and_endless_runs() {
     assert!(MonteCarlo::default()
         .run(&g, &det, &m, &[0, 0, 2, 0, 0, 0, 0, 0], None)
         .is_err());
+}
+
+#[test]
+fn the_critical_path_follows_the_order_modules_of_time_zero_ran_in() {
+    // On one processor A runs, then v, w and u at the same moment (time 0), then Z: the
+    // order rebuilt from start times made the path loop between them.
+    let text = "MODULE A 1\nMODULE u 0\nMODULE v 0\nMODULE w 0\nMODULE Z 1\n\
+                LINK w u 1\nLINK v Z 1\n";
+    let g = taskmap::houstis::amg::parse_amg(text, Path::new("zero.amg")).unwrap();
+    let det = g.deterministic().unwrap();
+    let mut sim = ScheduleSim::new(&g, &det, 1);
+    let (end, _) = sim.run(&[0; 5], &[1.0, 0.0, 0.0, 0.0, 1.0]);
+    assert_eq!(end, 2.0);
+    let path = sim.critical_path();
+    assert!(path.len() <= 5, "{path:?}");
+    assert_eq!(
+        sim.starts()[*path.last().unwrap() as usize],
+        0.0,
+        "{path:?}"
+    );
+    let m = machine(1, "ideal", 1.0);
+    let spec: PrecedenceSpec = "alloc-ls".parse().unwrap();
+    let r = spec
+        .run(&g, &det, &m, None, &taskmap::mapper::NoProgress)
+        .unwrap();
+    assert_eq!(r.t_real, 2.0);
 }

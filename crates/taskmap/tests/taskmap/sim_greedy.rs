@@ -545,3 +545,40 @@ fn large_programs_choose_the_start_by_f_prop() {
     assert!(a.one_per_pe);
     assert!(a.sim < b.sim, "{} after, {} before", a.sim, b.sim);
 }
+
+#[test]
+fn with_several_tasks_per_pe_the_greedy_is_no_slower_than_the_multilevel_mapper() {
+    let machine = WormholeParams::default();
+    for (spec, target) in [
+        ("mesh:16x8", "mesh:8x8"),
+        ("tree:127", "mesh:8x8"),
+        ("ring:64", "mesh:4x4"),
+        ("random:64,seed=3", "torus:4x4"),
+    ] {
+        let program = generate_program(spec).unwrap();
+        let arch = parse_arch(target).unwrap();
+        let simulated = |m: &Mapping| {
+            simulate(&program, arch.as_ref(), m, &machine)
+                .unwrap()
+                .completion
+        };
+        let greedy = greedy_map_program(&program, arch.as_ref(), &GreedyPerego::default()).unwrap();
+        let problem = Problem::new(program.to_task_graph(), parse_arch(target).unwrap());
+        let ml = AlgorithmSpec::from_str("multilevel")
+            .unwrap()
+            .mapper()
+            .map(&problem, &mut RunContext::new(0))
+            .unwrap();
+        assert!(simulated(&greedy) <= simulated(&ml), "{spec} on {target}");
+        // the greedy's own construction alone is the one compared with it.
+        let alone = GreedyPerego {
+            multilevel_start: false,
+            ..GreedyPerego::default()
+        };
+        let own = greedy_map_program(&program, arch.as_ref(), &alone).unwrap();
+        assert!(
+            simulated(&greedy) <= simulated(&own).max(simulated(&ml)),
+            "{spec}"
+        );
+    }
+}

@@ -38,7 +38,7 @@ const SIM_REFINE_MIN_SIMS: u64 = 16;
 
 /// The score of a mapping: (completion, sum of finishing times); `None` when the
 /// simulation fails (a torus without virtual channels can deadlock).
-fn score(
+pub(crate) fn score_of(
     program: &Program,
     arch: &dyn Architecture,
     machine: &WormholeParams,
@@ -95,7 +95,7 @@ pub(crate) fn sim_refine(
         return SimRefined::default();
     };
     let mut events = ideal.events;
-    let Some(mut cur) = score(program, arch, machine, pes, &mut events) else {
+    let Some(mut cur) = score_of(program, arch, machine, pes, &mut events) else {
         return SimRefined::default();
     };
     if cur.0 <= ideal.completion {
@@ -132,7 +132,7 @@ pub(crate) fn sim_refine(
                 if v != UNMAPPED {
                     pes[v as usize] = pu;
                 }
-                match score(program, arch, machine, pes, &mut events) {
+                match score_of(program, arch, machine, pes, &mut events) {
                     Some(new) if new < cur => {
                         cur = new;
                         task_on[p as usize] = u;
