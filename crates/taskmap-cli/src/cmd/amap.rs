@@ -292,6 +292,28 @@ pub fn cmd_amap(a: AmapArgs, quiet: bool) -> Result<u8> {
     })
 }
 
+/// The first line of the `--rank` and `--sweep` tables: the graph and the machine.
+fn header(g: &PrecedenceGraph, machine: &Machine, path: &str) -> String {
+    format!(
+        "{}: {} modules; {} processors, {}, ITU time {}",
+        path,
+        g.modules(),
+        machine.processors,
+        machine.interconnect,
+        machine.itu_time
+    )
+}
+
+/// The machine in the `--rank` and `--sweep` JSON.
+fn machine_json(machine: &Machine) -> serde_json::Value {
+    json!({
+        "processors": machine.processors,
+        "system": machine.interconnect.to_string(),
+        "itu_time": machine.itu_time,
+        "delay_model": machine.model.reading.to_string(),
+    })
+}
+
 /// One row of `--rank`: an algorithm's result, or why it gave none.
 #[derive(serde::Serialize)]
 struct RankRow {
@@ -354,9 +376,7 @@ fn rank(
         crate::output::print_data(
             &json!({
                 "graph": path,
-                "processors": machine.processors,
-                "system": machine.interconnect.to_string(),
-                "delay_model": machine.model.reading.to_string(),
+                "machine": machine_json(machine),
                 "rows": rows,
                 "optimal": opt.as_ref().map(|o| json!({
                     "t_real": o.result.t_real,
@@ -367,14 +387,7 @@ fn rank(
             a.format,
         )?;
     } else {
-        outln!(
-            "{}: {} modules; {} processors, {}, ITU time {}; ranked by T_REAL",
-            path,
-            g.modules(),
-            machine.processors,
-            machine.interconnect,
-            machine.itu_time
-        );
+        outln!("{}; ranked by T_REAL", header(g, machine, path));
         let s = |x: &str| x.to_string();
         let num = crate::output::num;
         let mut header = vec![s("algorithm"), s("T_REAL"), s("T_PAR"), s("S"), s("used")];
@@ -524,9 +537,7 @@ fn sweep(
         crate::output::print_data(
             &json!({
                 "graph": path,
-                "processors": machine.processors,
-                "system": machine.interconnect.to_string(),
-                "delay_model": machine.model.reading.to_string(),
+                "machine": machine_json(machine),
                 "t_seq": mapped.t_seq,
                 "searched_frame": searched,
                 "rows": rows,
@@ -536,12 +547,8 @@ fn sweep(
         return Ok(0);
     }
     outln!(
-        "{}: {} modules; {} processors, {}, ITU time {}; ALLOC at {} frames from {} to {}",
-        path,
-        g.modules(),
-        machine.processors,
-        machine.interconnect,
-        machine.itu_time,
+        "{}; ALLOC at {} frames from {} to {}",
+        header(g, machine, path),
         rows.len(),
         crate::output::num(from.min(frames[0])),
         crate::output::num(to.max(*frames.last().unwrap_or(&to)))
