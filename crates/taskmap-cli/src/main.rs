@@ -54,10 +54,12 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // Stopped by SIGINT, SIGTERM or SIGHUP (ctrlc's `termination`): remove the outputs being
     // written (their temporary files; the destinations were never touched) and end with the
-    // shell's code for an interrupt.
+    // shell's code for an interrupt; once an output is in place, the run finishes instead,
+    // with the exit code of what it did.
     let _ = ctrlc::set_handler(|| {
-        output::remove_temporary_files();
-        std::process::exit(130);
+        if output::stop_writes() {
+            std::process::exit(130);
+        }
     });
     match cli::run() {
         Ok(code) => ExitCode::from(code),

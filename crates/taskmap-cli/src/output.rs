@@ -218,15 +218,25 @@ fn temporary_files() -> MutexGuard<'static, Vec<PathBuf>> {
     TEMPORARY_FILES.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Removes the temporary files being written, for the signal handler that then ends the
-/// process: an interrupted write leaves no `.NAME.XXXXXX.tmp` file behind. It keeps the
-/// lock for good, so that no temporary file is created or renamed afterwards.
-pub(crate) fn remove_temporary_files() {
+/// Set once an output of this run is in place: from then on a signal lets the run finish,
+/// so that its exit code tells what happened to its outputs.
+static COMMITTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// For the signal handler: `false` when an output is already in place (the run goes on to
+/// its own exit code); else removes the temporary files being written (an interrupted
+/// write leaves no `.NAME.PID.XXXXXX.tmp` file behind), keeps the lock for good so that
+/// no temporary file is created or renamed afterwards, and returns `true`: the handler
+/// then ends the process.
+pub(crate) fn stop_writes() -> bool {
     let files = temporary_files();
+    if COMMITTED.load(Ordering::SeqCst) {
+        return false;
+    }
     for f in files.iter() {
         let _ = std::fs::remove_file(f);
     }
     std::mem::forget(files);
+    true
 }
 
 /// Writes `path` through `write` to its temporary file, registered for the signal handler
@@ -259,7 +269,9 @@ pub(crate) fn stage(
 /// Renames a staged file over its destination, unless a signal has stopped the process.
 pub(crate) fn commit(staged: Staged) -> io::Result<()> {
     let _files = temporary_files();
-    staged.commit()
+    staged.commit()?;
+    COMMITTED.store(true, Ordering::SeqCst);
+    Ok(())
 }
 
 /// Writes every `(path, bytes)`: the regular files all or none (each goes to its

@@ -3408,3 +3408,30 @@ fn compare_program_ranks_by_the_completion_sim_gives() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("needs --program"));
 }
+
+#[test]
+fn read_only_outputs_are_refused_and_killed_writers_files_removed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.graph");
+    std::fs::write(&out, "old\n").unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let o = taskmap(&["gen", "grid", "4x4", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("read-only"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
+    // A writer killed mid-write (a process that is gone) left its temporary file; one of a
+    // live process (this test's) stays.
+    let fresh = dir.path().join("h.graph");
+    let gone = dir.path().join(".h.graph.4294967.AbCdEf.tmp");
+    let live = dir
+        .path()
+        .join(format!(".h.graph.{}.AbCdEf.tmp", std::process::id()));
+    std::fs::write(&gone, "partial").unwrap();
+    std::fs::write(&live, "partial").unwrap();
+    let o = taskmap(&["gen", "grid", "4x4", "-o", fresh.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!gone.exists(), "the dead writer's file is removed");
+    assert!(live.exists(), "a live writer's file stays");
+    assert!(fresh.exists());
+}

@@ -7,12 +7,14 @@ use std::path::{Path, PathBuf};
 
 use tempfile::TempPath;
 
-/// An output file being written: to a temporary file `.NAME.XXXXXX.tmp` beside its
+/// An output file being written: to a temporary file `.NAME.PID.XXXXXX.tmp` beside its
 /// destination, which [`Staged::commit`] renames over it and which is removed when dropped
 /// uncommitted; or in place, appending, for a device or a FIFO (`/dev/null`) or a path that
 /// names an open descriptor (`/dev/stdout`, `/proc/self/fd/1`), which a rename would
 /// replace. A symbolic link is followed (a dangling one is replaced by a regular file); the
-/// temporary file gets the old file's permissions. Nothing here acts on signals: a program
+/// temporary file gets the old file's permissions, and a read-only file is refused, as a
+/// shell redirect refuses it. Creating one removes the temporary files of earlier writers
+/// of the same name that were killed (their process is gone). Nothing here acts on signals: a program
 /// registers [`Staged::temporary_path`] and removes those files in its handler (the CLI).
 #[derive(Debug)]
 pub struct Staged {
@@ -32,6 +34,12 @@ impl Staged {
         if let Some(m) = &existing {
             if m.is_dir() {
                 return Err(io::Error::other("the output path is a directory"));
+            }
+            if m.is_file() && m.permissions().readonly() {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "the output file is read-only (a shell redirect would refuse it too); make it writable or remove it first",
+                ));
             }
             if in_place(path, &dest, m) {
                 let file = fs::OpenOptions::new().append(true).open(&dest)?;
@@ -54,10 +62,14 @@ impl Staged {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
+        // The process id in the name: a later run removes the files of writers that are
+        // gone (killed before they could clean up).
+        let prefix = format!(".{}.", &name[..cut]);
+        remove_stale(dir, &prefix);
         // Opened as `File::create` would (mode 0666 less the umask, not tempfile's 0600),
         // and with errors that name no temporary path.
         let file = tempfile::Builder::new()
-            .prefix(&format!(".{}.", &name[..cut]))
+            .prefix(&format!("{prefix}{}.", std::process::id()))
             .suffix(".tmp")
             .make_in(dir, |p| {
                 fs::OpenOptions::new().write(true).create_new(true).open(p)
@@ -96,6 +108,34 @@ impl Staged {
         match self.tmp {
             Some(tmp) => tmp.persist(&self.dest).map_err(|e| e.error),
             None => Ok(()),
+        }
+    }
+}
+
+/// Removes the temporary files `PREFIX<pid>.XXXXXX.tmp` in `dir` whose process is gone
+/// (no `/proc/<pid>`; nothing is removed where `/proc` is missing). A process id reused
+/// since keeps its file: the cost is a file left, never a live writer's file removed.
+fn remove_stale(dir: &Path, prefix: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
+            continue;
+        };
+        let Some((pid, tail)) = rest.split_once('.') else {
+            continue;
+        };
+        let stale = tail.ends_with(".tmp")
+            && !pid.is_empty()
+            && pid.bytes().all(|b| b.is_ascii_digit())
+            && !Path::new("/proc").join(pid).exists();
+        if stale {
+            let _ = fs::remove_file(entry.path());
         }
     }
 }
