@@ -494,7 +494,7 @@ fn sweep(
     let (from, to) = (from.unwrap_or(lo), to.unwrap_or(hi));
     // geometric steps: as many frames near the small ones, where the clusters change.
     let ratio = (to / from).powf(1.0 / (n - 1) as f64);
-    let mut frames: Vec<f64> = (0..n)
+    let frames: Vec<f64> = (0..n)
         .map(|i| {
             if i + 1 == n {
                 to
@@ -527,7 +527,6 @@ fn sweep(
                 searched: true,
             },
         );
-        frames.insert(place, t);
     }
     let best = rows
         .iter()
@@ -550,8 +549,8 @@ fn sweep(
         "{}; ALLOC at {} frames from {} to {}",
         header(g, machine, path),
         rows.len(),
-        crate::output::num(from.min(frames[0])),
-        crate::output::num(to.max(*frames.last().unwrap_or(&to)))
+        crate::output::num(rows.first().map_or(from, |r| r.row.frame)),
+        crate::output::num(rows.last().map_or(to, |r| r.row.frame))
     );
     let s = |x: &str| x.to_string();
     let num = crate::output::num;

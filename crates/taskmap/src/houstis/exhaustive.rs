@@ -111,6 +111,8 @@ struct Search<'a> {
     modules: &'a Instance<'a>,
     machine: &'a Machine,
     classes: &'a [Vec<u32>],
+    /// The class of every processor and its place in it.
+    places: &'a [(usize, usize)],
     cap: f64,
     sim: ScheduleSim,
     comm: Vec<f64>,
@@ -141,12 +143,7 @@ impl Search<'_> {
 
     /// The class of processor `p` and its place in it.
     fn place(&self, p: u32) -> (usize, usize) {
-        for (c, list) in self.classes.iter().enumerate() {
-            if let Some(i) = list.iter().position(|&q| q == p) {
-                return (c, i);
-            }
-        }
-        unreachable!("every processor is in a class")
+        self.places[p as usize]
     }
 
     /// Simulates the full assignment and keeps it when it is the best so far.
@@ -214,12 +211,19 @@ impl Exhaustive {
         }
         let modules = Instance::of_modules(g, det, None);
         let k = machine.processors as usize;
+        let mut places = vec![(0, 0); k];
+        for (c, list) in classes.iter().enumerate() {
+            for (i, &p) in list.iter().enumerate() {
+                places[p as usize] = (c, i);
+            }
+        }
         let fresh = || Search {
             g,
             det,
             modules: &modules,
             machine,
             classes: &classes,
+            places: &places,
             cap: memory_cap(machine.memory),
             sim: ScheduleSim::new(g, det, k),
             comm: vec![0.0; n],
