@@ -23,6 +23,10 @@ impl Architecture for Complete {
     fn traffic_routes(&self) -> Option<Box<dyn crate::TrafficRoutes + '_>> {
         Some(Box::new(crate::routes::DirectLinks { k: self.k }))
     }
+    /// Every PE has capacity 1.
+    fn total_capacity(&self) -> u128 {
+        u128::from(self.pe_count())
+    }
     fn pe_count(&self) -> u32 {
         self.k
     }

@@ -553,30 +553,19 @@ fn bfs(
     }
 }
 
-/// Reads a file, gunzipping it when it starts with the gzip magic bytes `1f 8b`.
+/// Reads a file, gunzipping it when it starts with the gzip magic bytes `1f 8b` (within
+/// the memory left, as [`taskmap_graph::decompress`] does).
 pub(crate) fn read_input(path: &str) -> Result<Vec<u8>, ArchError> {
-    use std::io::Read;
-    let io = |source| ArchError::Io {
+    let bytes = std::fs::read(path).map_err(|source| ArchError::Io {
         file: path.to_string(),
         source,
-    };
-    let bytes = std::fs::read(path).map_err(io)?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut out)
-            .map_err(|e| {
-                io(std::io::Error::new(
-                    e.kind(),
-                    format!(
-                        "gzip data: {e} (the file is truncated or corrupt, or has bytes after its gzip data)"
-                    ),
-                ))
-            })?;
-        Ok(out)
-    } else {
-        Ok(bytes)
+    })?;
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
     }
+    taskmap_graph::decompress(&bytes, std::path::Path::new(path))
+        .map(std::borrow::Cow::into_owned)
+        .map_err(|e| ArchError::from_graph(e, path))
 }
 
 /// Lines of a byte buffer with their 1-based numbers (a `\r` before `\n` is dropped).

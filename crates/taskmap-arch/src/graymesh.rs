@@ -65,6 +65,10 @@ impl GrayMesh {
 }
 
 impl Architecture for GrayMesh {
+    /// Every PE has capacity 1.
+    fn total_capacity(&self) -> u128 {
+        u128::from(self.pe_count())
+    }
     fn pe_count(&self) -> u32 {
         1 << self.dim
     }

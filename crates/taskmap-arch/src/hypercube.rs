@@ -39,6 +39,10 @@ impl Hypercube {
 }
 
 impl Architecture for Hypercube {
+    /// Every PE has capacity 1.
+    fn total_capacity(&self) -> u128 {
+        u128::from(self.pe_count())
+    }
     fn pe_count(&self) -> u32 {
         1 << self.dim
     }
@@ -136,6 +140,9 @@ impl Routing for Hypercube {
             cur ^= 1 << i;
             diff &= diff - 1;
         }
+    }
+    fn physical_link_count(&self) -> u64 {
+        u64::from(self.link_count())
     }
     fn link_endpoints(&self, link: LinkId) -> Option<(PeId, PeId)> {
         if !self.links_ok() || link >= self.link_count() {

@@ -107,6 +107,14 @@ pub trait Routing {
     /// The PEs a directed link goes from and to. Links that exist as ids but not
     /// physically (the `+` link of a mesh PE on the upper boundary) give `None`.
     fn link_endpoints(&self, link: LinkId) -> Option<(PeId, PeId)>;
+    /// The directed links that exist physically (the ids whose
+    /// [`Routing::link_endpoints`] is `Some`): counted by default, in closed form where the
+    /// target has one.
+    fn physical_link_count(&self) -> u64 {
+        (0..self.link_count())
+            .filter(|&l| self.link_endpoints(l).is_some())
+            .count() as u64
+    }
 }
 
 /// The shape of a target, as far as mappers exploit it: the hints that its PE ids lie on
@@ -200,6 +208,13 @@ pub trait Architecture: Debug + Send + Sync {
     fn domain_size(&self, d: &Domain) -> u32;
     /// Appends the PEs of a domain to `out`.
     fn domain_pes(&self, d: &Domain, out: &mut Vec<PeId>);
+    /// Sum of the PE capacities: a loop over the PEs unless the target knows it (every
+    /// PE of capacity 1: the PE count).
+    fn total_capacity(&self) -> u128 {
+        (0..self.pe_count())
+            .map(|p| u128::from(self.pe_capacity(PeId(p))))
+            .sum()
+    }
     /// Sum of the PE capacities of a domain.
     fn domain_capacity(&self, d: &Domain) -> u64 {
         let mut v = Vec::new();

@@ -279,6 +279,22 @@ impl crate::Routing for Grid {
         }
     }
 
+    fn physical_link_count(&self) -> u64 {
+        if self.link_count() == 0 {
+            return 0;
+        }
+        // Per dimension of size n: both directions of every PE on a torus ring (n > 1),
+        // all but the boundary's on a mesh.
+        let k = u64::from(self.k);
+        self.dims
+            .iter()
+            .map(|&n| match (n, self.torus) {
+                (1, _) => 0,
+                (_, true) => 2 * k,
+                (n, false) => 2 * (k / u64::from(n)) * u64::from(n - 1),
+            })
+            .sum()
+    }
     fn link_endpoints(&self, link: LinkId) -> Option<(PeId, PeId)> {
         if link >= self.link_count() {
             return None;
@@ -380,6 +396,10 @@ impl Mesh {
 macro_rules! grid_arch {
     ($t:ty, $name:literal) => {
         impl $crate::Architecture for $t {
+            /// Every PE has capacity 1.
+            fn total_capacity(&self) -> u128 {
+                u128::from(self.pe_count())
+            }
             fn pe_count(&self) -> u32 {
                 self.grid.root().b + 1
             }

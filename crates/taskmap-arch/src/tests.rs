@@ -1227,3 +1227,38 @@ fn subsets_keep_only_the_links_their_pes_can_use() {
     assert!(names.contains(&"PE 0 up".to_string()), "{names:?}");
     assert!(names.contains(&"PE 1 down".to_string()), "{names:?}");
 }
+
+/// The closed forms of the link count and the total capacity equal counting them.
+#[test]
+fn closed_forms_equal_counting() {
+    for spec in [
+        "mesh:1",
+        "mesh:5",
+        "mesh:4x3",
+        "mesh:2x3x4",
+        "mesh:1x6",
+        "torus:2",
+        "torus:5",
+        "torus:2x3",
+        "torus:4x4x1",
+        "torus:3x3x3",
+        "hypercube:0",
+        "hypercube:1",
+        "hypercube:5",
+        "complete:7",
+        "tree:2:3/1:10",
+        "wcomplete:3,1,4",
+    ] {
+        let a = parse_arch(spec).unwrap();
+        let counted: u128 = (0..a.pe_count())
+            .map(|p| u128::from(a.pe_capacity(PeId(p))))
+            .sum();
+        assert_eq!(a.total_capacity(), counted, "{spec}");
+        if let Some(r) = a.routing() {
+            let counted = (0..r.link_count())
+                .filter(|&l| r.link_endpoints(l).is_some())
+                .count() as u64;
+            assert_eq!(r.physical_link_count(), counted, "{spec}");
+        }
+    }
+}

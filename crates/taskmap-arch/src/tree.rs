@@ -150,6 +150,10 @@ impl Tree {
 }
 
 impl Architecture for Tree {
+    /// Every PE has capacity 1.
+    fn total_capacity(&self) -> u128 {
+        u128::from(self.pe_count())
+    }
     fn pe_count(&self) -> u32 {
         self.block[self.counts.len()]
     }

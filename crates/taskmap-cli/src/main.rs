@@ -25,7 +25,11 @@ mod cli;
 mod cmd;
 mod input;
 mod launch;
+mod oom;
 mod output;
+
+#[global_allocator]
+static ALLOCATOR: oom::ExitOnFailure = oom::ExitOnFailure;
 
 /// Set when standard output carries an output file (`-o -`): reports then go to stderr.
 pub(crate) static REPORTS_TO_STDERR: std::sync::atomic::AtomicBool =

@@ -239,6 +239,17 @@ pub(crate) fn stop_writes() -> bool {
     true
 }
 
+/// For the allocator's failure: removes the temporary files being written, unless the
+/// list is locked (the failure came while it was changed; the next write to the same
+/// name removes them, as it does a killed writer's).
+pub(crate) fn abandon_writes() {
+    if let Ok(files) = TEMPORARY_FILES.try_lock() {
+        for f in files.iter() {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+}
+
 /// Writes `path` through `write` to its temporary file, registered for the signal handler
 /// (or in place, for a device or a descriptor); [`commit`] renames it.
 pub(crate) fn stage(

@@ -3435,3 +3435,153 @@ fn read_only_outputs_are_refused_and_killed_writers_files_removed() {
     assert!(live.exists(), "a live writer's file stays");
     assert!(fresh.exists());
 }
+
+/// `taskmap` with `TASKMAP_MEMORY_LIMIT` set, or run under `ulimit -v KIB` by `sh`.
+fn taskmap_within(memory: &str, ulimit_kib: Option<u64>, args: &[&str]) -> Output {
+    let bin = env!("CARGO_BIN_EXE_taskmap");
+    let mut cmd = match ulimit_kib {
+        Some(kib) => {
+            let mut c = Command::new("sh");
+            c.arg("-c")
+                .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+                .arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
+    cmd.args(args)
+        .env("TASKMAP_MEMORY_LIMIT", memory)
+        .output()
+        .expect("run taskmap")
+}
+
+#[test]
+fn too_little_memory_is_an_error_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    // Checked before the work starts, against the memory left, with what and how much.
+    let o = taskmap_within(
+        "64M",
+        None,
+        &["gen", "random", "10000000", "-o", &path("r.graph")],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("random 10000000 needs about")
+            && stderr(&o).contains("TASKMAP_MEMORY_LIMIT leaves 64.0 MiB"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.path().join("r.graph").exists());
+    let o = taskmap_within("64M", None, &["arch", "hypercube:20", "--links"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the link list of hypercube:20 needs about 160.0 MiB"));
+    // A gzip file that expands beyond the memory left is told apart from a corrupt one.
+    // The limit lets the file be read (5 times its size) but not expand (to 6.5 MB, more
+    // than half the limit).
+    let gz = path("grid.graph.gz");
+    assert!(taskmap(&["gen", "grid", "500x500", "-o", &gz])
+        .status
+        .success());
+    let limit = std::fs::metadata(&gz).unwrap().len() * 5 + (1 << 20);
+    assert!(limit < 12 << 20, "{limit}");
+    let o = taskmap_within(&limit.to_string(), None, &["info", &gz]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("gzip data expands to more than") && !stderr(&o).contains("corrupt"),
+        "{}",
+        stderr(&o)
+    );
+    let mut bytes = std::fs::read(&gz).unwrap();
+    let mid = bytes.len() / 2;
+    bytes.truncate(mid);
+    std::fs::write(&gz, &bytes).unwrap();
+    let o = taskmap(&["info", &gz]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("truncated or corrupt"),
+        "{}",
+        stderr(&o)
+    );
+    // Under `ulimit -v`, an allocation the system refuses ends the run with exit 2 and a
+    // message, never with an abort (134); the output is not written.
+    let big = path("big.graph");
+    assert!(taskmap(&["gen", "grid", "600x600", "-o", &big])
+        .status
+        .success());
+    for (kib, args) in [
+        (60_000, vec!["info", big.as_str()]),
+        (
+            60_000,
+            vec!["map", "-g", &big, "-a", "torus:4x4", "-o", &path("big.map")],
+        ),
+        (
+            60_000,
+            vec!["gen", "grid", "2000x2000", "-o", &path("g.graph")],
+        ),
+        (60_000, vec!["arch", "hypercube:22", "--links"]),
+    ] {
+        let o = taskmap_within("1T", Some(kib), &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.starts_with("taskmap: error:")
+                && (err.contains("out of memory") || err.contains("needs about")),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!dir.path().join("big.map").exists() && !dir.path().join("g.graph").exists());
+}
+
+#[test]
+fn weights_are_judged_on_the_values_computed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    // Two edges of 2^62 on a path: f_C of one mapping is 2^63, which fits in 64 bits,
+    // though the bound (total times diameter) is 2^63 too and map refuses it.
+    let w = 1u64 << 62;
+    let g = path("w.graph", &format!("3 2 001\n2 {w}\n1 {w} 3 {w}\n2 {w}\n"));
+    let m = path("w.map", "0\n1\n0\n");
+    let o = taskmap(&[
+        "eval",
+        "-g",
+        &g,
+        "-a",
+        "complete:2",
+        "-m",
+        &m,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["comm_cost"], serde_json::json!(1u64 << 63));
+    // f_C of 3 · 2^63 does not fit: the error says so.
+    let g3 = path(
+        "w3.graph",
+        &format!("4 3 001\n2 {w}\n1 {w} 3 {w}\n2 {w} 4 {w}\n3 {w}\n"),
+    );
+    let m3 = path("w3.map", "0\n2\n0\n2\n");
+    let o = taskmap(&["eval", "-g", &g3, "-a", "mesh:3", "-m", &m3]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("f_C of this mapping is 27670116110564327424"),
+        "{}",
+        stderr(&o)
+    );
+    // info refuses what no target can be mapped with, naming the file.
+    let max = u64::MAX;
+    let big = path("max.graph", &format!("2 1 001\n2 {max}\n1 {max}\n"));
+    let o = taskmap(&["info", &big]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("max.graph: the edge weights add up to 18446744073709551615"),
+        "{}",
+        stderr(&o)
+    );
+    let o = taskmap(&["map", "-g", &big, "-a", "complete:2"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -31,6 +31,7 @@ mod error;
 mod formats;
 pub mod gen;
 mod graph;
+pub mod memory;
 
 pub use builder::{DuplicateEdges, EdgeConflict, GraphBuilder};
 pub use error::GraphError;

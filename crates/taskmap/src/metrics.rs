@@ -237,7 +237,14 @@ pub fn evaluate(
     let map = mapping.as_slice();
 
     let edges = edge_stats(graph, arch, map, k);
-    let comm = edges.comm;
+    // Judged on the value of this mapping: weights whose bound (total times diameter)
+    // overflows may still give an f_C that fits.
+    let comm = u64::try_from(edges.comm).map_err(|_| {
+        Error::Config(format!(
+            "the communication cost f_C of this mapping is {}, more than 2^64-1",
+            edges.comm
+        ))
+    })?;
     let m = graph.num_edges();
     let total_w = graph.total_edge_weight();
     let dilation_mean = if m > 0 {
@@ -327,7 +334,7 @@ fn check_inputs(
     if let Some(eps) = opts.epsilon {
         crate::problem::check_epsilon(eps)?;
     }
-    crate::problem::check_weights_for_evaluation(graph, arch)?;
+    crate::problem::check_graph_weights(graph)?;
     let k = arch.pe_count();
     if let Some(c) = &opts.capacities {
         if c.pe_count() != k as usize || c.ncon() != graph.ncon() {
@@ -345,14 +352,14 @@ fn check_inputs(
 
 /// The edge metrics of a mapping, before they are averaged.
 struct EdgeStats {
-    /// f_C.
-    comm: u64,
+    /// f_C, exact (the caller checks that it fits in 64 bits).
+    comm: u128,
     /// Total weight of the cut edges.
     cut_w: u64,
     /// Number of cut edges.
     cut_n: u64,
     /// Sum of the dilations.
-    dil_sum: u64,
+    dil_sum: u128,
     /// Largest dilation.
     dil_max: u64,
     /// Edges and weight by distance.
@@ -385,8 +392,8 @@ fn edge_stats(graph: &TaskGraph, arch: &dyn Architecture, map: &[PeId], k: u32) 
                 s.cut_n += 1;
                 s.pe_pairs.insert(pu.0, pv.0);
             }
-            s.comm += w * d;
-            s.dil_sum += d;
+            s.comm += u128::from(w) * u128::from(d);
+            s.dil_sum += u128::from(d);
             s.dil_max = s.dil_max.max(d);
             let bin = s.hist.entry(d).or_insert((0, 0));
             bin.0 += 1;

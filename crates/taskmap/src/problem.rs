@@ -327,24 +327,25 @@ pub fn check_pe_count(arch: &dyn Architecture) -> Result<(), Error> {
 /// diameter (a bound on f_C) within 2^63 − 1, as the refiners' gains are signed. Without
 /// it, sums would wrap silently.
 pub fn check_weights(graph: &TaskGraph, arch: &dyn Architecture) -> Result<(), Error> {
-    check_weights_within(graph, arch, i64::MAX as u128, "the refiners' signed gains")
+    check_weights_within(
+        graph,
+        Some((arch, i64::MAX as u128)),
+        "the refiners' signed gains",
+    )
 }
 
-/// [`check_weights`] for an evaluation, which needs no signed gains: f_C's bound within
-/// 2^64 − 1.
-pub fn check_weights_for_evaluation(
-    graph: &TaskGraph,
-    arch: &dyn Architecture,
-) -> Result<(), Error> {
-    check_weights_within(graph, arch, u128::from(u64::MAX), "the communication cost")
+/// The checks of [`check_weights`] that need no target: the total vertex weight of each
+/// constraint and the total edge weight within 2^64 − 1. An evaluation judges f_C on the
+/// value it computes instead of on its bound, and `info` checks these for a graph alone.
+pub fn check_graph_weights(graph: &TaskGraph) -> Result<(), Error> {
+    check_weights_within(graph, None, "")
 }
 
-/// The checks of [`check_weights`] with f_C's bound within `limit`; `what` names what
-/// would overflow beyond it.
+/// The sums of [`check_graph_weights`], and with `bound = Some((arch, limit))` f_C's
+/// bound within `limit`; `what` names what would overflow beyond it.
 fn check_weights_within(
     graph: &TaskGraph,
-    arch: &dyn Architecture,
-    limit: u128,
+    bound: Option<(&dyn Architecture, u128)>,
     what: &str,
 ) -> Result<(), Error> {
     let total_w = graph.edge_weight_sum();
@@ -363,7 +364,7 @@ fn check_weights_within(
             total_w
         )));
     }
-    if total_w > 0 {
+    if let Some((arch, limit)) = bound.filter(|_| total_w > 0) {
         let diameter = u128::from(taskmap_arch::diameter(arch));
         if total_w * diameter > limit {
             return Err(Error::Config(format!(
@@ -599,10 +600,12 @@ mod tests {
         assert!(e.to_string().contains("diameter"), "{e}");
         let just = (i64::MAX as u64) / 4;
         assert!(check_weights(&graph(just, [1; 6]), arch.as_ref()).is_ok());
-        // An evaluation allows f_C up to 2^64 − 1: 2^63 passes, 2^64 does not.
-        assert!(check_weights_for_evaluation(&graph(1 << 61, [1; 6]), arch.as_ref()).is_ok());
-        let e = check_weights_for_evaluation(&graph(1 << 62, [1; 6]), arch.as_ref()).unwrap_err();
-        assert!(e.to_string().contains("communication cost"), "{e}");
+        // The graph alone: sums within 2^64 − 1, whatever the diameter.
+        assert!(check_graph_weights(&graph(1 << 62, [1; 6])).is_ok());
+        let e = check_graph_weights(&graph(1 << 63, [1; 6])).unwrap_err();
+        assert!(e.to_string().contains("edge weights add up"), "{e}");
+        let e = check_graph_weights(&graph(1, [1, half, 1, half, 1, 2])).unwrap_err();
+        assert!(e.to_string().contains("constraint 1"), "{e}");
     }
 
     /// A byte that is not UTF-8 is an error at its line and column, in capacity and pin

@@ -32,10 +32,10 @@ pub(crate) struct ArchArgs {
 pub(crate) struct ArchReport {
     pub(crate) spec: String,
     pub(crate) pes: u32,
-    pub(crate) total_capacity: u64,
+    pub(crate) total_capacity: u128,
     pub(crate) diameter: u64,
     pub(crate) mean_distance: f64,
-    pub(crate) links: u32,
+    pub(crate) links: u64,
     pub(crate) distance: Option<(u32, u32, u64)>,
 }
 
@@ -49,12 +49,24 @@ pub(crate) fn cmd_arch(a: ArchArgs) -> Result<u8> {
     }
     let k = arch.pe_count();
     if a.links {
+        // The link list holds 16 bytes per link (half the directed link ids at most).
+        if let Some(r) = arch.routing() {
+            taskmap_graph::memory::ensure(u128::from(r.link_count()) * 8, || {
+                format!("the link list of {}", arch.spec())
+            })?;
+        }
         let g = taskmap_arch::explicit_graph_of(arch.as_ref())
             .filter(|g| g.vertex_count == k && g.scale == 1)
             .ok_or_else(|| anyhow!("{} has no link graph between PEs alone", arch.spec()))?;
-        let mut out = String::with_capacity(g.edges.len() * 12);
+        // Written a block at a time, without a string per link.
+        let mut out = String::with_capacity(1 << 20);
         for (x, y, w) in &g.edges {
-            out.push_str(&format!("{} {} {}\n", x, y, w));
+            use std::fmt::Write as _;
+            let _ = writeln!(out, "{x} {y} {w}");
+            if out.len() >= (1 << 20) - 64 {
+                out!("{}", out);
+                out.clear();
+            }
         }
         out!("{}", out);
         return Ok(0);
@@ -73,15 +85,11 @@ pub(crate) fn cmd_arch(a: ArchArgs) -> Result<u8> {
     let r = ArchReport {
         spec: arch.spec(),
         pes: k,
-        total_capacity: (0..k).map(|p| arch.pe_capacity(PeId(p))).sum(),
+        total_capacity: arch.total_capacity(),
         diameter: taskmap_arch::diameter(arch.as_ref()),
         mean_distance: taskmap_arch::mean_distance(arch.as_ref()),
         // The links that exist: a mesh's boundary PEs have ids for links they lack.
-        links: arch.routing().map_or(0, |r| {
-            (0..r.link_count())
-                .filter(|&l| r.link_endpoints(l).is_some())
-                .count() as u32
-        }),
+        links: arch.routing().map_or(0, |r| r.physical_link_count()),
         distance,
     };
     match a.format {

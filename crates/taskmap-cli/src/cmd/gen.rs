@@ -124,7 +124,8 @@ pub(crate) fn cmd_gen(a: GenArgs) -> Result<u8> {
 }
 
 /// Refuses generator sizes whose ids do not fit in 32 bits or whose CSR arrays would not fit
-/// in memory (about 16 bytes per task and 12 per adjacency entry; limit 16 GiB).
+/// in memory (about 16 bytes per task and 12 per adjacency entry, within the memory left:
+/// `taskmap_graph::memory::available`).
 pub(crate) fn check_gen_size(a: &GenArgs) -> Result<()> {
     let dims =
         |s: &str| -> Result<u128> { Ok(parse_dims(s)?.iter().map(|&d| u128::from(d)).product()) };
@@ -186,13 +187,6 @@ pub(crate) fn check_gen_size(a: &GenArgs) -> Result<()> {
     let bytes = tasks
         .saturating_mul(16)
         .saturating_add(entries.saturating_mul(12));
-    if bytes > 16 << 30 {
-        bail!(
-            "{} {} would need about {} GiB; the limit is 16 GiB",
-            a.kind,
-            a.size,
-            bytes >> 30
-        );
-    }
+    taskmap_graph::memory::ensure(bytes, || format!("{} {}", a.kind, a.size))?;
     Ok(())
 }

@@ -29,7 +29,7 @@ pub(crate) struct GraphInfo {
     pub(crate) tasks: usize,
     pub(crate) edges: usize,
     pub(crate) ncon: usize,
-    /// Exact sums (they may exceed 2^64 - 1; the mappers then refuse the graph).
+    /// Exact sums (each within 2^64 - 1, as the mappers need).
     pub(crate) total_vertex_weight: Vec<u128>,
     pub(crate) total_edge_weight: u128,
     pub(crate) max_degree: usize,
@@ -42,6 +42,18 @@ pub(crate) fn cmd_info(a: InfoArgs) -> Result<u8> {
         .or(a.input.as_ref())
         .expect("clap requires -g or the positional graph");
     let g = read_graph(path, a.graph_format.as_deref())?;
+    // What map and eval check of a graph alone: its weight sums fit in 64 bits.
+    // What map and eval check of a graph alone: its weight sums fit in 64 bits, and f_C's
+    // bound fits the refiners' signed gains on a target of diameter 1 at least.
+    taskmap::problem::check_graph_weights(&g)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    if g.edge_weight_sum() > i64::MAX as u128 {
+        anyhow::bail!(
+            "{}: the edge weights add up to {}, more than 2^63-1: no target of two PEs or more can be mapped (the refiners' signed gains would overflow)",
+            path.display(),
+            g.edge_weight_sum()
+        );
+    }
     let info = GraphInfo {
         tasks: g.num_tasks(),
         edges: g.num_edges(),

@@ -8,22 +8,57 @@ use std::path::Path;
 use crate::error::GraphError;
 
 /// Returns the bytes, decompressed if they start with the gzip magic `1f 8b` (`path`
-/// names the input in errors).
+/// names the input in errors). Decompression stops with an error, not an abort, when the
+/// data would expand beyond the memory this process has left ([`crate::memory::available`]),
+/// and that error is told apart from corrupt or truncated data.
 pub fn decompress<'a>(bytes: &'a [u8], path: &Path) -> Result<Cow<'a, [u8]>, GraphError> {
-    if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
-        let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
-        flate2::read::MultiGzDecoder::new(bytes)
-            .read_to_end(&mut out)
-            .map_err(|source| GraphError::Invalid {
-                path: Some(path.to_path_buf()),
-                message: format!(
-                    "gzip data: {source} (the file is truncated or corrupt, or has bytes after its gzip data)"
-                ),
-            })?;
-        Ok(Cow::Owned(out))
-    } else {
-        Ok(Cow::Borrowed(bytes))
+    if bytes.len() < 2 || bytes[0] != 0x1f || bytes[1] != 0x8b {
+        return Ok(Cow::Borrowed(bytes));
     }
+    let invalid = |message: String| GraphError::Invalid {
+        path: Some(path.to_path_buf()),
+        message,
+    };
+    // Half of what is left: the parsed arrays need room too.
+    let budget = crate::memory::available();
+    let limit = budget.map_or(u64::MAX, |b| b.bytes / 2);
+    let too_large = |len: usize| {
+        let size = crate::memory::human_bytes(len as u128);
+        invalid(match budget {
+            Some(b) => format!(
+                "gzip data expands to more than {size} (decompression stopped: half of what {} \
+                 leaves, {}, must stay for reading it)",
+                b.source,
+                crate::memory::human_bytes(u128::from(b.bytes))
+            ),
+            None => format!(
+                "gzip data expands to more than {size}, more than this process can allocate"
+            ),
+        })
+    };
+    let mut decoder = flate2::read::MultiGzDecoder::new(bytes);
+    let mut out: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let got = match decoder.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(got) => got,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(source) => {
+                return Err(invalid(format!(
+                    "gzip data: {source} (the file is truncated or corrupt, or has bytes after its gzip data)"
+                )))
+            }
+        };
+        if (out.len() + got) as u64 > limit {
+            return Err(too_large(out.len() + got));
+        }
+        if out.try_reserve(got).is_err() {
+            return Err(too_large(out.len() + got));
+        }
+        out.extend_from_slice(&chunk[..got]);
+    }
+    Ok(Cow::Owned(out))
 }
 
 /// 1-based line and column (in bytes) of byte offset `off`. O(off); used on errors only.

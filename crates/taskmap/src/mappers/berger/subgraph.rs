@@ -21,9 +21,10 @@
 //! `β(V, n) = Σ_{t ∈ V, t' on n'} q_tt' / (2·d(n, n') + 1)`, so a subgraph lands next to its
 //! placed neighbours even when their PEs are full.
 //!
-//! Complexity: O(n + m) for the traversals, O(k·ncon) per subgraph for `C` and the choice
-//! of PE (O(k·h) with the distance affinity, h = PEs next to the subgraph), O(k²) for the
-//! distance table of `subgraph-dist`.
+//! Complexity: O(n + m) for the traversals; per subgraph, O(ncon) for `C` and O(h·ncon +
+//! log k) for the choice of PE (h = PEs next to the subgraph), from trees of the remaining
+//! capacities (the first PE with room: the leftmost whose first resource has room, checked
+//! for the others); `subgraph-dist` O(k·h) per subgraph and O(k²) for its distance table.
 
 use serde::{Deserialize, Serialize};
 use taskmap_arch::PeId;
@@ -34,6 +35,7 @@ use crate::mapper::{Mapper, RunContext};
 use crate::mappers::berger::common::{check_pes, tasks_by_degree, BergerDist, Loads};
 use crate::mappers::berger::gtwp::affinity_key;
 use crate::mapping::Mapping;
+use crate::max_tree::MaxTree;
 use crate::problem::Problem;
 use crate::registry::{ParamDoc, Params};
 
@@ -158,11 +160,13 @@ fn subgraph(
 
     // Line 12-13: the task of lowest degree (ties: lowest id) on the first PE with room.
     let v0 = (0..n as u32).min_by_key(|&t| g.degree(t)).unwrap_or(0);
-    let p0 = (0..k)
-        .find(|&p| loads.fits(p, g.vertex_weights(v0)))
+    let mut free = FreeCapacity::new(&loads, k);
+    let p0 = free
+        .first_fit(&loads, g.vertex_weights(v0))
         .ok_or_else(|| loads.stuck(alg, v0, g.vertex_weights(v0), 0, n))?;
     pe_of[v0 as usize] = p0;
     loads.add(p0, g.vertex_weights(v0));
+    free.update(&loads, p0);
     placed += 1;
     let mut frontier: Vec<u32> = g.neighbors(v0).to_vec();
 
@@ -172,9 +176,8 @@ fn subgraph(
     while placed < n {
         // Line 15: C = the largest remaining capacity; the subgraph size is factor · C.
         for r in 0..ncon {
-            let c = (0..k).map(|p| loads.remaining(p, r)).max().unwrap_or(0);
             // Non-negative, so the cast rounds down.
-            limit[r] = (cfg.size_factor * c as f64) as u64;
+            limit[r] = (cfg.size_factor * free.max(r)) as u64;
         }
         // The promising task.
         let start = match frontier
@@ -202,7 +205,7 @@ fn subgraph(
                 return Err(loads.stuck(alg, v, g.vertex_weights(v), placed, n));
             }
             let choice = match &dist {
-                None => tr.best_by_alpha(&loads, k),
+                None => tr.best_by_alpha(&loads, &free),
                 Some(d) => tr.best_by_beta(&loads, k, d),
             };
             match choice {
@@ -220,6 +223,7 @@ fn subgraph(
             pe_of[t as usize] = target;
             loads.add(target, g.vertex_weights(t));
         }
+        free.update(&loads, target);
         placed += taken;
         frontier.clear();
         frontier.extend_from_slice(&tr.queue[taken..]);
@@ -309,7 +313,7 @@ impl Traversal {
 
     /// The paper's choice: the PE of highest affinity α among those with room (ties: the
     /// lowest id), else the first PE with room.
-    fn best_by_alpha(&self, loads: &Loads, k: u32) -> Option<u32> {
+    fn best_by_alpha(&self, loads: &Loads, free: &FreeCapacity) -> Option<u32> {
         let mut best: Option<(u64, u32)> = None;
         for &p in &self.touched {
             if self.fits(p, loads) {
@@ -320,7 +324,7 @@ impl Traversal {
             }
         }
         best.map(|(_, p)| p)
-            .or_else(|| (0..k).find(|&p| self.fits(p, loads)))
+            .or_else(|| free.first_fit(loads, &self.size))
     }
 
     /// Ours: the PE of highest distance affinity β among those with room.
@@ -379,4 +383,51 @@ fn clear_affinity(acc: &mut [(u64, bool)], touched: &mut Vec<u32>) {
         acc[p as usize] = (0, false);
     }
     touched.clear();
+}
+
+/// The remaining capacity of every PE, one tree of maxima per resource: the largest in
+/// O(1), the first PE with room in O(log k) (for one resource; with several, the
+/// candidates with room for the first are checked in order).
+struct FreeCapacity {
+    trees: Vec<MaxTree>,
+}
+
+impl FreeCapacity {
+    fn new(loads: &Loads, k: u32) -> Self {
+        let trees = (0..loads.ncon)
+            .map(|r| {
+                let mut t = MaxTree::new(k as usize, 0.0);
+                let free: Vec<f64> = (0..k).map(|p| loads.remaining(p, r) as f64).collect();
+                t.rebuild(&free);
+                t
+            })
+            .collect();
+        Self { trees }
+    }
+
+    /// After the loads of `pe` changed.
+    fn update(&mut self, loads: &Loads, pe: u32) {
+        for (r, t) in self.trees.iter_mut().enumerate() {
+            t.set(pe as usize, loads.remaining(pe, r) as f64);
+        }
+    }
+
+    /// The largest remaining capacity of resource `r` (as the `f64` it is used as).
+    fn max(&self, r: usize) -> f64 {
+        self.trees[r].max().max(0.0)
+    }
+
+    /// The lowest PE with room for weights `w`. The trees hold the capacities as `f64`,
+    /// which rounds monotonically, so no PE with room is skipped; each candidate is checked
+    /// exactly.
+    fn first_fit(&self, loads: &Loads, w: &[u64]) -> Option<u32> {
+        let mut from = 0;
+        loop {
+            let p = self.trees[0].first_at_least(from, w[0] as f64)? as u32;
+            if (0..loads.ncon).all(|r| w[r] <= loads.remaining(p, r)) {
+                return Some(p);
+            }
+            from = p as usize + 1;
+        }
+    }
 }

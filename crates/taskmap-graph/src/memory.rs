@@ -1,0 +1,177 @@
+//! The memory this process can still use, so that work whose size depends on the input is
+//! refused with a reason before it is allocated, rather than ended by the allocator or by
+//! the kernel's out-of-memory killer.
+
+use std::fmt;
+
+/// How much memory is left, and what limits it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Bytes this process can still allocate.
+    pub bytes: u64,
+    /// What sets the bound: the machine's available memory, the address-space limit
+    /// (`ulimit -v`) or `TASKMAP_MEMORY_LIMIT`.
+    pub source: &'static str,
+}
+
+/// The memory this process can still allocate: the smallest of
+/// - `MemAvailable` in `/proc/meminfo` (the kernel's estimate of what can be allocated
+///   without swapping);
+/// - the address-space limit (`ulimit -v`, from `/proc/self/limits`) less the address space
+///   the process already holds (`VmSize` in `/proc/self/status`);
+/// - `TASKMAP_MEMORY_LIMIT` (bytes, or with a `K`, `M` or `G` suffix), for tests and for
+///   users who share a machine.
+///
+/// `None` where none of these can be read (not Linux, and no variable set).
+pub fn available() -> Option<Budget> {
+    let mut best: Option<Budget> = None;
+    let mut consider = |bytes: Option<u64>, source: &'static str| {
+        if let Some(bytes) = bytes {
+            if best.is_none_or(|b| bytes < b.bytes) {
+                best = Some(Budget { bytes, source });
+            }
+        }
+    };
+    consider(
+        std::env::var("TASKMAP_MEMORY_LIMIT")
+            .ok()
+            .and_then(|v| parse_size(&v)),
+        "TASKMAP_MEMORY_LIMIT",
+    );
+    consider(meminfo_available(), "the available memory (MemAvailable)");
+    consider(address_space_left(), "the address-space limit (ulimit -v)");
+    best
+}
+
+/// A request for more memory than is left.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shortage {
+    /// What needed the memory ("a random graph of 100000000 tasks").
+    pub what: String,
+    /// Bytes it needs.
+    pub needed: u128,
+    /// What was left.
+    pub budget: Budget,
+}
+
+impl fmt::Display for Shortage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} needs about {}, but {} leaves {} (short by {})",
+            self.what,
+            human_bytes(self.needed),
+            self.budget.source,
+            human_bytes(u128::from(self.budget.bytes)),
+            human_bytes(self.needed.saturating_sub(u128::from(self.budget.bytes)))
+        )
+    }
+}
+
+impl std::error::Error for Shortage {}
+
+/// `Err` when `needed` bytes are more than [`available`] leaves; `Ok` when they fit, or
+/// when nothing is known of the memory. `what` is only built on the error path.
+pub fn ensure(needed: u128, what: impl FnOnce() -> String) -> Result<(), Shortage> {
+    match available() {
+        Some(budget) if needed > u128::from(budget.bytes) => Err(Shortage {
+            what: what(),
+            needed,
+            budget,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// `1536` → `"1.5 KiB"`; bytes below 1 KiB are written as such.
+pub fn human_bytes(b: u128) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if b < 1024 {
+        return format!("{b} bytes");
+    }
+    let mut v = b as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
+/// `"512M"` → 536870912; plain bytes, or a `K`, `M`, `G` or `T` suffix (powers of 1024).
+fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (digits, shift) = match s.as_bytes().last()?.to_ascii_uppercase() {
+        b'K' => (&s[..s.len() - 1], 10),
+        b'M' => (&s[..s.len() - 1], 20),
+        b'G' => (&s[..s.len() - 1], 30),
+        b'T' => (&s[..s.len() - 1], 40),
+        _ => (s, 0),
+    };
+    digits.trim().parse::<u64>().ok()?.checked_mul(1 << shift)
+}
+
+/// `MemAvailable`, in bytes.
+fn meminfo_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    kib_field(&text, "MemAvailable:")
+}
+
+/// The room left under `RLIMIT_AS`, or `None` when it is unlimited.
+fn address_space_left() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    // "Max address space   <soft>   <hard>   bytes"
+    let soft: u64 = line
+        .trim_start_matches("Max address space")
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let used = kib_field(&status, "VmSize:").unwrap_or(0);
+    Some(soft.saturating_sub(used))
+}
+
+/// The value of a `NAME:   123 kB` line, in bytes.
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    let kib: u64 = line[name.len()..].split_whitespace().next()?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_fields_parse() {
+        assert_eq!(parse_size("512M"), Some(512 << 20));
+        assert_eq!(parse_size(" 3g "), Some(3 << 30));
+        assert_eq!(parse_size("1000"), Some(1000));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size("99999999999T"), None);
+        assert_eq!(
+            kib_field(
+                "MemTotal: 10 kB\nMemAvailable:    2048 kB\n",
+                "MemAvailable:"
+            ),
+            Some(2 << 20)
+        );
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 << 30), "3.0 GiB");
+        assert_eq!(human_bytes(12), "12 bytes");
+    }
+
+    #[test]
+    fn a_request_beyond_the_machine_is_refused() {
+        // No machine has 2^100 bytes; on Linux the available memory is always known.
+        if available().is_some() {
+            let e = ensure(1 << 100, || "a test".into()).unwrap_err();
+            assert!(e.to_string().starts_with("a test needs about "), "{e}");
+            assert!(ensure(1, || unreachable!()).is_ok());
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Fuzz target: Algorithm Mapper graphs (.amg).
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| taskmap_fuzz::amg(data));

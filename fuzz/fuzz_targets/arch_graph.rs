@@ -1,0 +1,3 @@
+//! Fuzz target: target graphs (graph:FILE).
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| taskmap_fuzz::arch_graph(data));
