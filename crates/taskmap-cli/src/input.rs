@@ -229,6 +229,34 @@ pub(crate) fn target_file(spec: &str) -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
+/// Every file a target spec reads: [`target_file`], and for `hwloc:` with a node list, the
+/// file of each node when the name holds `%n` or is a directory (`NAME.xml` in it).
+pub(crate) fn target_files(spec: &str, nodes: &NodeList) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = target_file(spec).into_iter().collect();
+    let (Some(rest), Some(list)) = (spec.strip_prefix("hwloc:"), nodes.nodes.as_deref()) else {
+        return files;
+    };
+    let file = if Path::new(rest).is_file() {
+        rest
+    } else {
+        rest.split(',').next().unwrap_or("")
+    };
+    let per_node = file.contains("%n") || Path::new(file).is_dir();
+    if let (true, Ok(names)) = (per_node, taskmap_arch::expand_node_list(list)) {
+        for n in &names {
+            let p = if file.contains("%n") {
+                PathBuf::from(file.replace("%n", n))
+            } else {
+                Path::new(file).join(format!("{n}.xml"))
+            };
+            if p.is_file() {
+                files.push(p);
+            }
+        }
+    }
+    files
+}
+
 /// `spec` with the old flags that were given (`(key, value)`, `None`: not given) added as
 /// its keys, so a key given both ways is refused by the spec's parser; `None` when no flag
 /// was given.

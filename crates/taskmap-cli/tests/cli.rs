@@ -3585,3 +3585,52 @@ fn weights_are_judged_on_the_values_computed() {
     let o = taskmap(&["map", "-g", &big, "-a", "complete:2"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn per_node_hwloc_files_are_inputs_no_output_may_replace() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let topo = std::fs::read(fixture("hwloc/synthetic-2x8.xml")).unwrap();
+    for n in ["n1", "n2"] {
+        std::fs::write(p(&format!("{n}.xml")), &topo).unwrap();
+    }
+    let graph = fixture("NPB-cg_64ranks.graphStats.txt.gz");
+    for spec in [format!("hwloc:{}", p("%n.xml")), format!("hwloc:{}", p(""))] {
+        for (cmd, flag) in [("map", "-o"), ("map", "--rankfile"), ("map", "--html")] {
+            let o = taskmap(&[
+                cmd,
+                "-g",
+                &graph,
+                "-a",
+                &spec,
+                "--nodes",
+                "n[1-2]",
+                flag,
+                &p("n2.xml"),
+            ]);
+            assert_eq!(o.status.code(), Some(2), "{spec} {flag}: {}", stderr(&o));
+            assert!(stderr(&o).contains("is the input file"), "{}", stderr(&o));
+        }
+        let m = p("m.txt");
+        let o = taskmap(&[
+            "map", "-g", &graph, "-a", &spec, "--nodes", "n[1-2]", "-o", &m,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{spec}: {}", stderr(&o));
+        let o = taskmap(&[
+            "eval",
+            "-g",
+            &graph,
+            "-a",
+            &spec,
+            "--nodes",
+            "n[1-2]",
+            "-m",
+            &m,
+            "--rankfile",
+            &p("n1.xml"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{spec}: {}", stderr(&o));
+    }
+    assert_eq!(std::fs::read(p("n2.xml")).unwrap(), topo);
+    assert_eq!(std::fs::read(p("n1.xml")).unwrap(), topo);
+}

@@ -106,8 +106,11 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
         inputs.push(a.program.as_ref());
         inputs.push(a.task_weights.as_ref());
         inputs.push(a.constraints.capacities.as_ref());
-        let target = a.arch.as_deref().and_then(target_file);
-        inputs.push(target.as_ref());
+        let targets = a
+            .arch
+            .as_deref()
+            .map_or_else(Vec::new, |s| target_files(s, &a.nodes));
+        inputs.extend(targets.iter().map(Some));
         refuse_overwriting_inputs(h, &inputs)?;
         claim_stdout(&[Some(h)]);
     }

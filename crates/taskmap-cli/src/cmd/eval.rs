@@ -84,15 +84,15 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         (None, Some(p)) => p.to_task_graph(),
         (None, None) => bail!("--graph (or --program) is required"),
     };
-    let target = target_file(&a.arch);
-    let inputs = [
+    let targets = target_files(&a.arch, &a.nodes);
+    let mut inputs = vec![
         a.input.graph.as_ref(),
         a.input.task_weights.as_ref(),
         Some(&a.mapping),
         a.program.as_ref(),
         a.constraints.capacities.as_ref(),
-        target.as_ref(),
     ];
+    inputs.extend(targets.iter().map(Some));
     let mut outputs = vec![("--html", a.html.as_ref())];
     outputs.extend(a.launch.outputs());
     refuse_same_outputs(&outputs)?;

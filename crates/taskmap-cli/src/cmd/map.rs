@@ -168,20 +168,21 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     let mut outputs = vec![("--output", a.output.as_ref()), ("--html", a.html.as_ref())];
     outputs.extend(a.launch.outputs());
     refuse_same_outputs(&outputs)?;
-    let target = a.arch.as_deref().and_then(target_file);
+    let targets = a
+        .arch
+        .as_deref()
+        .map_or_else(Vec::new, |s| target_files(s, &a.nodes));
+    let mut inputs = vec![
+        a.input.graph.as_ref(),
+        a.input.task_weights.as_ref(),
+        a.program.as_ref(),
+        a.fixed.as_ref(),
+        a.constraints.capacities.as_ref(),
+        a.initial.as_ref(),
+    ];
+    inputs.extend(targets.iter().map(Some));
     for out in outputs.iter().filter_map(|o| o.1) {
-        refuse_overwriting_inputs(
-            out,
-            &[
-                a.input.graph.as_ref(),
-                a.input.task_weights.as_ref(),
-                a.program.as_ref(),
-                a.fixed.as_ref(),
-                a.constraints.capacities.as_ref(),
-                target.as_ref(),
-                a.initial.as_ref(),
-            ],
-        )?;
+        refuse_overwriting_inputs(out, &inputs)?;
     }
     let algorithm = parse_algorithm(&a.algorithm, a.preset.as_deref())?;
     // The report names the algorithm as given, with the preset given apart.
