@@ -22,6 +22,7 @@ echo '|---|---|---|---|'
 run arch complete:4294967295
 run arch hypercube:31
 run arch hypercube:27 --links
+TASKMAP_MEMORY_LIMIT=1G run arch hypercube:24 --links
 run arch mesh:65536x65535
 run arch torus:4096x4096x256
 run arch tree:65536:65535/1:2

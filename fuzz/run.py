@@ -112,7 +112,7 @@ def run_target(target, args):
     if args.runs:
         limit.append(f"-runs={args.runs}")
     cmd = ["cargo", "fuzz", "run", "-s", "none", "-O", target, corpus, "--",
-           *limit, "-print_final_stats=1", f"-timeout={args.timeout}", "-rss_limit_mb=2048",
+           *limit, *([f"-seed={args.seed}"] if args.seed else []), "-print_final_stats=1", f"-timeout={args.timeout}", "-rss_limit_mb=2048",
            "-max_len=8192", f"-artifact_prefix={artifacts}"]
     start = time.time()
     p = subprocess.run(cmd, cwd=FUZZ, capture_output=True, text=True, errors="replace")
@@ -145,6 +145,7 @@ def main():
     ap.add_argument("--runs", type=int, default=0, help="executions per target (0: no limit)")
     ap.add_argument("--jobs", type=int, default=1, help="targets run at once")
     ap.add_argument("--timeout", type=int, default=10, help="seconds one input may take")
+    ap.add_argument("--seed", type=int, default=0, help="libFuzzer's seed (0: a random one)")
     args = ap.parse_args()
     targets = args.targets or list(TARGETS)
     unknown = [t for t in targets if t not in TARGETS]

@@ -152,10 +152,17 @@ pub fn hwloc(data: &[u8]) {
 }
 
 /// A spec as the command line takes it. Specs that name files are left to the file
-/// targets (a spec could name `/dev/zero`).
+/// targets (a spec could name `/dev/zero`); trees and level lists keep their `/`.
 pub fn arch_spec(data: &[u8]) {
     let Some(s) = text(data) else { return };
-    if s.contains('/') || s.contains('\\') || Path::new(s.trim()).exists() {
+    let lower = s.to_ascii_lowercase();
+    let names_file = ["graph:", "matrix:", "tgt:", "hwloc:"]
+        .iter()
+        .any(|k| lower.contains(k));
+    let word_is_path = s
+        .split([':', ',', ' ', '\t', '\n'])
+        .any(|w| w.starts_with('/') || w.starts_with('.') || Path::new(w).exists());
+    if names_file || word_is_path {
         return;
     }
     if let Ok(arch) = taskmap::parse_arch(s) {
@@ -314,7 +321,11 @@ pub fn order(data: &[u8]) {
     match order::parse_order(s, name(), &model.program, processors, &alloc) {
         Ok(lists) => {
             let listed: usize = lists.iter().map(Vec::len).sum();
-            assert_eq!(listed, model.program.tasks(), "every task is ordered once");
+            assert_eq!(
+                listed,
+                model.program.subtasks(),
+                "every sub-task is ordered once"
+            );
         }
         Err(e) => names_file(&e, NAME),
     }

@@ -143,7 +143,7 @@ impl Decomposition {
         let mut order: Vec<usize> = (0..k).collect();
         order.sort_by_key(|&i| terms[i].label);
         let mut d = Vec::new();
-        d.try_reserve_exact(k * (k - 1) / 2).map_err(|_| {
+        taskmap_graph::memory::fallible(|| d.try_reserve_exact(k * (k - 1) / 2)).map_err(|_| {
             ArchError::invalid(format!(
                 "no memory for the {} distances of {k} terminals",
                 k * (k - 1) / 2

@@ -2,7 +2,8 @@
 //! (`ulimit -v`, a full machine without overcommit) ends the process with exit code 2 and
 //! a message saying how much was asked for, instead of the standard library's abort
 //! (SIGABRT, exit 134, and a core dump). The temporary files of outputs being written are
-//! removed first, as on a signal; outputs already in place stay.
+//! removed first, as on a signal; outputs already in place stay. Inside
+//! `taskmap_graph::memory::fallible` the failure is returned instead, for `try_reserve`.
 //!
 //! Work whose size follows from the input is checked against the memory left before it
 //! starts (`taskmap_graph::memory`), with a message that names the input; this is the
@@ -11,6 +12,7 @@
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -23,7 +25,7 @@ unsafe impl GlobalAlloc for ExitOnFailure {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract for `alloc` is `System.alloc`'s.
         let p = unsafe { System.alloc(layout) };
-        if p.is_null() {
+        if p.is_null() && !taskmap_graph::memory::allocation_may_fail() {
             failed(layout.size());
         }
         p
@@ -32,7 +34,7 @@ unsafe impl GlobalAlloc for ExitOnFailure {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as for `alloc`.
         let p = unsafe { System.alloc_zeroed(layout) };
-        if p.is_null() {
+        if p.is_null() && !taskmap_graph::memory::allocation_may_fail() {
             failed(layout.size());
         }
         p
@@ -46,22 +48,37 @@ unsafe impl GlobalAlloc for ExitOnFailure {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: as for `dealloc`; `new_size` obeys `realloc`'s contract.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if p.is_null() {
+        if p.is_null() && !taskmap_graph::memory::allocation_may_fail() {
             failed(new_size);
         }
         p
     }
 }
 
-/// Set by the first failure: a second one (while the first is reported) exits at once.
+/// Set by the first failure: a failure on another thread then waits for the first to
+/// report and exit.
 static FAILING: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// Set on the thread that reports: a failure there while reporting or exiting (an
+    /// allocation in `exit`'s cleanup) ends the process at once.
+    static REPORTING: Cell<bool> = const { Cell::new(false) };
+}
 
 /// Reports the failed request of `size` bytes and exits with code 2. The message is
 /// formatted on the stack; only the cleanup of temporary files may allocate (little).
 #[cold]
 fn failed(size: usize) -> ! {
+    if REPORTING.get() {
+        // SAFETY: `_exit` ends the process without running anything of it.
+        unsafe { libc::_exit(2) }
+    }
+    REPORTING.set(true);
     if FAILING.swap(true, Ordering::SeqCst) {
-        std::process::exit(2);
+        // Another thread reports; it exits the process.
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(60));
+        }
     }
     let mut buf = [0u8; 256];
     let mut w = &mut buf[..];

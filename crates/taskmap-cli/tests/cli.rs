@@ -3572,6 +3572,37 @@ fn weights_are_judged_on_the_values_computed() {
         "{}",
         stderr(&o)
     );
+    // The ranks in order may cost more than 2^64 - 1 where the mapping costs 0: the
+    // launch report counts them exactly (rank 3 on PE 2, two hops from rank 0).
+    let g4 = path(
+        "w4.graph",
+        &format!("4 1 001\n4 {}\n\n\n1 {}\n", 1u64 << 63, 1u64 << 63),
+    );
+    let m4 = path("w4.map", "0\n0\n0\n0\n");
+    let perm = dir.path().join("p.txt");
+    let o = taskmap(&[
+        "eval",
+        "-g",
+        &g4,
+        "-a",
+        "mesh:3",
+        "-m",
+        &m4,
+        "--permutation",
+        perm.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = json(&o);
+    assert_eq!(e["comm_cost"], serde_json::json!(0));
+    assert!(e["launch"]["in_order_comm_cost"].is_number());
+    assert!(
+        stdout(&o).contains("\"in_order_comm_cost\": 18446744073709551616"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(perm.exists());
     // info refuses what no target can be mapped with, naming the file.
     let max = u64::MAX;
     let big = path("max.graph", &format!("2 1 001\n2 {max}\n1 {max}\n"));

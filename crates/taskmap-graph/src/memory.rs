@@ -4,6 +4,26 @@
 
 use std::fmt;
 
+thread_local! {
+    /// Set on a thread inside [`fallible`].
+    static FALLIBLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with allocations allowed to fail on this thread: under an allocator that ends
+/// the process when the system refuses memory (the CLI's), `try_reserve` inside `f` gets
+/// its error back instead, so that the caller can say what was too large.
+pub fn fallible<T>(f: impl FnOnce() -> T) -> T {
+    let before = FALLIBLE.replace(true);
+    let result = f();
+    FALLIBLE.set(before);
+    result
+}
+
+/// Whether this thread is inside [`fallible`] (for an allocator: return the failure).
+pub fn allocation_may_fail() -> bool {
+    FALLIBLE.get()
+}
+
 /// How much memory is left, and what limits it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
@@ -17,30 +37,38 @@ pub struct Budget {
 /// The memory this process can still allocate: the smallest of
 /// - `MemAvailable` in `/proc/meminfo` (the kernel's estimate of what can be allocated
 ///   without swapping);
+/// - the room left in the process's cgroup (cgroup v2 `memory.max` less `memory.current`:
+///   a container's or a Slurm job's limit);
 /// - the address-space limit (`ulimit -v`, from `/proc/self/limits`) less the address space
-///   the process already holds (`VmSize` in `/proc/self/status`);
-/// - `TASKMAP_MEMORY_LIMIT` (bytes, or with a `K`, `M` or `G` suffix), for tests and for
-///   users who share a machine.
+///   the process already holds (`VmSize` in `/proc/self/status`).
 ///
-/// `None` where none of these can be read (not Linux, and no variable set).
+/// `TASKMAP_MEMORY_LIMIT` (bytes, or a number with a `K`, `M`, `G` or `T` suffix, powers of
+/// 1024: `512M`, `1.5G`, `2GiB`) replaces all three, to lower the bound on a shared
+/// machine or to raise it where they underestimate (swap). `None` where nothing can be
+/// read (not Linux, and no variable set).
 pub fn available() -> Option<Budget> {
-    let mut best: Option<Budget> = None;
-    let mut consider = |bytes: Option<u64>, source: &'static str| {
-        if let Some(bytes) = bytes {
-            if best.is_none_or(|b| bytes < b.bytes) {
-                best = Some(Budget { bytes, source });
-            }
-        }
-    };
-    consider(
-        std::env::var("TASKMAP_MEMORY_LIMIT")
-            .ok()
-            .and_then(|v| parse_size(&v)),
-        "TASKMAP_MEMORY_LIMIT",
-    );
-    consider(meminfo_available(), "the available memory (MemAvailable)");
-    consider(address_space_left(), "the address-space limit (ulimit -v)");
-    best
+    if let Some(bytes) = std::env::var("TASKMAP_MEMORY_LIMIT")
+        .ok()
+        .and_then(|v| parse_size(&v))
+    {
+        return Some(Budget {
+            bytes,
+            source: "TASKMAP_MEMORY_LIMIT",
+        });
+    }
+    [
+        (meminfo_available(), "the available memory (MemAvailable)"),
+        (cgroup_left(), "the cgroup's memory limit (memory.max)"),
+        (address_space_left(), "the address-space limit (ulimit -v)"),
+    ]
+    .into_iter()
+    .filter_map(|(bytes, source)| {
+        Some(Budget {
+            bytes: bytes?,
+            source,
+        })
+    })
+    .min_by_key(|b| b.bytes)
 }
 
 /// A request for more memory than is left.
@@ -98,9 +126,15 @@ pub fn human_bytes(b: u128) -> String {
     format!("{v:.1} {}", UNITS[unit])
 }
 
-/// `"512M"` → 536870912; plain bytes, or a `K`, `M`, `G` or `T` suffix (powers of 1024).
+/// `"512M"` → 536870912: a number (decimals allowed), then optionally `K`, `M`, `G` or `T`
+/// (powers of 1024), optionally followed by `B` or `iB`.
 fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
+    let s = s
+        .strip_suffix("iB")
+        .or_else(|| s.strip_suffix("ib"))
+        .or_else(|| s.strip_suffix(['B', 'b']))
+        .unwrap_or(s);
     let (digits, shift) = match s.as_bytes().last()?.to_ascii_uppercase() {
         b'K' => (&s[..s.len() - 1], 10),
         b'M' => (&s[..s.len() - 1], 20),
@@ -108,7 +142,20 @@ fn parse_size(s: &str) -> Option<u64> {
         b'T' => (&s[..s.len() - 1], 40),
         _ => (s, 0),
     };
-    digits.trim().parse::<u64>().ok()?.checked_mul(1 << shift)
+    let v: f64 = digits.trim().parse().ok()?;
+    let bytes = v * (1u64 << shift) as f64;
+    (bytes.is_finite() && bytes >= 0.0 && bytes < u64::MAX as f64).then_some(bytes as u64)
+}
+
+/// The room left under the cgroup v2 memory limit of this process, `None` without one.
+fn cgroup_left() -> Option<u64> {
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = cgroup.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = std::path::Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+    let max: u64 = read("memory.max")?.trim().parse().ok()?; // "max": no limit
+    let current: u64 = read("memory.current")?.trim().parse().ok()?;
+    Some(max.saturating_sub(current))
 }
 
 /// `MemAvailable`, in bytes.
@@ -151,7 +198,11 @@ mod tests {
         assert_eq!(parse_size("512M"), Some(512 << 20));
         assert_eq!(parse_size(" 3g "), Some(3 << 30));
         assert_eq!(parse_size("1000"), Some(1000));
+        assert_eq!(parse_size("1.5G"), Some(3 << 29));
+        assert_eq!(parse_size("2GiB"), Some(2 << 30));
+        assert_eq!(parse_size("2GB"), Some(2 << 30));
         assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size("-1"), None);
         assert_eq!(parse_size("99999999999T"), None);
         assert_eq!(
             kib_field(

@@ -43,7 +43,7 @@ pub struct MapReport {
 pub struct LaunchReport {
     /// f_C of the ranks in order: rank `r` of `n` on PE `floor(r·k/n)`, as a launcher
     /// places ranks by core.
-    pub in_order_comm_cost: u64,
+    pub in_order_comm_cost: u128,
     /// The mapping's f_C against it, in percent (negative: better); none when it is 0.
     pub change_percent: Option<f64>,
     /// Hosts that carry a rank, when the target has hosts.
@@ -80,13 +80,12 @@ impl LaunchReport {
     ) -> Result<Self, Error> {
         let n = mapping.len() as u64;
         let k = u64::from(arch.pe_count());
-        let in_order = Mapping::new(
-            (0..n)
-                .map(|r| crate::PeId((r * k / n.max(1)) as u32))
-                .collect(),
-        );
-        let opts = EvalOptions::default();
-        let base = evaluate(graph, arch, &in_order, &opts)?.comm_cost;
+        // Exact: the ranks in order may cost more than 2^64 - 1 where the mapping does not.
+        let in_order = |r: u32| crate::PeId((u64::from(r) * k / n.max(1)) as u32);
+        let base: u128 = graph
+            .edges()
+            .map(|(u, v, w)| u128::from(w) * u128::from(arch.distance(in_order(u), in_order(v))))
+            .sum();
         let now = comm_cost;
         let change_percent = (base > 0).then(|| (now as f64 - base as f64) / base as f64 * 100.0);
         let hosts_used = machine.map(|m| {
@@ -220,6 +219,14 @@ pub struct CompareRow {
     /// (`compare --program` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completion: Option<u64>,
+    /// A lower bound on the completion time of every mapping onto the target (`compare
+    /// --program` only): the critical path with every message at its cheapest, or the busy
+    /// cycles shared by the PEs ([`crate::perego::wormhole::completion_lower_bound`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completion_bound: Option<u64>,
+    /// `100 (completion - bound) / bound`: at least the gap to the least completion time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completion_gap_percent: Option<f64>,
 }
 
 /// The mapping a run refined, against the result.

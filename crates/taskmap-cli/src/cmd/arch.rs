@@ -49,11 +49,15 @@ pub(crate) fn cmd_arch(a: ArchArgs) -> Result<u8> {
     }
     let k = arch.pe_count();
     if a.links {
-        // The link list holds 16 bytes per link (half the directed link ids at most).
-        if let Some(r) = arch.routing() {
-            taskmap_graph::memory::ensure(u128::from(r.link_count()) * 8, || {
-                format!("the link list of {}", arch.spec())
-            })?;
+        // The link list holds 16 bytes per link. Targets with routes build one of up to
+        // 2^29 links (hypercube:24, meshes and tori of 2^22 PEs) and refuse larger ones
+        // themselves; complete targets stop at 2^25 links (0.5 GiB).
+        if let Some(links) = arch.routing().map(|r| r.physical_link_count() / 2) {
+            if links <= 1 << 29 {
+                taskmap_graph::memory::ensure(u128::from(links) * 16, || {
+                    format!("the link list of {}", arch.spec())
+                })?;
+            }
         }
         let g = taskmap_arch::explicit_graph_of(arch.as_ref())
             .filter(|g| g.vertex_count == k && g.scale == 1)

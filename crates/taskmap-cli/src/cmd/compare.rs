@@ -145,6 +145,13 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
         .rank_by
         .or(program.as_ref().map(|_| Objective::Completion));
     let sim_params = taskmap::perego::wormhole::WormholeParams::default();
+    let completion_bound = program
+        .as_ref()
+        .map(|p| {
+            let pes = problems[0].0.arch.pe_count();
+            taskmap::perego::wormhole::completion_lower_bound(p, &sim_params, pes)
+        })
+        .transpose()?;
     let names: Vec<String> = if a.algorithms.is_empty() {
         use taskmap::registry::Family;
         let families: &[Family] = match &a.program {
@@ -230,6 +237,8 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                     lower_bound: ctx.optimality.as_ref().map(|o| o.lower_bound),
                     gap_percent: None,
                     completion: None,
+                    completion_bound,
+                    completion_gap_percent: None,
                 };
                 match result {
                     Ok(mapping) => {
@@ -250,6 +259,9 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                                 &sim_params,
                             )?;
                             row.completion = Some(r.completion);
+                            row.completion_gap_percent = completion_bound
+                                .filter(|&b| b > 0)
+                                .map(|b| 100.0 * (r.completion as f64 - b as f64) / b as f64);
                         }
                         row.comm_cost = Some(e.comm_cost);
                         row.edge_cut = Some(e.edge_cut);
@@ -358,11 +370,19 @@ fn print_group(rows: &[CompareRow], congestion: bool) {
         }
     };
     let simulated = rows.iter().any(|r| r.completion.is_some());
+    if let Some(b) = rows[0].completion_bound {
+        outln!(
+            "completion lower bound {} cycles (the larger of the critical path, every message at its cheapest, and the busy cycles shared by the PEs)",
+            b
+        );
+    }
     let completion = |r: &CompareRow| {
         if simulated {
             format!(
-                "{:>12} ",
-                r.completion.map_or("-".to_string(), |c| c.to_string())
+                "{:>12} {:>8} ",
+                r.completion.map_or("-".to_string(), |c| c.to_string()),
+                r.completion_gap_percent
+                    .map_or("-".to_string(), |g| format!("{g:.1}"))
             )
         } else {
             String::new()
@@ -372,7 +392,7 @@ fn print_group(rows: &[CompareRow], congestion: bool) {
         "{:<32} {}{:>14}{} {:>12} {:>10} {:>9} {:>12}{}",
         "algorithm",
         if simulated {
-            format!("{:>12} ", "completion")
+            format!("{:>12} {:>8} ", "completion", "above_%")
         } else {
             String::new()
         },

@@ -171,7 +171,7 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         .iter()
         .map(|(p, b)| (p.as_path(), b.as_slice()))
         .collect();
-    write_files(&refs).context("writing the outputs")?;
+    // The report first: nothing is written when it fails.
     let launch = a.launch.report(
         &graph,
         arch.as_ref(),
@@ -179,6 +179,7 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         &mapping,
         e.comm_cost,
     )?;
+    write_files(&refs).context("writing the outputs")?;
     let feasible = e.feasible();
     match a.format {
         OutputFormat::Human => {

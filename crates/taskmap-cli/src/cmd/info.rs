@@ -42,9 +42,9 @@ pub(crate) fn cmd_info(a: InfoArgs) -> Result<u8> {
         .or(a.input.as_ref())
         .expect("clap requires -g or the positional graph");
     let g = read_graph(path, a.graph_format.as_deref())?;
-    // What map and eval check of a graph alone: its weight sums fit in 64 bits.
-    // What map and eval check of a graph alone: its weight sums fit in 64 bits, and f_C's
-    // bound fits the refiners' signed gains on a target of diameter 1 at least.
+    // What map checks of a graph alone: its weight sums fit in 64 bits (eval checks that
+    // too), and f_C's bound fits the refiners' signed gains on any target of two PEs or
+    // more (diameter 1 at least).
     taskmap::problem::check_graph_weights(&g)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     if g.edge_weight_sum() > i64::MAX as u128 {

@@ -53,7 +53,7 @@ pub fn decompress<'a>(bytes: &'a [u8], path: &Path) -> Result<Cow<'a, [u8]>, Gra
         if (out.len() + got) as u64 > limit {
             return Err(too_large(out.len() + got));
         }
-        if out.try_reserve(got).is_err() {
+        if crate::memory::fallible(|| out.try_reserve(got)).is_err() {
             return Err(too_large(out.len() + got));
         }
         out.extend_from_slice(&chunk[..got]);

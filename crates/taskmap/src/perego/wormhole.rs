@@ -232,6 +232,37 @@ pub fn simulate_ideal(program: &Program, params: &WormholeParams) -> Result<SimR
     simulate_observed(program, None, params, &NoProgress)
 }
 
+/// A lower bound on the completion time [`simulate`] gives under any mapping onto a target
+/// of `pes` PEs, the larger of two:
+/// - the critical path: [`simulate_ideal`] with every message at the cheapest rate per flit
+///   (the least of `flit_cycles` and `local_cycles_per_flit`); a real run can only add to
+///   it, as hops and contention lengthen messages, tasks sharing a PE wait for it, and
+///   switches cost time;
+/// - the work: every PE runs one task at a time, so the cycles the tasks keep a PE busy
+///   (`INT_OP` cycles, and the overheads of each `SEND` and `RECEIVE`), shared evenly.
+pub fn completion_lower_bound(
+    program: &Program,
+    params: &WormholeParams,
+    pes: u32,
+) -> Result<u64, Error> {
+    let cheapest = WormholeParams {
+        flit_cycles: params.flit_cycles.min(params.local_cycles_per_flit),
+        ..params.clone()
+    };
+    let path = simulate_ideal(program, &cheapest)?.completion;
+    let busy: u128 = program
+        .ops()
+        .iter()
+        .map(|op| match *op {
+            Op::Compute(c) => u128::from(c),
+            Op::Send { .. } => u128::from(params.send_overhead),
+            Op::Recv { .. } => u128::from(params.recv_overhead),
+        })
+        .sum();
+    let work = busy.div_ceil(u128::from(pes.max(1)));
+    Ok(path.max(u64::try_from(work).unwrap_or(u64::MAX)))
+}
+
 /// [`simulate`] with a target and a mapping, else [`simulate_ideal`]; `progress` is told
 /// of the messages delivered, every 4,096 of them.
 pub fn simulate_observed(

@@ -583,3 +583,48 @@ fn with_several_tasks_per_pe_the_greedy_is_no_slower_than_the_multilevel_mapper(
         );
     }
 }
+
+/// `completion_lower_bound` is at most the simulated completion of every mapping: random
+/// mappings of generated programs onto meshes, tori and a hypercube, with free and with
+/// costly local copies and task switches.
+#[test]
+fn the_completion_bound_holds_for_every_mapping() {
+    use taskmap::perego::wormhole::completion_lower_bound;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    for (spec, target) in [
+        ("random:24", "mesh:3x3"),
+        ("ring:16", "torus:4x2"),
+        ("mesh:4x4", "hypercube:3"),
+        ("butterfly:3", "mesh:2x4"),
+    ] {
+        let program = generate_program(spec).unwrap();
+        let arch = parse_arch(target).unwrap();
+        let n = program.num_tasks();
+        for params in [
+            WormholeParams::default(),
+            WormholeParams {
+                local_cycles_per_flit: 3,
+                switch_cycles: 20,
+                ..Default::default()
+            },
+        ] {
+            let bound = completion_lower_bound(&program, &params, arch.pe_count()).unwrap();
+            assert!(bound > 0);
+            for trial in 0..12 {
+                let pes: Vec<PeId> = (0..n)
+                    .map(|t| match trial {
+                        0 => PeId(0),
+                        1 => PeId(t as u32 % arch.pe_count()),
+                        _ => PeId(rng.gen_range(0..arch.pe_count())),
+                    })
+                    .collect();
+                let r = simulate(&program, arch.as_ref(), &Mapping::new(pes), &params).unwrap();
+                assert!(
+                    r.completion >= bound,
+                    "{spec} on {target}, trial {trial}: {} < {bound}",
+                    r.completion
+                );
+            }
+        }
+    }
+}
