@@ -79,6 +79,10 @@ INLINE = {
 
 MAX_SEED = 64 * 1024
 
+# Inputs longer than this are not tried (default 8192 bytes): specs and node lists are
+# short strings.
+MAX_LEN = {"node_list": 64, "arch_spec": 256, "algorithm_spec": 256}
+
 
 def seed_files(patterns):
     for base in (os.path.join(ROOT, "fixtures"), SHARED):
@@ -113,7 +117,7 @@ def run_target(target, args):
         limit.append(f"-runs={args.runs}")
     cmd = ["cargo", "fuzz", "run", "-s", "none", "-O", target, corpus, "--",
            *limit, *([f"-seed={args.seed}"] if args.seed else []), "-print_final_stats=1", f"-timeout={args.timeout}", "-rss_limit_mb=2048",
-           "-max_len=8192", f"-artifact_prefix={artifacts}"]
+           f"-max_len={MAX_LEN.get(target, 8192)}", f"-artifact_prefix={artifacts}"]
     start = time.time()
     p = subprocess.run(cmd, cwd=FUZZ, capture_output=True, text=True, errors="replace")
     wall = time.time() - start
