@@ -67,7 +67,7 @@ INLINE = {
     "arch_spec": [b"torus:8x8", b"mesh:4x4x2", b"tree:4:8:2/1:10:100", b"hypercube:4",
                   b"sub:0-3,8-11:torus:8x8", b"wcomplete:1,2,3", b"tleaf 2 4 10 8 1",
                   b"nodes:4,package:2,core:8/100,10,1", b"cmplt 16", b"torusXD 3 2 2 2"],
-    "node_list": [b"node[01-04,07]", b"a[1-2]b[3-4]", b"n1,n2", b"x[001-100]"],
+    "node_list": [b"node[01-04,07]", b"a[1-2]b[3-4]", b"n1,n2", b"x[01-99]"],
     "capacities": [b"\x00\x10" + b"4\n" * 16, b"\x01\x04" + b"3 2\n" * 4],
     "order": [b"0: 0 1 2\n", b"P0 A B\n"],
     "algorithm_spec": [b"multilevel", b"multilevel,refine=fm", b"exact,nodes=100", b"drb",
@@ -145,12 +145,15 @@ def run_target(target, args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("targets", nargs="*", help="targets to run (default: all)")
-    ap.add_argument("--seconds", type=int, default=10, help="time per target (0: no limit)")
+    ap.add_argument("--seconds", type=int, default=None,
+                    help="time per target (0: no limit; default 10, or no limit with --runs)")
     ap.add_argument("--runs", type=int, default=0, help="executions per target (0: no limit)")
     ap.add_argument("--jobs", type=int, default=1, help="targets run at once")
     ap.add_argument("--timeout", type=int, default=10, help="seconds one input may take")
     ap.add_argument("--seed", type=int, default=0, help="libFuzzer's seed (0: a random one)")
     args = ap.parse_args()
+    if args.seconds is None:
+        args.seconds = 0 if args.runs else 10
     targets = args.targets or list(TARGETS)
     unknown = [t for t in targets if t not in TARGETS]
     if unknown:

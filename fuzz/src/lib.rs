@@ -62,7 +62,7 @@ pub fn matrix_market(data: &[u8]) {
 /// fuzzer on the parsing (the size limit has its own tests).
 fn short_ids(data: &[u8]) -> bool {
     data.split(|&b| b == b'\n').all(|line| {
-        line.split(|&b| b == b' ' || b == b'\t' || b == b',')
+        line.split(|&b| b.is_ascii_whitespace() || !b.is_ascii_alphanumeric())
             .filter(|t| !t.is_empty())
             .take(2)
             .all(|t| t.len() <= 5 || !t.iter().all(u8::is_ascii_digit))
@@ -176,9 +176,9 @@ pub fn arch_spec(data: &[u8]) {
     let names_file = ["graph:", "matrix:", "tgt:", "hwloc:"]
         .iter()
         .any(|k| lower.contains(k));
-    let word_is_path = s
-        .split([':', ',', ' ', '\t', '\n'])
-        .any(|w| w.starts_with('/') || w.starts_with('.') || Path::new(w).exists());
+    let word_is_path = Path::new(s.trim()).exists()
+        || s.split(|c: char| c == ':' || c == ',' || c.is_whitespace())
+            .any(|w| w.starts_with('/') || w.starts_with('.') || Path::new(w).exists());
     if names_file || word_is_path {
         return;
     }

@@ -13,10 +13,15 @@ thread_local! {
 /// the process when the system refuses memory (the CLI's), `try_reserve` inside `f` gets
 /// its error back instead, so that the caller can say what was too large.
 pub fn fallible<T>(f: impl FnOnce() -> T) -> T {
-    let before = FALLIBLE.replace(true);
-    let result = f();
-    FALLIBLE.set(before);
-    result
+    /// Restores the flag, also when `f` panics.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            FALLIBLE.set(self.0);
+        }
+    }
+    let _restore = Restore(FALLIBLE.replace(true));
+    f()
 }
 
 /// Whether this thread is inside [`fallible`] (for an allocator: return the failure).
@@ -37,8 +42,9 @@ pub struct Budget {
 /// The memory this process can still allocate: the smallest of
 /// - `MemAvailable` in `/proc/meminfo` (the kernel's estimate of what can be allocated
 ///   without swapping);
-/// - the room left in the process's cgroup (cgroup v2 `memory.max` less `memory.current`:
-///   a container's or a Slurm job's limit);
+/// - the room left in the process's cgroup and the cgroups above it (cgroup v2
+///   `memory.max` less `memory.current`, page cache that can be dropped not counted: a
+///   container's or a Slurm job's limit);
 /// - the address-space limit (`ulimit -v`, from `/proc/self/limits`) less the address space
 ///   the process already holds (`VmSize` in `/proc/self/status`).
 ///
@@ -130,11 +136,14 @@ pub fn human_bytes(b: u128) -> String {
 /// (powers of 1024), optionally followed by `B` or `iB`.
 fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
-    let s = s
-        .strip_suffix("iB")
-        .or_else(|| s.strip_suffix("ib"))
-        .or_else(|| s.strip_suffix(['B', 'b']))
-        .unwrap_or(s);
+    let lower = s.to_ascii_lowercase();
+    let s = if lower.ends_with("ib") {
+        &s[..s.len() - 2]
+    } else if lower.ends_with('b') {
+        &s[..s.len() - 1]
+    } else {
+        s
+    };
     let (digits, shift) = match s.as_bytes().last()?.to_ascii_uppercase() {
         b'K' => (&s[..s.len() - 1], 10),
         b'M' => (&s[..s.len() - 1], 20),
@@ -144,18 +153,41 @@ fn parse_size(s: &str) -> Option<u64> {
     };
     let v: f64 = digits.trim().parse().ok()?;
     let bytes = v * (1u64 << shift) as f64;
-    (bytes.is_finite() && bytes >= 0.0 && bytes < u64::MAX as f64).then_some(bytes as u64)
+    // Beyond 2^64 bytes: as good as no limit (the cast saturates).
+    (bytes.is_finite() && bytes >= 0.0).then_some(bytes as u64)
 }
 
-/// The room left under the cgroup v2 memory limit of this process, `None` without one.
+/// The least room left under the cgroup v2 memory limits of this process's cgroup and
+/// those above it (a Slurm job's limit sits on the job's cgroup, above the task's), with
+/// the inactive page cache counted as free; `None` without a limit.
 fn cgroup_left() -> Option<u64> {
     let cgroup = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let path = cgroup.lines().find_map(|l| l.strip_prefix("0::"))?;
-    let dir = std::path::Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
-    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
-    let max: u64 = read("memory.max")?.trim().parse().ok()?; // "max": no limit
-    let current: u64 = read("memory.current")?.trim().parse().ok()?;
-    Some(max.saturating_sub(current))
+    let root = std::path::Path::new("/sys/fs/cgroup");
+    let mut dir = root.join(path.trim_start_matches('/'));
+    let mut least: Option<u64> = None;
+    while dir.starts_with(root) {
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+        // "max" (no limit) does not parse.
+        if let Some(max) = read("memory.max").and_then(|m| m.trim().parse::<u64>().ok()) {
+            let current: u64 = read("memory.current")
+                .and_then(|c| c.trim().parse().ok())
+                .unwrap_or(0);
+            let inactive = read("memory.stat")
+                .and_then(|st| {
+                    st.lines()
+                        .find_map(|l| l.strip_prefix("inactive_file "))
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                })
+                .unwrap_or(0);
+            let room = max.saturating_sub(current.saturating_sub(inactive));
+            least = Some(least.map_or(room, |l| l.min(room)));
+        }
+        if !dir.pop() || dir == root {
+            break;
+        }
+    }
+    least
 }
 
 /// `MemAvailable`, in bytes.
@@ -203,7 +235,8 @@ mod tests {
         assert_eq!(parse_size("2GB"), Some(2 << 30));
         assert_eq!(parse_size("x"), None);
         assert_eq!(parse_size("-1"), None);
-        assert_eq!(parse_size("99999999999T"), None);
+        assert_eq!(parse_size("2GIB"), Some(2 << 30));
+        assert_eq!(parse_size("1e30"), Some(u64::MAX));
         assert_eq!(
             kib_field(
                 "MemTotal: 10 kB\nMemAvailable:    2048 kB\n",

@@ -43,6 +43,7 @@ pub struct MapReport {
 pub struct LaunchReport {
     /// f_C of the ranks in order: rank `r` of `n` on PE `floor(r·k/n)`, as a launcher
     /// places ranks by core.
+    #[serde(serialize_with = "big_number")]
     pub in_order_comm_cost: u128,
     /// The mapping's f_C against it, in percent (negative: better); none when it is 0.
     pub change_percent: Option<f64>,
@@ -66,6 +67,15 @@ pub struct LaunchFiles {
     pub permutation: Option<String>,
 }
 
+/// Serializes a `u128` as a number when it fits in 64 bits, else as a decimal string (JSON
+/// readers and the CSV form hold numbers of 64 bits).
+pub fn big_number<S: serde::Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
+    match u64::try_from(*v) {
+        Ok(x) => s.serialize_u64(x),
+        Err(_) => s.serialize_str(&v.to_string()),
+    }
+}
+
 impl LaunchReport {
     /// `mapping` of `graph` on `arch`, of f_C `comm_cost` (its evaluation's), against the
     /// ranks in order, with the `files` written for `machine` (the hosts of `arch`'s PEs,
@@ -84,7 +94,11 @@ impl LaunchReport {
         let in_order = |r: u32| crate::PeId((u64::from(r) * k / n.max(1)) as u32);
         let base: u128 = graph
             .edges()
-            .map(|(u, v, w)| u128::from(w) * u128::from(arch.distance(in_order(u), in_order(v))))
+            .map(|(u, v, w)| {
+                let (pu, pv) = (in_order(u), in_order(v));
+                let d = if pu == pv { 0 } else { arch.distance(pu, pv) };
+                u128::from(w) * u128::from(d)
+            })
             .sum();
         let now = comm_cost;
         let change_percent = (base > 0).then(|| (now as f64 - base as f64) / base as f64 * 100.0);

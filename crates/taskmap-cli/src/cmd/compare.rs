@@ -259,9 +259,10 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                                 &sim_params,
                             )?;
                             row.completion = Some(r.completion);
-                            row.completion_gap_percent = completion_bound
-                                .filter(|&b| b > 0)
-                                .map(|b| 100.0 * (r.completion as f64 - b as f64) / b as f64);
+                            row.completion_gap_percent = completion_bound.and_then(|b| match b {
+                                0 => (r.completion == 0).then_some(0.0),
+                                _ => Some(100.0 * (r.completion as f64 - b as f64) / b as f64),
+                            });
                         }
                         row.comm_cost = Some(e.comm_cost);
                         row.edge_cut = Some(e.edge_cut);
