@@ -525,6 +525,13 @@ pub(crate) fn parse_level_list(spec: &str, nodes: Option<&[String]>) -> Result<M
                 format!("level {} has count 0", kind.name()),
             ));
         }
+        // As many nodes as a node list may name: each is a host with a name.
+        if kind == LevelKind::Node && c as usize > MAX_NODES {
+            return Err(ArchError::spec(
+                spec,
+                format!("{c} nodes: at most {MAX_NODES}"),
+            ));
+        }
         levels.push(kind);
         counts.push(c);
     }

@@ -1262,3 +1262,11 @@ fn closed_forms_equal_counting() {
         }
     }
 }
+
+/// A level list names at most as many nodes as a node list may.
+#[test]
+fn level_lists_name_at_most_max_nodes() {
+    assert!(parse_arch(&format!("nodes:{MAX_NODES},core:2")).is_ok());
+    let e = parse_arch(&format!("nodes:{}", MAX_NODES + 1)).unwrap_err();
+    assert!(e.to_string().contains("nodes: at most 1048576"), "{e}");
+}
