@@ -34,8 +34,8 @@ pub fn allocation_may_fail() -> bool {
 pub struct Budget {
     /// Bytes this process can still allocate.
     pub bytes: u64,
-    /// What sets the bound: the machine's available memory, the address-space limit
-    /// (`ulimit -v`) or `TASKMAP_MEMORY_LIMIT`.
+    /// What sets the bound: the machine's available memory, a cgroup's limit, the
+    /// address-space limit (`ulimit -v`) or `TASKMAP_MEMORY_LIMIT`.
     pub source: &'static str,
 }
 

@@ -97,10 +97,8 @@ pub struct Evaluation {
     /// f_C, the communication cost (each undirected edge once).
     pub comm_cost: u64,
     /// J = 2·f_C, as KaHIP, VieM and SharedMap report it.
-    #[serde(serialize_with = "crate::report::big_number")]
     pub comm_cost_j: u128,
     /// Berger et al.'s objective Σ_t Σ_t' q_tt'·d: 2·f_C with q symmetric.
-    #[serde(serialize_with = "crate::report::big_number")]
     pub berger_objective: u128,
     /// Total weight of the edges between different PEs.
     pub edge_cut: u64,

@@ -43,7 +43,6 @@ pub struct MapReport {
 pub struct LaunchReport {
     /// f_C of the ranks in order: rank `r` of `n` on PE `floor(r·k/n)`, as a launcher
     /// places ranks by core.
-    #[serde(serialize_with = "big_number")]
     pub in_order_comm_cost: u128,
     /// The mapping's f_C against it, in percent (negative: better); none when it is 0.
     pub change_percent: Option<f64>,
@@ -65,15 +64,6 @@ pub struct LaunchFiles {
     pub slurm_hostfile: Option<String>,
     /// Rank reordering (line `t + 1`: the rank in launch order that runs task `t`).
     pub permutation: Option<String>,
-}
-
-/// Serializes a `u128` as a number when it fits in 64 bits, else as a decimal string (JSON
-/// readers and the CSV form hold numbers of 64 bits).
-pub fn big_number<S: serde::Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
-    match u64::try_from(*v) {
-        Ok(x) => s.serialize_u64(x),
-        Err(_) => s.serialize_str(&v.to_string()),
-    }
 }
 
 impl LaunchReport {
