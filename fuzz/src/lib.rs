@@ -296,40 +296,50 @@ pub fn amg(data: &[u8]) {
     }
 }
 
-/// The platform of the hetero fixtures, for the program readers.
-fn fixture_platform() -> taskmap::hetero::ttigha::Platform {
-    ttig::parse_platform(
-        include_str!("../../fixtures/hetero/two_clusters.platform"),
-        Path::new("two_clusters.platform"),
-    )
-    .expect("the fixture platform reads")
+/// Reads a program file with `read`, on the platform of the hetero fixtures (parsed
+/// once) with a slowness of 1 per processor type; its error must name the file.
+fn program_reader(
+    data: &[u8],
+    read: impl FnOnce(
+        &str,
+        taskmap::hetero::ttigha::Platform,
+        &[f64],
+    ) -> Result<taskmap::hetero::ttigha::Ttigha, taskmap::Error>,
+) {
+    static PLATFORM: std::sync::OnceLock<taskmap::hetero::ttigha::Platform> =
+        std::sync::OnceLock::new();
+    let Some(s) = text(data) else { return };
+    let platform = PLATFORM
+        .get_or_init(|| {
+            ttig::parse_platform(
+                include_str!("../../fixtures/hetero/two_clusters.platform"),
+                Path::new("two_clusters.platform"),
+            )
+            .expect("the fixture platform reads")
+        })
+        .clone();
+    let slowness = vec![1.0; platform.types()];
+    if let Err(e) = read(s, platform, &slowness) {
+        names_file(&e, NAME)
+    }
 }
 
 pub fn stg(data: &[u8]) {
-    let Some(s) = text(data) else { return };
-    let platform = fixture_platform();
-    let slowness = vec![1.0; platform.types()];
-    if let Err(e) = stg::parse_stg_program(s, name(), platform, &slowness, 8) {
-        names_file(&e, NAME)
-    }
+    program_reader(data, |s, p, slow| {
+        stg::parse_stg_program(s, name(), p, slow, 8)
+    })
 }
 
 pub fn dax(data: &[u8]) {
-    let Some(s) = text(data) else { return };
-    let platform = fixture_platform();
-    let slowness = vec![1.0; platform.types()];
-    if let Err(e) = dax::parse_dax_program(s, name(), platform, &slowness, true) {
-        names_file(&e, NAME)
-    }
+    program_reader(data, |s, p, slow| {
+        dax::parse_dax_program(s, name(), p, slow, true)
+    })
 }
 
 pub fn wfcommons(data: &[u8]) {
-    let Some(s) = text(data) else { return };
-    let platform = fixture_platform();
-    let slowness = vec![1.0; platform.types()];
-    if let Err(e) = wfcommons::parse_wfcommons_program(s, name(), platform, &slowness, true) {
-        names_file(&e, NAME)
-    }
+    program_reader(data, |s, p, slow| {
+        wfcommons::parse_wfcommons_program(s, name(), p, slow, true)
+    })
 }
 
 /// An order file for the fixture `two_clusters.ttig`, everything on processor 0.
