@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
+use rayon::ThreadPool;
 use taskmap::{Architecture, Capacities, EvalOptions, Machine, Problem, TaskGraph};
 use taskmap_graph::GraphFormat;
 
@@ -82,24 +83,34 @@ pub(crate) fn parse_format(s: &str) -> Result<GraphFormat> {
 }
 
 /// Reads a graph file; `-` reads standard input (METIS unless `format` says otherwise).
-pub(crate) fn read_graph(path: &Path, format: Option<&str>) -> Result<TaskGraph> {
+/// Parallel parts of the reader run on `pool`.
+pub(crate) fn read_graph(
+    path: &Path,
+    format: Option<&str>,
+    pool: Option<&ThreadPool>,
+) -> Result<TaskGraph> {
     let format = format.map(parse_format).transpose()?;
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
             .map_err(|e| anyhow!("reading the graph from standard input: {e}"))?;
         let format = format.unwrap_or(GraphFormat::Metis);
-        return Ok(taskmap_graph::read_graph_from_bytes(
+        return Ok(taskmap_graph::read_graph_from_bytes_on(
             &bytes,
             "<stdin>",
             Some(format),
+            pool,
         )?);
     }
-    Ok(taskmap_graph::read_graph(path, format)?)
+    Ok(taskmap_graph::read_graph_on(path, format, pool)?)
 }
 
-pub(crate) fn load_graph(input: &GraphInput) -> Result<(TaskGraph, String)> {
-    let (graph, name) = load_graph_file(input)?;
+/// The graph of `input` (the embedded example when it names none) with its task weights.
+pub(crate) fn load_graph(
+    input: &GraphInput,
+    pool: Option<&ThreadPool>,
+) -> Result<(TaskGraph, String)> {
+    let (graph, name) = load_graph_file(input, pool)?;
     let Some(path) = &input.task_weights else {
         return Ok((graph, name));
     };
@@ -108,10 +119,10 @@ pub(crate) fn load_graph(input: &GraphInput) -> Result<(TaskGraph, String)> {
     Ok((graph.with_vertex_weights(ncon, w), name))
 }
 
-fn load_graph_file(input: &GraphInput) -> Result<(TaskGraph, String)> {
+fn load_graph_file(input: &GraphInput, pool: Option<&ThreadPool>) -> Result<(TaskGraph, String)> {
     match &input.graph {
         Some(p) => Ok((
-            read_graph(p, input.graph_format.as_deref())?,
+            read_graph(p, input.graph_format.as_deref(), pool)?,
             p.display().to_string(),
         )),
         None => Ok((
@@ -180,14 +191,16 @@ pub(crate) fn eval_options(problem: &Problem, constraints: &Constraints) -> Eval
     problem.eval_options(constraints.epsilon)
 }
 
-/// Reads the graph, the target and the constraints into a checked problem.
+/// Reads the graph (parallel parts on `pool`), the target and the constraints into a
+/// checked problem.
 pub(crate) fn load_problem(
     input: &GraphInput,
     spec: &str,
     nodes: &NodeList,
     constraints: &Constraints,
+    pool: Option<&ThreadPool>,
 ) -> Result<(Problem, String, Option<Machine>)> {
-    let (graph, graph_name) = load_graph(input)?;
+    let (graph, graph_name) = load_graph(input, pool)?;
     problem_of(graph, graph_name, spec, nodes, constraints)
 }
 

@@ -109,6 +109,54 @@ fn mpip_graph_maps_one_rank_per_core() {
     );
 }
 
+/// A graph file of more than 1 MiB is read in pieces and evaluated on the threads of
+/// `eval -t`; the report is the same as on one thread, and so is the error on a broken copy.
+#[test]
+fn eval_reports_the_same_on_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("rgg.graph").display().to_string();
+    let o = taskmap(&["gen", "rgg", "150000", "-o", &g]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::metadata(&g).unwrap().len() > 1 << 20);
+    let m = dir.path().join("g.map").display().to_string();
+    let o = taskmap(&["map", "-g", &g, "-a", "torus:4x4", "-A", "block", "-o", &m]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let eval = |graph: &str, t: &str| {
+        taskmap(&[
+            "eval",
+            "-g",
+            graph,
+            "-a",
+            "torus:4x4",
+            "-m",
+            &m,
+            "-f",
+            "json",
+            "-t",
+            t,
+        ])
+    };
+    let one = eval(&g, "1");
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    for t in ["2", "3"] {
+        let o = eval(&g, t);
+        assert_eq!(stdout(&o), stdout(&one), "{t} threads");
+    }
+    // One neighbour id of a line near the end made one larger: no reverse edge.
+    let mut text = std::fs::read_to_string(&g).unwrap();
+    let at = text.len() - 200 + text[text.len() - 200..].find(' ').unwrap();
+    let digit = at - 1;
+    let d = text.as_bytes()[digit];
+    let swapped = if d == b'9' { b'8' } else { d + 1 } as char;
+    text.replace_range(digit..digit + 1, &swapped.to_string());
+    let bad = dir.path().join("bad.graph").display().to_string();
+    std::fs::write(&bad, text).unwrap();
+    let one = eval(&bad, "1");
+    assert_eq!(one.status.code(), Some(2), "{}", stderr(&one));
+    assert!(stderr(&one).contains("bad.graph:"), "{}", stderr(&one));
+    assert_eq!(stderr(&eval(&bad, "3")), stderr(&one));
+}
+
 #[test]
 fn eval_exits_1_when_balance_or_capacity_is_violated() {
     let dir = tempfile::tempdir().unwrap();

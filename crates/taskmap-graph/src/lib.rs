@@ -37,10 +37,11 @@ pub use builder::{DuplicateEdges, EdgeConflict, GraphBuilder};
 pub use error::GraphError;
 pub use formats::{
     decompress, graph_file_writer, line_col, read_bench, read_bench_with_names, read_dense_matrix,
-    read_edge_list, read_graph, read_graph_from_bytes, read_matrix_market, read_metis, read_mpip,
-    read_scotch, read_task_weights, read_volumes, write_atomically_with, write_edge_list,
-    write_graph, write_graph_file, write_matrix_market, write_metis, write_scotch, writes_in_place,
-    GraphFormat, Staged, DENSE_MAX_RANKS,
+    read_edge_list, read_graph, read_graph_from_bytes, read_graph_from_bytes_on, read_graph_on,
+    read_matrix_market, read_metis, read_metis_on, read_mpip, read_scotch, read_task_weights,
+    read_volumes, write_atomically_with, write_edge_list, write_graph, write_graph_file,
+    write_matrix_market, write_metis, write_scotch, writes_in_place, GraphFormat, Staged,
+    DENSE_MAX_RANKS,
 };
 pub use gen::{
     binary_tree, butterfly, grid, hypercube_pattern, random_geometric, random_graph, ring,

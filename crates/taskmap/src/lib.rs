@@ -41,7 +41,7 @@ pub mod report;
 pub use error::Error;
 pub use mapper::{Mapper, NoProgress, Optimality, Progress, RunContext};
 pub use mapping::{Mapping, MappingFormat};
-pub use metrics::{evaluate, EvalOptions, Evaluation, PartDiameters};
+pub use metrics::{evaluate, evaluate_on, EvalOptions, Evaluation, PartDiameters};
 pub use problem::{Capacities, Problem};
 pub use registry::AlgorithmSpec;
 pub use taskmap_arch::{parse_arch, parse_machine, Architecture, Machine, PeId, Routing};

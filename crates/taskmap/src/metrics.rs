@@ -231,12 +231,24 @@ pub fn evaluate(
     mapping: &Mapping,
     opts: &EvalOptions,
 ) -> Result<Evaluation, Error> {
+    evaluate_on(graph, arch, mapping, opts, None)
+}
+
+/// [`evaluate`] on `pool`'s threads: the edges in blocks and the parts' diameters one part
+/// per job. The same numbers on any number of threads.
+pub fn evaluate_on(
+    graph: &TaskGraph,
+    arch: &dyn Architecture,
+    mapping: &Mapping,
+    opts: &EvalOptions,
+    pool: Option<&rayon::ThreadPool>,
+) -> Result<Evaluation, Error> {
     let n = graph.num_tasks();
     check_inputs(graph, arch, mapping, opts)?;
     let k = arch.pe_count();
     let map = mapping.as_slice();
 
-    let edges = edge_stats(graph, arch, map, k);
+    let edges = edge_stats(graph, arch, map, k, pool);
     // Judged on the value of this mapping: weights whose bound (total times diameter)
     // overflows may still give an f_C that fits.
     let comm = u64::try_from(edges.comm).map_err(|_| {
@@ -315,7 +327,7 @@ pub fn evaluate(
                 weight,
             })
             .collect(),
-        part_diameters: part_diameters(graph, map, k),
+        part_diameters: part_diameters(graph, map, k, pool),
         epsilon: opts.epsilon,
         balanced: opts.epsilon.map(|_| balanced),
         capacities_respected: opts.capacities.as_ref().map(|_| respected),
@@ -368,8 +380,15 @@ struct EdgeStats {
     pe_pairs: PePairs,
 }
 
-/// One pass over the edges: f_C, cut, dilation, histogram, PE adjacency pairs.
-fn edge_stats(graph: &TaskGraph, arch: &dyn Architecture, map: &[PeId], k: u32) -> EdgeStats {
+/// One pass over the edges: f_C, cut, dilation, histogram, PE adjacency pairs; blocks of
+/// tasks on `pool`'s threads, added up in block order.
+fn edge_stats(
+    graph: &TaskGraph,
+    arch: &dyn Architecture,
+    map: &[PeId],
+    k: u32,
+    pool: Option<&rayon::ThreadPool>,
+) -> EdgeStats {
     let mut s = EdgeStats {
         comm: 0,
         cut_w: 0,
@@ -379,34 +398,80 @@ fn edge_stats(graph: &TaskGraph, arch: &dyn Architecture, map: &[PeId], k: u32) 
         hist: BTreeMap::new(),
         pe_pairs: PePairs::new(k),
     };
-    for u in 0..graph.num_tasks() as u32 {
-        let pu = map[u as usize];
-        for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
-            if u >= v {
-                continue;
+    let n = graph.num_tasks();
+    let blocks = crate::par::map_blocks(
+        pool,
+        n,
+        1 << 14,
+        || (),
+        |_, tasks| {
+            let mut b = BlockStats::default();
+            for u in tasks.start as u32..tasks.end as u32 {
+                let pu = map[u as usize];
+                for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
+                    if u >= v {
+                        continue;
+                    }
+                    let pv = map[v as usize];
+                    let d = if pu == pv { 0 } else { arch.distance(pu, pv) };
+                    if pu != pv {
+                        b.cut_w += w;
+                        b.cut_n += 1;
+                        b.pairs.push((pu.0.min(pv.0), pu.0.max(pv.0)));
+                    }
+                    b.comm += u128::from(w) * u128::from(d);
+                    b.dil_sum += u128::from(d);
+                    b.dil_max = b.dil_max.max(d);
+                    let bin = b.hist.entry(d).or_insert((0, 0));
+                    bin.0 += 1;
+                    bin.1 += w;
+                }
             }
-            let pv = map[v as usize];
-            let d = if pu == pv { 0 } else { arch.distance(pu, pv) };
-            if pu != pv {
-                s.cut_w += w;
-                s.cut_n += 1;
-                s.pe_pairs.insert(pu.0, pv.0);
-            }
-            s.comm += u128::from(w) * u128::from(d);
-            s.dil_sum += u128::from(d);
-            s.dil_max = s.dil_max.max(d);
+            b.pairs.sort_unstable();
+            b.pairs.dedup();
+            b
+        },
+    );
+    for b in blocks {
+        s.comm += b.comm;
+        s.cut_w += b.cut_w;
+        s.cut_n += b.cut_n;
+        s.dil_sum += b.dil_sum;
+        s.dil_max = s.dil_max.max(b.dil_max);
+        for (d, (edges, weight)) in b.hist {
             let bin = s.hist.entry(d).or_insert((0, 0));
-            bin.0 += 1;
-            bin.1 += w;
+            bin.0 += edges;
+            bin.1 += weight;
+        }
+        for (a, c) in b.pairs {
+            s.pe_pairs.insert(a, c);
         }
     }
     s
 }
 
-/// The [`PartDiameters`] of a mapping.
-fn part_diameters(graph: &TaskGraph, map: &[PeId], k: u32) -> PartDiameters {
+/// What [`edge_stats`] adds up over a block of tasks; the PE pairs sorted, without repeats.
+#[derive(Default)]
+struct BlockStats {
+    comm: u128,
+    cut_w: u64,
+    cut_n: u64,
+    dil_sum: u128,
+    dil_max: u64,
+    hist: BTreeMap<u64, (u64, u64)>,
+    pairs: Vec<(u32, u32)>,
+}
+
+/// The [`PartDiameters`] of a mapping, the parts searched at once on `pool`'s threads.
+fn part_diameters(
+    graph: &TaskGraph,
+    map: &[PeId],
+    k: u32,
+    pool: Option<&rayon::ThreadPool>,
+) -> PartDiameters {
     let n = graph.num_tasks();
-    // The tasks of every PE, in task order.
+    // The tasks of every PE, in task order, and each task's PE and place among its PE's
+    // (side by side: a search reads both for each neighbour).
     let mut start = vec![0u32; k as usize + 1];
     for p in map {
         start[p.idx() + 1] += 1;
@@ -415,28 +480,78 @@ fn part_diameters(graph: &TaskGraph, map: &[PeId], k: u32) -> PartDiameters {
         start[p + 1] += start[p];
     }
     let mut members = vec![0u32; n];
+    let mut slot = vec![[0u32; 2]; n];
     let mut fill = start.clone();
     for (t, p) in map.iter().enumerate() {
-        members[fill[p.idx()] as usize] = t as u32;
-        fill[p.idx()] += 1;
+        let f = &mut fill[p.idx()];
+        members[*f as usize] = t as u32;
+        slot[t] = [p.0, *f - start[p.idx()]];
+        *f += 1;
     }
     drop(fill);
-    // The search that last reached each task (0: none yet), and its distance there.
-    let mut seen = vec![0u32; n];
-    let mut dist = vec![0u64; n];
-    let mut queue: Vec<u32> = Vec::new();
-    let mut search = 0u32;
-    let degree = |t: u32| graph.neighbors(t).len();
-    let (mut min, mut max, mut sum, mut parts) = (u64::MAX, 0u64, 0u64, 0u64);
-    for p in 0..k as usize {
+    let parts = crate::par::map_blocks(pool, k as usize, 1, PartSearch::default, |s, pes| {
+        let p = pes.start;
         let part = &members[start[p] as usize..start[p + 1] as usize];
-        if part.is_empty() {
-            continue;
+        (!part.is_empty()).then(|| s.far(graph, &slot, p as u32, part))
+    });
+    let far: Vec<u64> = parts.into_iter().flatten().collect();
+    PartDiameters {
+        min: far.iter().copied().min().unwrap_or(0),
+        max: far.iter().copied().max().unwrap_or(0),
+        avg: if far.is_empty() {
+            0.0
+        } else {
+            far.iter().sum::<u64>() as f64 / far.len() as f64
+        },
+    }
+}
+
+/// Scratch of [`part_diameters`] for one part at a time, indexed by a task's place in its
+/// part.
+#[derive(Default)]
+struct PartSearch {
+    /// The part's own edges, between places, in the graph's order: rows start at `start`.
+    start: Vec<usize>,
+    adj: Vec<u32>,
+    /// The degree of each task in the whole graph.
+    degree: Vec<usize>,
+    /// The search that last reached each task (0: none yet).
+    seen: Vec<u32>,
+    /// Its distance there.
+    dist: Vec<u64>,
+    queue: Vec<u32>,
+}
+
+impl PartSearch {
+    /// The diameter estimate of the part of PE `pe` (its tasks `part`; `slot` each task's
+    /// PE and index in its PE's tasks): from each task not yet reached, searches restart
+    /// from the farthest task (least degree on ties) while that moves, the distances of a
+    /// new component counted on from the farthest of the last one. The searches run on a
+    /// copy of the part's edges, which stays in cache.
+    fn far(&mut self, graph: &TaskGraph, slot: &[[u32; 2]], pe: u32, part: &[u32]) -> u64 {
+        self.start.clear();
+        self.adj.clear();
+        self.degree.clear();
+        self.start.push(0);
+        for &t in part {
+            let row = graph.neighbors(t);
+            self.degree.push(row.len());
+            for &u in row {
+                let [q, i] = slot[u as usize];
+                if q == pe {
+                    self.adj.push(i);
+                }
+            }
+            self.start.push(self.adj.len());
         }
-        let pe = PeId(p as u32);
+        self.seen.clear();
+        self.seen.resize(part.len(), 0);
+        self.dist.clear();
+        self.dist.resize(part.len(), 0);
+        let mut search = 0u32;
         let mut far = 0u64;
-        for &root in part {
-            if seen[root as usize] != 0 {
+        for root in 0..part.len() {
+            if self.seen[root] != 0 {
                 continue;
             }
             far += 1;
@@ -445,25 +560,25 @@ fn part_diameters(graph: &TaskGraph, map: &[PeId], k: u32) -> PartDiameters {
             loop {
                 search += 1;
                 let mut moved = false;
-                queue.clear();
-                queue.push(end);
-                seen[end as usize] = search;
-                dist[end as usize] = base;
+                self.queue.clear();
+                self.queue.push(end as u32);
+                self.seen[end] = search;
+                self.dist[end] = base;
                 let mut head = 0;
-                while head < queue.len() {
-                    let v = queue[head];
+                while head < self.queue.len() {
+                    let v = self.queue[head] as usize;
                     head += 1;
-                    let d = dist[v as usize];
-                    if d > far || (d == far && degree(v) < degree(end)) {
+                    let d = self.dist[v];
+                    if d > far || (d == far && self.degree[v] < self.degree[end]) {
                         end = v;
                         far = d;
                         moved = true;
                     }
-                    for &u in graph.neighbors(v) {
-                        if seen[u as usize] < search && map[u as usize] == pe {
-                            seen[u as usize] = search;
-                            dist[u as usize] = d + 1;
-                            queue.push(u);
+                    for &u in &self.adj[self.start[v]..self.start[v + 1]] {
+                        if self.seen[u as usize] < search {
+                            self.seen[u as usize] = search;
+                            self.dist[u as usize] = d + 1;
+                            self.queue.push(u);
                         }
                     }
                 }
@@ -472,19 +587,7 @@ fn part_diameters(graph: &TaskGraph, map: &[PeId], k: u32) -> PartDiameters {
                 }
             }
         }
-        min = min.min(far);
-        max = max.max(far);
-        sum += far;
-        parts += 1;
-    }
-    PartDiameters {
-        min: if parts == 0 { 0 } else { min },
-        max,
-        avg: if parts == 0 {
-            0.0
-        } else {
-            sum as f64 / parts as f64
-        },
+        far
     }
 }
 

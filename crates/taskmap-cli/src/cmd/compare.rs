@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use taskmap::{evaluate, AlgorithmSpec, RunContext};
+use taskmap::{evaluate_on, AlgorithmSpec, RunContext};
 
 use taskmap::report::CompareRow;
 
@@ -132,7 +132,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
             for input in &inputs {
                 let spec = arch_spec(a.arch.as_ref(), input)?;
                 let (problem, graph_name, _) =
-                    load_problem(input, &spec, &a.nodes, &a.constraints)?;
+                    load_problem(input, &spec, &a.nodes, &a.constraints, None)?;
                 problems.push((problem, graph_name));
             }
             None
@@ -242,7 +242,13 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
                 };
                 match result {
                     Ok(mapping) => {
-                        let e = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
+                        let e = evaluate_on(
+                            &problem.graph,
+                            problem.arch.as_ref(),
+                            &mapping,
+                            &opts,
+                            ctx.pool.as_ref(),
+                        )?;
                         if with_congestion {
                             row.max_congestion = taskmap::congestion::congestion(
                                 &problem.graph,

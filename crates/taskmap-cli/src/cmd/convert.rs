@@ -70,7 +70,7 @@ pub(crate) fn cmd_convert(a: ConvertArgs) -> Result<u8> {
         .map_err(|extra| anyhow::anyhow!("{}: one path too many", extra.display()))?;
     claim_stdout(&[Some(output)]);
     refuse_overwriting_inputs(output, &[Some(input)])?;
-    let g = read_graph(input, a.from.as_deref())?;
+    let g = read_graph(input, a.from.as_deref(), None)?;
     let format = output_format(output, a.to.as_deref())?;
     write_graph(output, &g, format)
 }

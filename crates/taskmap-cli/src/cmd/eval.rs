@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use taskmap::report::{render_congestion, render_evaluation, render_launch};
-use taskmap::{evaluate, EvalOptions, Mapping};
+use taskmap::{evaluate_on, EvalOptions, Mapping};
 
 use crate::input::*;
 use crate::launch::LaunchArgs;
@@ -42,6 +42,9 @@ pub(crate) struct EvalArgs {
     /// Report format.
     #[arg(short, long, value_enum, default_value = "human")]
     pub(crate) format: OutputFormat,
+    /// Threads for reading the graph and evaluating (1 to 1024; the same report on any).
+    #[arg(short, long, default_value_t = 1)]
+    pub(crate) threads: usize,
 }
 
 /// `taskmap eval`'s report: the evaluation, and F (and F_prop, with one task per PE) when a
@@ -71,13 +74,14 @@ pub(crate) struct EvalReport {
 }
 
 pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
+    let pool = taskmap::RunContext::new(0).with_threads(a.threads)?.pool;
     let program = a
         .program
         .as_ref()
         .map(|p| taskmap::perego::program::read_program(p))
         .transpose()?;
     let graph = match (&a.input.graph, &program) {
-        (Some(_), _) => load_graph(&a.input)?.0,
+        (Some(_), _) => load_graph(&a.input, pool.as_ref())?.0,
         (None, Some(_)) if a.input.task_weights.is_some() => {
             bail!("--task-weights applies to --graph; a program's tasks carry their own work")
         }
@@ -108,7 +112,7 @@ pub(crate) fn cmd_eval(a: EvalArgs) -> Result<u8> {
         epsilon: a.constraints.epsilon,
         capacities,
     };
-    let e = evaluate(&graph, arch.as_ref(), &mapping, &opts)
+    let e = evaluate_on(&graph, arch.as_ref(), &mapping, &opts, pool.as_ref())
         .with_context(|| format!("evaluating {}", a.mapping.display()))?;
     let (perego_f_paper, perego_f_slack, perego_f_prop, perego_notes) = match &program {
         Some(p) => {

@@ -41,7 +41,7 @@ pub(crate) fn cmd_info(a: InfoArgs) -> Result<u8> {
         .as_ref()
         .or(a.input.as_ref())
         .expect("clap requires -g or the positional graph");
-    let g = read_graph(path, a.graph_format.as_deref())?;
+    let g = read_graph(path, a.graph_format.as_deref(), None)?;
     // What map checks of a graph alone: its weight sums fit in 64 bits (eval checks that
     // too), and f_C's bound fits the refiners' signed gains on any target of two PEs or
     // more (diameter 1 at least).

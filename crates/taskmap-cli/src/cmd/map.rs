@@ -9,7 +9,7 @@ use clap::Args;
 use taskmap::multilevel::MultilevelMapper;
 use taskmap::registry::Family;
 use taskmap::report::{render_map_report, InitialReport, MapReport};
-use taskmap::{evaluate, AlgorithmSpec, Mapper, Mapping, MappingFormat, Problem, RunContext};
+use taskmap::{evaluate_on, AlgorithmSpec, Mapper, Mapping, MappingFormat, Problem, RunContext};
 
 use crate::input::*;
 use crate::launch::LaunchArgs;
@@ -190,6 +190,8 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         Some(p) => format!("{},preset={}", a.algorithm, p),
         None => a.algorithm.clone(),
     };
+    // The pool reads the graph too.
+    let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
     // Everything the run would refuse is refused before the configuration is printed too.
     let (program, spec, (mut problem, graph_name, machine)) = match &a.program {
         Some(path) => {
@@ -207,7 +209,8 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         }
         None => {
             let spec = arch_spec(a.arch.as_ref(), &a.input)?;
-            let loaded = load_problem(&a.input, &spec, &a.nodes, &a.constraints)?;
+            let loaded =
+                load_problem(&a.input, &spec, &a.nodes, &a.constraints, ctx.pool.as_ref())?;
             (None, spec, loaded)
         }
     };
@@ -222,7 +225,6 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
         problem.check_with_fixed()?;
     }
     let refine = refinement(&a, &algorithm, &problem)?;
-    let mut ctx = RunContext::new(a.run.seed).with_threads(a.run.threads)?;
     if a.dump_config {
         return dump_config(&a, spec, &alg_text, &algorithm);
     }
@@ -257,7 +259,13 @@ pub(crate) fn cmd_map(a: MapArgs, quiet: bool) -> Result<u8> {
     progress.finish();
     let map_time = t0.elapsed();
     let opts = eval_options(&problem, &a.constraints);
-    let evaluation = evaluate(&problem.graph, problem.arch.as_ref(), &mapping, &opts)?;
+    let evaluation = evaluate_on(
+        &problem.graph,
+        problem.arch.as_ref(),
+        &mapping,
+        &opts,
+        ctx.pool.as_ref(),
+    )?;
     let initial = refine
         .map(|r| {
             let file = r.path.display().to_string();

@@ -3,7 +3,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::text::{check_structure, decompress, defect_error, push_u64, row_of, Cursor};
+use rayon::prelude::*;
+use rayon::ThreadPool;
+
+use super::text::{check_structure_on, decompress, defect_error, push_u64, row_of, Cursor};
 use crate::error::GraphError;
 use crate::graph::TaskGraph;
 
@@ -36,48 +39,199 @@ use crate::graph::TaskGraph;
 ///
 /// Runs in O(size of file + n); one pass over the bytes, then an O(n + m) structure check.
 pub fn read_metis(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> {
-    let data = decompress(bytes, name)?;
-    parse(&data, name)
+    read_metis_on(bytes, name, None)
 }
 
-fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
+/// [`read_metis`] on `pool`'s threads: the vertex lines are parsed in pieces at once, and
+/// the structure is checked at once when the rows are sorted. The graph, and the error on
+/// a bad file, are the same as [`read_metis`]'s.
+pub fn read_metis_on(
+    bytes: &[u8],
+    name: &Path,
+    pool: Option<&ThreadPool>,
+) -> Result<TaskGraph, GraphError> {
+    let data = decompress(bytes, name)?;
+    parse(&data, name, pool, PARALLEL_BYTES)
+}
+
+/// Parses `b`; the vertex lines in pieces on `pool` when they take `parallel_bytes` or more.
+fn parse(
+    b: &[u8],
+    path: &Path,
+    pool: Option<&ThreadPool>,
+    parallel_bytes: usize,
+) -> Result<TaskGraph, GraphError> {
     let mut c = Cursor::new(b, path);
     let h = read_header(&mut c)?;
-    let mut more = c.next_line();
-    let mut csr = MetisCsr::with_capacity(&h, b.len());
-    while csr.xadj.len() <= h.n {
-        if !more {
-            return Err(c.err(
-                h.n_pos,
-                format!(
-                    "expected {} vertex lines, file ended after {}",
-                    h.n,
-                    csr.xadj.len() - 1
-                ),
-            ));
-        }
-        more = read_vertex_line(&mut c, &h, &mut csr)?;
-    }
-    while more {
-        c.skip_ws();
-        if !c.at_eol() && c.peek() != Some(b'%') {
-            return Err(c.err(
-                c.pos,
-                format!("unexpected data after the last of the {} vertex lines", h.n),
-            ));
-        }
-        more = c.next_line();
-    }
+    let pool = pool.filter(|p| p.current_num_threads() > 1 && b.len() - c.pos >= parallel_bytes);
+    let mut csr = match pool {
+        Some(pool) => pool.install(|| read_body_parallel(&c, &h, pool.current_num_threads()))?,
+        None => read_body(&mut c, &h)?,
+    };
     if !h.has_ew {
-        csr.ew = vec![1; csr.adjncy.len()];
+        csr.ew = filled(csr.adjncy.len(), 1, pool);
     }
     if !h.has_vw {
-        csr.vw = vec![1; h.n];
+        csr.vw = filled(h.n, 1, pool);
     }
-    check_csr(&c, &h, &csr)?;
+    check_csr(&c, &h, &csr, pool)?;
     Ok(TaskGraph::from_csr_unchecked(
         csr.xadj, csr.adjncy, csr.ew, csr.vw, h.ncon,
     ))
+}
+
+/// Files with fewer bytes of vertex lines than this are read on one thread.
+const PARALLEL_BYTES: usize = 1 << 20;
+
+/// `len` copies of `x`, written on `pool`'s threads when there is one.
+fn filled(len: usize, x: u64, pool: Option<&ThreadPool>) -> Vec<u64> {
+    match pool {
+        Some(pool) => {
+            let mut v = vec![0u64; len];
+            pool.install(|| v.par_chunks_mut(1 << 16).for_each(|c| c.fill(x)));
+            v
+        }
+        None => vec![x; len],
+    }
+}
+
+/// Reads the vertex lines after the header and what may follow them, one line after the
+/// other.
+fn read_body(c: &mut Cursor, h: &MetisHeader) -> Result<MetisCsr, GraphError> {
+    let mut more = c.next_line();
+    let mut csr = MetisCsr::with_capacity(h, c.b.len());
+    while csr.xadj.len() <= h.n {
+        if !more {
+            return Err(too_few_lines(c, h, csr.xadj.len() - 1));
+        }
+        more = read_vertex_line(c, h, &mut csr)?;
+    }
+    while more {
+        if let Some(p) = data_after_last_line(c) {
+            return Err(c.err(p, data_after_message(h)));
+        }
+        more = c.next_line();
+    }
+    Ok(csr)
+}
+
+fn too_few_lines(c: &Cursor, h: &MetisHeader, read: usize) -> GraphError {
+    c.err(
+        h.n_pos,
+        format!("expected {} vertex lines, file ended after {read}", h.n),
+    )
+}
+
+fn data_after_message(h: &MetisHeader) -> String {
+    format!("unexpected data after the last of the {} vertex lines", h.n)
+}
+
+/// On a line after the last vertex line: where it has data, if it is neither blank nor a
+/// comment.
+fn data_after_last_line(c: &mut Cursor) -> Option<usize> {
+    c.skip_ws();
+    (!c.at_eol() && c.peek() != Some(b'%')).then_some(c.pos)
+}
+
+/// [`read_body`] in pieces on the current rayon pool: the lines after the header are cut
+/// into pieces of whole lines (four per thread); each piece counts its vertex lines (those
+/// that are not comments), then, knowing the index of its first one, reads them into
+/// arrays of its own (or checks that lines past the `n`-th are blank or comments); the
+/// pieces are then copied into place. The first error in the file wins, as in [`read_body`].
+fn read_body_parallel(c: &Cursor, h: &MetisHeader, threads: usize) -> Result<MetisCsr, GraphError> {
+    let b = c.b;
+    let Some(nl) = memchr::memchr(b'\n', &b[c.pos..]) else {
+        return read_body(&mut c.clone(), h);
+    };
+    let start = c.pos + nl + 1;
+    // Piece i holds the lines that start in [bounds[i], bounds[i + 1]); the last piece
+    // also holds the final line after the last newline (empty when the file ends with one).
+    let pieces = threads * 4;
+    let mut bounds = vec![start];
+    for i in 1..pieces {
+        let at = (start + (b.len() - start) * i / pieces).max(*bounds.last().unwrap_or(&start));
+        // A piece starts after a newline; the text after the last one is the last piece's.
+        let Some(p) = memchr::memchr(b'\n', &b[at..]) else {
+            break;
+        };
+        let next = at + p + 1;
+        if next > *bounds.last().unwrap_or(&start) {
+            bounds.push(next);
+        }
+    }
+    let last = bounds.len() - 1;
+    bounds.push(b.len());
+    let lines = |i: usize| Lines {
+        b,
+        pos: bounds[i],
+        end: bounds[i + 1],
+        last: i == last,
+    };
+    let counts: Vec<usize> = (0..=last)
+        .into_par_iter()
+        .map(|i| lines(i).filter(|&p| !is_comment(b, p)).count())
+        .collect();
+    let mut first = Vec::with_capacity(counts.len());
+    let mut total = 0usize;
+    for &k in &counts {
+        first.push(total);
+        total += k;
+    }
+    let parts: Vec<Result<MetisCsr, GraphError>> = (0..=last)
+        .into_par_iter()
+        .map(|i| {
+            let mut part = MetisCsr::for_piece(h, bounds[i + 1] - bounds[i], b.len() - start);
+            let mut cur = c.clone();
+            let mut index = first[i];
+            for p in lines(i) {
+                if is_comment(b, p) {
+                    continue;
+                }
+                cur.pos = p;
+                if index < h.n {
+                    read_vertex_line(&mut cur, h, &mut part)?;
+                } else if let Some(at) = data_after_last_line(&mut cur) {
+                    return Err(cur.err(at, data_after_message(h)));
+                }
+                index += 1;
+            }
+            Ok(part)
+        })
+        .collect();
+    let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
+    if total < h.n {
+        return Err(too_few_lines(c, h, total));
+    }
+    Ok(MetisCsr::concat(parts))
+}
+
+/// The start of each line in a piece of a file (see [`read_body_parallel`]).
+struct Lines<'a> {
+    b: &'a [u8],
+    pos: usize,
+    end: usize,
+    last: bool,
+}
+
+impl Iterator for Lines<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.pos > self.b.len() || (!self.last && self.pos >= self.end) {
+            return None;
+        }
+        let p = self.pos;
+        self.pos = memchr::memchr(b'\n', &self.b[p..]).map_or(self.b.len() + 1, |q| p + q + 1);
+        Some(p)
+    }
+}
+
+/// Whether the line at `p` is a comment: `%` after separators.
+fn is_comment(b: &[u8], p: usize) -> bool {
+    b[p..]
+        .iter()
+        .find(|&&x| !matches!(x, b' ' | b'\t' | b'\r'))
+        .is_some_and(|&x| x == b'%')
 }
 
 /// The header line of a METIS file: sizes, their places and the format.
@@ -197,13 +351,27 @@ impl MetisCsr {
     /// Empty arrays, sized for the header `h` but never beyond what a file of `len` bytes
     /// can hold.
     fn with_capacity(h: &MetisHeader, len: usize) -> Self {
-        let n = h.n;
-        let cap_entries = (h.m.saturating_mul(2) as usize).min(len / 2 + 1);
-        let mut xadj: Vec<usize> = Vec::with_capacity(n.min(len + 1) + 1);
+        Self::sized(h, h.n, h.m.saturating_mul(2), len)
+    }
+
+    /// Empty arrays for a piece of `len` of the `body` bytes of vertex lines: sized for its
+    /// share of the header's counts (a guess; the arrays grow if it is short).
+    fn for_piece(h: &MetisHeader, len: usize, body: usize) -> Self {
+        let share = |x: u64| (x as f64 * len as f64 / body.max(1) as f64 * 1.05) as u64 + 64;
+        let rows = (share(h.n as u64) as usize).min(h.n);
+        Self::sized(h, rows, share(h.m.saturating_mul(2)), len)
+    }
+
+    /// Empty arrays for `rows` vertex lines and `entries` neighbours, never beyond what
+    /// `len` bytes can hold.
+    fn sized(h: &MetisHeader, rows: usize, entries: u64, len: usize) -> Self {
+        let cap_entries = (entries as usize).min(len / 2 + 1);
+        let rows = rows.min(len + 1);
+        let mut xadj: Vec<usize> = Vec::with_capacity(rows + 1);
         xadj.push(0);
         MetisCsr {
             xadj,
-            line_off: Vec::with_capacity(n.min(len + 1)),
+            line_off: Vec::with_capacity(rows),
             adjncy: Vec::with_capacity(cap_entries),
             ew: if h.has_ew {
                 Vec::with_capacity(cap_entries)
@@ -211,11 +379,50 @@ impl MetisCsr {
                 Vec::new()
             },
             vw: if h.has_vw {
-                Vec::with_capacity(n.min(len + 1) * h.ncon)
+                Vec::with_capacity(rows * h.ncon)
             } else {
                 Vec::new()
             },
         }
+    }
+
+    /// The pieces read by [`read_body_parallel`], in file order, as one: copied into place
+    /// on the current rayon pool, each piece freed once copied.
+    fn concat(parts: Vec<MetisCsr>) -> MetisCsr {
+        let rows: usize = parts.iter().map(|p| p.line_off.len()).sum();
+        let entries: usize = parts.iter().map(|p| p.adjncy.len()).sum();
+        let mut all = MetisCsr {
+            xadj: vec![0; rows + 1],
+            line_off: vec![0; rows],
+            adjncy: vec![0; entries],
+            ew: vec![0; parts.iter().map(|p| p.ew.len()).sum()],
+            vw: vec![0; parts.iter().map(|p| p.vw.len()).sum()],
+        };
+        let mut jobs = Vec::with_capacity(parts.len());
+        let (mut x, mut l) = (&mut all.xadj[1..], &mut all.line_off[..]);
+        let (mut a, mut e, mut w) = (&mut all.adjncy[..], &mut all.ew[..], &mut all.vw[..]);
+        let mut base = 0;
+        for p in parts {
+            let (x0, x1) = std::mem::take(&mut x).split_at_mut(p.line_off.len());
+            let (l0, l1) = std::mem::take(&mut l).split_at_mut(p.line_off.len());
+            let (a0, a1) = std::mem::take(&mut a).split_at_mut(p.adjncy.len());
+            let (e0, e1) = std::mem::take(&mut e).split_at_mut(p.ew.len());
+            let (w0, w1) = std::mem::take(&mut w).split_at_mut(p.vw.len());
+            (x, l, a, e, w) = (x1, l1, a1, e1, w1);
+            let offset = base;
+            base += p.adjncy.len();
+            jobs.push((p, offset, x0, l0, a0, e0, w0));
+        }
+        jobs.into_par_iter().for_each(|(p, offset, x, l, a, e, w)| {
+            for (d, &s) in x.iter_mut().zip(&p.xadj[1..]) {
+                *d = s + offset;
+            }
+            l.copy_from_slice(&p.line_off);
+            a.copy_from_slice(&p.adjncy);
+            e.copy_from_slice(&p.ew);
+            w.copy_from_slice(&p.vw);
+        });
+        all
     }
 }
 
@@ -310,9 +517,14 @@ fn fast_neighbours(b: &[u8], mut i: usize, h: &MetisHeader, csr: &mut MetisCsr) 
 
 /// Checks the structure of the graph read (no self-loop, no repeat, every edge with its
 /// reverse of the same weight) and the edge count of the header.
-fn check_csr(c: &Cursor, h: &MetisHeader, csr: &MetisCsr) -> Result<(), GraphError> {
+fn check_csr(
+    c: &Cursor,
+    h: &MetisHeader,
+    csr: &MetisCsr,
+    pool: Option<&ThreadPool>,
+) -> Result<(), GraphError> {
     let (xadj, adjncy, ew) = (&csr.xadj, &csr.adjncy, &csr.ew);
-    if let Err(d) = check_structure(xadj, adjncy, ew) {
+    if let Err(d) = check_structure_on(xadj, adjncy, ew, pool) {
         let pre = usize::from(h.has_size) + if h.has_vw { h.ncon } else { 0 };
         let stride = 1 + usize::from(h.has_ew);
         let place = |e: usize| {
@@ -417,4 +629,118 @@ fn fast_uint(b: &[u8], i: usize) -> Option<(u64, usize)> {
         return None;
     }
     Some((v, j))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// A random METIS text: maybe vertex and edge weights, comments anywhere, CRLF line
+    /// ends, rows shuffled or not, blank lines or none at the end.
+    fn random_text(rng: &mut Xoshiro256PlusPlus) -> Vec<u8> {
+        let n = rng.gen_range(1..60usize);
+        let mut rows: Vec<Vec<(usize, u64)>> = vec![Vec::new(); n];
+        for _ in 0..rng.gen_range(0..3 * n) {
+            let (u, v) = (rng.gen_range(0..n), rng.gen_range(0..n));
+            if u != v && !rows[u].iter().any(|&(x, _)| x == v) {
+                let w = rng.gen_range(1..4);
+                rows[u].push((v, w));
+                rows[v].push((u, w));
+            }
+        }
+        let (vw, ew) = (rng.gen_bool(0.3), rng.gen_bool(0.5));
+        let m = rows.iter().map(Vec::len).sum::<usize>() / 2;
+        let nl: &[u8] = if rng.gen_bool(0.2) { b"\r\n" } else { b"\n" };
+        let mut t = format!("{n} {m} {}{}", u8::from(vw), u8::from(ew)).into_bytes();
+        for (u, row) in rows.iter_mut().enumerate() {
+            t.extend_from_slice(nl);
+            if rng.gen_bool(0.1) {
+                t.extend_from_slice(b" % a comment");
+                t.extend_from_slice(nl);
+            }
+            if rng.gen_bool(0.5) {
+                row.sort_unstable();
+            }
+            let mut words = Vec::new();
+            if vw {
+                words.push((u % 5).to_string());
+            }
+            for &(v, w) in row.iter() {
+                words.push((v + 1).to_string());
+                if ew {
+                    words.push(w.to_string());
+                }
+            }
+            t.extend_from_slice(words.join(" ").as_bytes());
+        }
+        for _ in 0..rng.gen_range(0..3) {
+            t.extend_from_slice(nl);
+        }
+        t
+    }
+
+    fn pool(threads: usize) -> ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    }
+
+    /// The graph, or the error as printed.
+    fn outcome(r: Result<TaskGraph, GraphError>) -> Result<TaskGraph, String> {
+        r.map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn pieces_read_what_one_pass_reads() {
+        let pools = [pool(2), pool(3), pool(8)];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let path = Path::new("g.graph");
+        let (mut ok, mut errors) = (0, 0);
+        for round in 0..3000 {
+            let mut t = random_text(&mut rng);
+            // Every other text gets a few bytes changed: broken files must fail alike.
+            if round % 2 == 1 {
+                for _ in 0..rng.gen_range(1..4) {
+                    let i = rng.gen_range(0..t.len());
+                    t[i] = b" \n%10x-\t\r9"[rng.gen_range(0..10)];
+                }
+            }
+            let one = outcome(parse(&t, path, None, 0));
+            for p in &pools {
+                assert_eq!(
+                    outcome(parse(&t, path, Some(p), 0)),
+                    one,
+                    "{}",
+                    String::from_utf8_lossy(&t)
+                );
+            }
+            if one.is_ok() {
+                ok += 1
+            } else {
+                errors += 1
+            }
+        }
+        assert!(ok > 1000 && errors > 500, "{ok} read, {errors} refused");
+    }
+
+    #[test]
+    fn pieces_read_the_fixtures_alike() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
+        let mut files = 0;
+        for dir in [root.to_string(), format!("{root}/bad")] {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "graph") {
+                    let b = std::fs::read(&path).unwrap();
+                    let one = outcome(parse(&b, &path, None, 0));
+                    assert_eq!(outcome(parse(&b, &path, Some(&pool(4)), 0)), one);
+                    files += 1;
+                }
+            }
+        }
+        assert!(files >= 12, "{files} files");
+    }
 }

@@ -18,10 +18,12 @@ use std::io::Write;
 use std::path::Path;
 use std::str::FromStr;
 
+use rayon::ThreadPool;
+
 pub use bench::{read_bench, read_bench_with_names};
 pub use dense::{read_dense_matrix, DENSE_MAX_RANKS};
 pub use edgelist::{read_edge_list, write_edge_list};
-pub use metis::{read_metis, write_metis};
+pub use metis::{read_metis, read_metis_on, write_metis};
 pub use mpip::read_mpip;
 pub use mtx::{read_matrix_market, write_matrix_market};
 pub use scotch::{read_scotch, write_scotch};
@@ -155,8 +157,19 @@ impl GraphFormat {
 
     /// Reads a graph of this format from bytes (gzip or plain); `name` is used in errors.
     pub fn read(self, bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> {
+        self.read_on(bytes, name, None)
+    }
+
+    /// [`GraphFormat::read`] on `pool`'s threads where the reader has parallel parts
+    /// (METIS: [`read_metis_on`]); the same graph or error.
+    pub fn read_on(
+        self,
+        bytes: &[u8],
+        name: &Path,
+        pool: Option<&ThreadPool>,
+    ) -> Result<TaskGraph, GraphError> {
         match self {
-            GraphFormat::Metis => read_metis(bytes, name),
+            GraphFormat::Metis => read_metis_on(bytes, name, pool),
             GraphFormat::Scotch => read_scotch(bytes, name),
             GraphFormat::MatrixMarket => read_matrix_market(bytes, name),
             GraphFormat::EdgeList => read_edge_list(bytes, name),
@@ -195,6 +208,15 @@ impl FromStr for GraphFormat {
 /// Reads a graph file. The format is `format`, or else guessed from the extension with
 /// [`GraphFormat::from_path`]. Gzip-compressed files are recognised by their magic bytes.
 pub fn read_graph(path: &Path, format: Option<GraphFormat>) -> Result<TaskGraph, GraphError> {
+    read_graph_on(path, format, None)
+}
+
+/// [`read_graph`] on `pool`'s threads (see [`GraphFormat::read_on`]).
+pub fn read_graph_on(
+    path: &Path,
+    format: Option<GraphFormat>,
+    pool: Option<&ThreadPool>,
+) -> Result<TaskGraph, GraphError> {
     let format = resolve(path, format)?;
     // The file's bytes, the arrays parsed from them and the structure check's scratch
     // take about five times the file's size (measured on METIS grids; gzip: checked again
@@ -216,7 +238,7 @@ pub fn read_graph(path: &Path, format: Option<GraphFormat>) -> Result<TaskGraph,
         path: path.to_path_buf(),
         source,
     })?;
-    format.read(&bytes, path)
+    format.read_on(&bytes, path, pool)
 }
 
 /// Reads a graph from bytes (gzip or plain). `name_for_errors` stands for the file in error
@@ -226,8 +248,18 @@ pub fn read_graph_from_bytes(
     name_for_errors: &str,
     format: Option<GraphFormat>,
 ) -> Result<TaskGraph, GraphError> {
+    read_graph_from_bytes_on(bytes, name_for_errors, format, None)
+}
+
+/// [`read_graph_from_bytes`] on `pool`'s threads (see [`GraphFormat::read_on`]).
+pub fn read_graph_from_bytes_on(
+    bytes: &[u8],
+    name_for_errors: &str,
+    format: Option<GraphFormat>,
+    pool: Option<&ThreadPool>,
+) -> Result<TaskGraph, GraphError> {
     let name = Path::new(name_for_errors);
-    resolve(name, format)?.read(bytes, name)
+    resolve(name, format)?.read_on(bytes, name, pool)
 }
 
 fn resolve(path: &Path, format: Option<GraphFormat>) -> Result<GraphFormat, GraphError> {

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-use super::text::{check_structure, decompress, defect_error, push_u64, row_of, Cursor};
+use super::text::{check_structure_on, decompress, defect_error, push_u64, row_of, Cursor};
 use crate::error::GraphError;
 use crate::graph::TaskGraph;
 
@@ -76,7 +76,7 @@ fn parse(b: &[u8], path: &Path) -> Result<TaskGraph, GraphError> {
     if !h.has_vl {
         csr.vw = vec![1; h.n];
     }
-    if let Err(d) = check_structure(&csr.xadj, &csr.adjncy, &csr.ew) {
+    if let Err(d) = check_structure_on(&csr.xadj, &csr.adjncy, &csr.ew, None) {
         let id = |x: usize| {
             if h.has_label {
                 csr.labels[x]

@@ -1,7 +1,9 @@
 //! Property tests of the evaluation: every metric against a naive recomputation.
 
 use proptest::prelude::*;
-use taskmap::{evaluate, AlgorithmSpec, EvalOptions, Mapper, Mapping, PeId, Problem, RunContext};
+use taskmap::{
+    evaluate, evaluate_on, AlgorithmSpec, EvalOptions, Mapper, Mapping, PeId, Problem, RunContext,
+};
 use taskmap_arch::parse_arch;
 use taskmap_graph::gen;
 
@@ -575,4 +577,42 @@ fn part_diameters_match_gmtst() {
     let d = evaluate(&path5, arch.as_ref(), &split, &EvalOptions::default()).unwrap();
     assert_eq!((d.part_diameters.min, d.part_diameters.max), (1, 4));
     assert_eq!(d.part_diameters.avg, 2.5);
+}
+
+/// The evaluation on 2 and 3 threads equals the one on the calling thread: blocks of edges
+/// (several of them here), parts searched at once, and the PE pairs as a bit matrix
+/// (`torus:8x8`) or as a list (16,384 PEs).
+#[test]
+fn evaluation_is_the_same_on_any_thread_count() {
+    let pools: Vec<rayon::ThreadPool> = [2, 3]
+        .iter()
+        .map(|&t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+        })
+        .collect();
+    let graph = gen::random_graph(60_000, 5.0, 11);
+    for spec in ["torus:8x8", "tree:4:4:4/1:10:100", "hypercube:14"] {
+        let arch = parse_arch(spec).unwrap();
+        let k = arch.pe_count();
+        // Blocks of consecutive tasks (parts with several pieces) and scattered tasks.
+        let mappings = [
+            Mapping::new((0..60_000u32).map(|v| PeId(v * k / 60_000)).collect()),
+            Mapping::new((0..60_000u32).map(|v| PeId((v * 7919) % k)).collect()),
+        ];
+        for m in &mappings {
+            let opts = EvalOptions {
+                epsilon: Some(0.03),
+                capacities: None,
+            };
+            let one = evaluate(&graph, arch.as_ref(), m, &opts).unwrap();
+            assert!(one.cut_edges > 0 && one.part_diameters.max > 1, "{spec}");
+            for pool in &pools {
+                let e = evaluate_on(&graph, arch.as_ref(), m, &opts, Some(pool)).unwrap();
+                assert_eq!(e, one, "{spec} on {} threads", pool.current_num_threads());
+            }
+        }
+    }
 }
