@@ -141,6 +141,26 @@ def test_file_errors_name_the_file_and_line(tmp_path):
         taskmap.read_graph(bad, format="nonsense")
 
 
+def test_threads_read_and_evaluate_alike(tmp_path):
+    # A METIS file above 1 MiB is read in pieces on 2 threads: the same graph; a mapping
+    # evaluates the same on 1 and 3 threads.
+    n = 200_000
+    u = np.arange(n - 1)
+    g = taskmap.Graph.from_edges(np.concatenate([u, u[: n - 7]]),
+                                 np.concatenate([u + 1, u[: n - 7] + 7]), n=n)
+    path = tmp_path / "big.graph"
+    g.write(path)
+    assert path.stat().st_size > 1 << 20
+    one, two = taskmap.read_graph(path), taskmap.read_graph(path, threads=2)
+    for a, b in zip(one.csr(), two.csr()):
+        assert np.array_equal(a, b)
+    pes = np.arange(n) % 16
+    assert taskmap.evaluate(one, "torus:4x4", pes) == taskmap.evaluate(two, "torus:4x4", pes,
+                                                                          threads=3)
+    with pytest.raises(ValueError):
+        taskmap.read_graph(path, threads=0)
+
+
 def test_arch_distances():
     a = taskmap.Arch("torus:4x4")
     assert (a.pes, len(a), a.spec) == (16, 16, "torus:4x4")

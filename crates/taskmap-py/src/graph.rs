@@ -308,15 +308,22 @@ fn vertex_weights(
 /// Reads a task graph file in any format the CLI reads (METIS `.graph`, Scotch `.grf`,
 /// Matrix Market `.mtx`, edge lists, `.bench`, mpiP `graphStats.txt`, volume lists
 /// `.csv`/`.vol`, dense matrices `.mat`/`.dense`; optionally `.gz`), picked by the
-/// extension unless `format` is given.
+/// extension unless `format` is given. With `threads` above 1, a METIS file of 1 MiB or
+/// more is parsed and checked on that many threads (the same graph or error).
 #[pyfunction]
-#[pyo3(signature = (path, format=None))]
-pub(crate) fn read_graph(py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<Graph> {
+#[pyo3(signature = (path, format=None, threads=1))]
+pub(crate) fn read_graph(
+    py: Python<'_>,
+    path: PathBuf,
+    format: Option<&str>,
+    threads: usize,
+) -> PyResult<Graph> {
     let format = format
         .map(|f| f.parse::<GraphFormat>().map_err(value_error))
         .transpose()?;
+    let pool = crate::run::context(py, threads)?.pool;
     let graph = py
-        .detach(|| taskmap_graph::read_graph(&path, format))
+        .detach(|| taskmap_graph::read_graph_on(&path, format, pool.as_ref()))
         .map_err(|e| to_py(py, e))?;
     Ok(Graph {
         inner: Arc::new(graph),
@@ -334,7 +341,7 @@ impl GraphArg<'_> {
     pub(crate) fn get(&self, py: Python<'_>) -> PyResult<Arc<TaskGraph>> {
         match self {
             GraphArg::Graph(g) => Ok(g.inner.clone()),
-            GraphArg::Path(p) => Ok(read_graph(py, p.clone(), None)?.inner),
+            GraphArg::Path(p) => Ok(read_graph(py, p.clone(), None, 1)?.inner),
         }
     }
 }

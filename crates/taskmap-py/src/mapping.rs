@@ -8,8 +8,8 @@ use pyo3::prelude::*;
 use taskmap::problem::FREE;
 use taskmap::report::{LaunchFiles, LaunchReport};
 use taskmap::{
-    evaluate as evaluate_mapping, AlgorithmSpec, Architecture, Capacities, EvalOptions, Mapper,
-    Mapping, PeId, Problem, RunContext, TaskGraph,
+    evaluate as evaluate_mapping, evaluate_on, AlgorithmSpec, Architecture, Capacities,
+    EvalOptions, Mapper, Mapping, PeId, Problem, RunContext, TaskGraph,
 };
 
 use crate::arch::{check_pes, ArchArg};
@@ -162,9 +162,11 @@ fn capacities_of(
 /// Scores `mapping` (the PE of every task) of `graph` on `arch`: a dict with the keys of
 /// `taskmap eval --format json` (`comm_cost` is f_C = Σ w(e)·dist, each edge once), and
 /// `congestion` (link loads under the target's routing) when asked for and the target
-/// has routes. `epsilon` and `capacities` are checked when given.
+/// has routes. `epsilon` and `capacities` are checked when given. `threads` threads
+/// evaluate it (the same numbers on any).
 #[pyfunction]
-#[pyo3(signature = (graph, arch, mapping, epsilon=None, capacities=None, congestion=false))]
+#[pyo3(signature = (graph, arch, mapping, epsilon=None, capacities=None, congestion=false,
+    threads=1))]
 pub(crate) fn evaluate<'py>(
     py: Python<'py>,
     graph: GraphArg<'_>,
@@ -173,7 +175,9 @@ pub(crate) fn evaluate<'py>(
     epsilon: Option<f64>,
     capacities: Option<&Bound<'_, PyAny>>,
     congestion: bool,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let pool = crate::run::context(py, threads)?.pool;
     let graph = graph.get(py)?;
     let (arch, machine) = arch.target(py)?;
     let k = arch.pe_count();
@@ -197,7 +201,7 @@ pub(crate) fn evaluate<'py>(
     // As text, which holds the 128-bit sums that a serde_json::Value cannot.
     let (evaluation, launch, congestion) = py
         .detach(|| -> Result<_, taskmap::Error> {
-            let e = evaluate_mapping(&graph, arch.as_ref(), &mapping, &opts)?;
+            let e = evaluate_on(&graph, arch.as_ref(), &mapping, &opts, pool.as_ref())?;
             let launch = machine
                 .as_deref()
                 .map(|m| {
