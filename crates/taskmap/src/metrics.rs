@@ -429,6 +429,7 @@ fn edge_stats(
             }
             b.pairs.sort_unstable();
             b.pairs.dedup();
+            b.pairs.shrink_to_fit();
             b
         },
     );

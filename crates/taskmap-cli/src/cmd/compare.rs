@@ -114,7 +114,8 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
         refuse_overwriting_inputs(h, &inputs)?;
         claim_stdout(&[Some(h)]);
     }
-    // Every graph is read and checked before any algorithm runs.
+    // Every graph is read and checked before any algorithm runs (on the runs' threads).
+    let pool = RunContext::new(0).with_threads(a.run.threads)?.pool;
     let mut problems = Vec::with_capacity(inputs.len());
     let program = match &a.program {
         Some(path) => {
@@ -132,7 +133,7 @@ pub(crate) fn cmd_compare(a: CompareArgs, quiet: bool) -> Result<u8> {
             for input in &inputs {
                 let spec = arch_spec(a.arch.as_ref(), input)?;
                 let (problem, graph_name, _) =
-                    load_problem(input, &spec, &a.nodes, &a.constraints, None)?;
+                    load_problem(input, &spec, &a.nodes, &a.constraints, pool.as_ref())?;
                 problems.push((problem, graph_name));
             }
             None

@@ -403,7 +403,7 @@ pub(crate) fn row_of(xadj: &[usize], e: usize) -> usize {
 /// reports the first defect in row order. Ids must already be in range. The check runs on
 /// `pool`'s threads when it has several ([`sorted_and_symmetric`]): on the rows as they
 /// are when every row is sorted (as generators and most tools write them), else on a
-/// sorted copy (8 bytes per entry). A defect is then named by [`check_structure`].
+/// sorted copy (4 bytes per entry, 4 more when the weights differ). A defect is then named by [`check_structure`].
 pub(crate) fn check_structure_on(
     xadj: &[usize],
     adjncy: &[u32],
@@ -448,7 +448,7 @@ fn sorted_rows(xadj: &[usize], adjncy: &[u32], places: bool) -> (Vec<u32>, Vec<u
         let rows = first..(first + ROWS).min(n);
         let len = xadj[rows.end] - xadj[rows.start];
         let (s0, s1) = std::mem::take(&mut s).split_at_mut(len);
-        let (p0, p1) = std::mem::take(&mut p).split_at_mut(len.min(p.len()));
+        let (p0, p1) = std::mem::take(&mut p).split_at_mut(if places { len } else { 0 });
         (s, p) = (s1, p1);
         jobs.push((rows, s0, p0));
     }
@@ -714,18 +714,23 @@ mod tests {
         for round in 0..4000 {
             let (xadj, mut adjncy, mut ew) = random_csr(&mut rng);
             let n = xadj.len() - 1;
-            if round % 2 == 1 && !adjncy.is_empty() {
-                // One defect or none: a weight, a neighbour (a repeat, a self-loop, a
-                // missing reverse) or the order of a row.
+            if adjncy.is_empty() {
+                continue;
+            }
+            // Rows in another order (a valid graph still), then, every other round, one or
+            // two defects: a weight, or a neighbour (a repeat, a self-loop, a missing
+            // reverse).
+            for _ in 0..rng.gen_range(0..3) {
+                let u = row_of(&xadj, rng.gen_range(0..adjncy.len()));
+                adjncy[xadj[u]..xadj[u + 1]].reverse();
+                ew[xadj[u]..xadj[u + 1]].reverse();
+            }
+            for _ in 0..(round % 2) * rng.gen_range(1..3) {
                 let e = rng.gen_range(0..adjncy.len());
-                match rng.gen_range(0..3) {
-                    0 => ew[e] += 1,
-                    1 => adjncy[e] = rng.gen_range(0..n as u32),
-                    _ => {
-                        let u = row_of(&xadj, e);
-                        adjncy[xadj[u]..xadj[u + 1]].reverse();
-                        ew[xadj[u]..xadj[u + 1]].reverse();
-                    }
+                if rng.gen_bool(0.5) {
+                    ew[e] += 1;
+                } else {
+                    adjncy[e] = rng.gen_range(0..n as u32);
                 }
             }
             let sorted = (0..n).all(|u| adjncy[xadj[u]..xadj[u + 1]].is_sorted());
@@ -746,6 +751,6 @@ mod tests {
                 bad += 1
             }
         }
-        assert!(good > 2000 && bad > 1000, "{good} valid, {bad} not");
+        assert!(good > 1500 && bad > 1000, "{good} valid, {bad} not");
     }
 }
