@@ -155,6 +155,21 @@ fn eval_reports_the_same_on_any_thread_count() {
     assert_eq!(one.status.code(), Some(2), "{}", stderr(&one));
     assert!(stderr(&one).contains("bad.graph:"), "{}", stderr(&one));
     assert_eq!(stderr(&eval(&bad, "3")), stderr(&one));
+    // Weighted rows out of order whose reverse weights differ, read in pieces (comments
+    // make the file long enough): refused on every thread count.
+    let mut text = String::from("3 3 1\n3 2 2 1\n1 2 3 2\n2 2 1 2\n");
+    text.push_str(&format!("%{}\n", "x".repeat(99)).repeat(12_000));
+    let w = dir.path().join("w.graph").display().to_string();
+    std::fs::write(&w, text).unwrap();
+    for t in ["1", "2"] {
+        let o = taskmap(&["map", "-g", &w, "-a", "complete:2", "-A", "block", "-t", t]);
+        assert_eq!(o.status.code(), Some(2), "{t} threads: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("w.graph:2:5: edge 1-2 has weight 1"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }
 
 #[test]
