@@ -251,16 +251,16 @@ pub fn evaluate_on(
     let edges = edge_stats(graph, arch, map, k, pool);
     // Judged on the value of this mapping: weights whose bound (total times diameter)
     // overflows may still give an f_C that fits.
-    let comm = u64::try_from(edges.comm).map_err(|_| {
+    let comm = u64::try_from(edges.sums.comm).map_err(|_| {
         Error::Config(format!(
             "the communication cost f_C of this mapping is {}, more than 2^64-1",
-            edges.comm
+            edges.sums.comm
         ))
     })?;
     let m = graph.num_edges();
     let total_w = graph.total_edge_weight();
     let dilation_mean = if m > 0 {
-        edges.dil_sum as f64 / m as f64
+        edges.sums.dil_sum as f64 / m as f64
     } else {
         0.0
     };
@@ -305,11 +305,11 @@ pub fn evaluate_on(
         comm_cost: comm,
         comm_cost_j: 2 * u128::from(comm),
         berger_objective: 2 * u128::from(comm),
-        edge_cut: edges.cut_w,
-        cut_edges: edges.cut_n,
+        edge_cut: edges.sums.cut_w,
+        cut_edges: edges.sums.cut_n,
         total_edge_weight: total_w,
         dilation_mean,
-        dilation_max: edges.dil_max,
+        dilation_max: edges.sums.dil_max,
         expansion_mean,
         expansion_ratio,
         loads,
@@ -319,6 +319,7 @@ pub fn evaluate_on(
         neighbours_avg: neighbours_sum as f64 / k.max(1) as f64,
         neighbours_sum,
         distance_histogram: edges
+            .sums
             .hist
             .into_iter()
             .map(|(distance, (edges, weight))| DistanceBin {
@@ -362,8 +363,16 @@ fn check_inputs(
     Ok(())
 }
 
-/// The edge metrics of a mapping, before they are averaged.
+/// The edge metrics of a mapping, before they are averaged: the sums and the PE pairs.
 struct EdgeStats {
+    sums: EdgeSums,
+    /// The PE pairs joined by an edge.
+    pe_pairs: PePairs,
+}
+
+/// What [`edge_stats`] adds up over the edges, or over a block of tasks' edges.
+#[derive(Default)]
+struct EdgeSums {
     /// f_C, exact (the caller checks that it fits in 64 bits).
     comm: u128,
     /// Total weight of the cut edges.
@@ -376,12 +385,42 @@ struct EdgeStats {
     dil_max: u64,
     /// Edges and weight by distance.
     hist: BTreeMap<u64, (u64, u64)>,
-    /// The PE pairs joined by an edge.
-    pe_pairs: PePairs,
+}
+
+impl EdgeSums {
+    /// Counts an edge of weight `w` at distance `d`, `cut` when its ends are on two PEs.
+    #[inline]
+    fn edge(&mut self, w: u64, d: u64, cut: bool) {
+        if cut {
+            self.cut_w += w;
+            self.cut_n += 1;
+        }
+        self.comm += u128::from(w) * u128::from(d);
+        self.dil_sum += u128::from(d);
+        self.dil_max = self.dil_max.max(d);
+        let bin = self.hist.entry(d).or_insert((0, 0));
+        bin.0 += 1;
+        bin.1 += w;
+    }
+
+    /// Adds the sums of `o`.
+    fn add(&mut self, o: EdgeSums) {
+        self.comm += o.comm;
+        self.cut_w += o.cut_w;
+        self.cut_n += o.cut_n;
+        self.dil_sum += o.dil_sum;
+        self.dil_max = self.dil_max.max(o.dil_max);
+        for (d, (edges, weight)) in o.hist {
+            let bin = self.hist.entry(d).or_insert((0, 0));
+            bin.0 += edges;
+            bin.1 += weight;
+        }
+    }
 }
 
 /// One pass over the edges: f_C, cut, dilation, histogram, PE adjacency pairs; blocks of
-/// tasks on `pool`'s threads, added up in block order.
+/// tasks on `pool`'s threads, added up in block order (each block's PE pairs sorted,
+/// without repeats).
 fn edge_stats(
     graph: &TaskGraph,
     arch: &dyn Architecture,
@@ -389,15 +428,6 @@ fn edge_stats(
     k: u32,
     pool: Option<&rayon::ThreadPool>,
 ) -> EdgeStats {
-    let mut s = EdgeStats {
-        comm: 0,
-        cut_w: 0,
-        cut_n: 0,
-        dil_sum: 0,
-        dil_max: 0,
-        hist: BTreeMap::new(),
-        pe_pairs: PePairs::new(k),
-    };
     let n = graph.num_tasks();
     let blocks = crate::par::map_blocks(
         pool,
@@ -405,7 +435,8 @@ fn edge_stats(
         1 << 14,
         || (),
         |_, tasks| {
-            let mut b = BlockStats::default();
+            let mut sums = EdgeSums::default();
+            let mut pairs: Vec<(u32, u32)> = Vec::new();
             for u in tasks.start as u32..tasks.end as u32 {
                 let pu = map[u as usize];
                 for (&v, &w) in graph.neighbors(u).iter().zip(graph.edge_weights(u)) {
@@ -413,54 +444,31 @@ fn edge_stats(
                         continue;
                     }
                     let pv = map[v as usize];
-                    let d = if pu == pv { 0 } else { arch.distance(pu, pv) };
-                    if pu != pv {
-                        b.cut_w += w;
-                        b.cut_n += 1;
-                        b.pairs.push((pu.0.min(pv.0), pu.0.max(pv.0)));
+                    if pu == pv {
+                        sums.edge(w, 0, false);
+                    } else {
+                        sums.edge(w, arch.distance(pu, pv), true);
+                        pairs.push((pu.0.min(pv.0), pu.0.max(pv.0)));
                     }
-                    b.comm += u128::from(w) * u128::from(d);
-                    b.dil_sum += u128::from(d);
-                    b.dil_max = b.dil_max.max(d);
-                    let bin = b.hist.entry(d).or_insert((0, 0));
-                    bin.0 += 1;
-                    bin.1 += w;
                 }
             }
-            b.pairs.sort_unstable();
-            b.pairs.dedup();
-            b.pairs.shrink_to_fit();
-            b
+            pairs.sort_unstable();
+            pairs.dedup();
+            pairs.shrink_to_fit();
+            (sums, pairs)
         },
     );
-    for b in blocks {
-        s.comm += b.comm;
-        s.cut_w += b.cut_w;
-        s.cut_n += b.cut_n;
-        s.dil_sum += b.dil_sum;
-        s.dil_max = s.dil_max.max(b.dil_max);
-        for (d, (edges, weight)) in b.hist {
-            let bin = s.hist.entry(d).or_insert((0, 0));
-            bin.0 += edges;
-            bin.1 += weight;
-        }
-        for (a, c) in b.pairs {
+    let mut s = EdgeStats {
+        sums: EdgeSums::default(),
+        pe_pairs: PePairs::new(k),
+    };
+    for (sums, pairs) in blocks {
+        s.sums.add(sums);
+        for (a, c) in pairs {
             s.pe_pairs.insert(a, c);
         }
     }
     s
-}
-
-/// What [`edge_stats`] adds up over a block of tasks; the PE pairs sorted, without repeats.
-#[derive(Default)]
-struct BlockStats {
-    comm: u128,
-    cut_w: u64,
-    cut_n: u64,
-    dil_sum: u128,
-    dil_max: u64,
-    hist: BTreeMap<u64, (u64, u64)>,
-    pairs: Vec<(u32, u32)>,
 }
 
 /// The [`PartDiameters`] of a mapping, the parts searched at once on `pool`'s threads.

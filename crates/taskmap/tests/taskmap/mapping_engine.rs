@@ -1,5 +1,6 @@
 //! Tests of the mapping engine: the k-way f_C refiner, DRB and the multilevel mapper.
 
+use crate::support::pools;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -1041,19 +1042,6 @@ fn parallel_lp_pass_gains_are_exact_and_deterministic() {
             );
         }
     }
-}
-
-/// A pool of each thread count.
-fn pools(threads: &[usize]) -> Vec<rayon::ThreadPool> {
-    threads
-        .iter()
-        .map(|&t| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap()
-        })
-        .collect()
 }
 
 /// Checks the clusters of `parallel_coarsening_is_deterministic_and_connected`.

@@ -584,15 +584,7 @@ fn part_diameters_match_gmtst() {
 /// (`torus:8x8`) or as a list (16,384 PEs).
 #[test]
 fn evaluation_is_the_same_on_any_thread_count() {
-    let pools: Vec<rayon::ThreadPool> = [2, 3]
-        .iter()
-        .map(|&t| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap()
-        })
-        .collect();
+    let pools = crate::support::pools(&[2, 3]);
     let graph = gen::random_graph(60_000, 5.0, 11);
     for spec in ["torus:8x8", "tree:4:4:4/1:10:100", "hypercube:14"] {
         let arch = parse_arch(spec).unwrap();

@@ -1,4 +1,4 @@
-//! Helpers of the integration tests alone: fixture paths and a seeded generator.
+//! Helpers of the integration tests alone: fixture paths, a seeded generator and pools.
 
 /// A fixture file of the repository (`fixtures/REL`).
 pub fn fixture(rel: &str) -> std::path::PathBuf {
@@ -27,4 +27,17 @@ impl SplitMix {
     pub fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
+}
+
+/// A pool of each thread count.
+pub fn pools(threads: &[usize]) -> Vec<rayon::ThreadPool> {
+    threads
+        .iter()
+        .map(|&t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+        })
+        .collect()
 }
