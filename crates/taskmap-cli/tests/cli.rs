@@ -142,7 +142,7 @@ fn eval_reports_the_same_on_any_thread_count() {
         let o = eval(&g, t);
         assert_eq!(stdout(&o), stdout(&one), "{t} threads");
     }
-    // One neighbour id of a line near the end made one larger: no reverse edge.
+    // One neighbour id of a line near the end changed by one: no reverse edge.
     let mut text = std::fs::read_to_string(&g).unwrap();
     let at = text.len() - 200 + text[text.len() - 200..].find(' ').unwrap();
     let digit = at - 1;

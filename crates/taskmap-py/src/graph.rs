@@ -308,8 +308,9 @@ fn vertex_weights(
 /// Reads a task graph file in any format the CLI reads (METIS `.graph`, Scotch `.grf`,
 /// Matrix Market `.mtx`, edge lists, `.bench`, mpiP `graphStats.txt`, volume lists
 /// `.csv`/`.vol`, dense matrices `.mat`/`.dense`; optionally `.gz`), picked by the
-/// extension unless `format` is given. With `threads` above 1, a METIS file of 1 MiB or
-/// more is parsed and checked on that many threads (the same graph or error).
+/// extension unless `format` is given. With `threads` above 1, a METIS file with 1 MiB or
+/// more after its header line (decompressed) is parsed and checked on that many threads
+/// (the same graph or error).
 #[pyfunction]
 #[pyo3(signature = (path, format=None, threads=1))]
 pub(crate) fn read_graph(
@@ -338,10 +339,11 @@ pub(crate) enum GraphArg<'py> {
 }
 
 impl GraphArg<'_> {
-    pub(crate) fn get(&self, py: Python<'_>) -> PyResult<Arc<TaskGraph>> {
+    /// The graph, a path read on `threads` threads.
+    pub(crate) fn get(&self, py: Python<'_>, threads: usize) -> PyResult<Arc<TaskGraph>> {
         match self {
             GraphArg::Graph(g) => Ok(g.inner.clone()),
-            GraphArg::Path(p) => Ok(read_graph(py, p.clone(), None, 1)?.inner),
+            GraphArg::Path(p) => Ok(read_graph(py, p.clone(), None, threads)?.inner),
         }
     }
 }

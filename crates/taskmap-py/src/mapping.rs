@@ -43,7 +43,7 @@ pub(crate) fn map<'py>(
     fixed: Option<&Bound<'_, PyAny>>,
     time_limit: Option<f64>,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-    let graph = graph.get(py)?;
+    let graph = graph.get(py, threads)?;
     let arch = arch.get(py)?;
     let spec = AlgorithmSpec::parse_with_preset(algorithm, preset).map_err(|e| to_py(py, e))?;
     let problem = problem(py, graph, arch, epsilon, capacities, fixed)?;
@@ -178,7 +178,7 @@ pub(crate) fn evaluate<'py>(
     threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     let pool = crate::run::context(py, threads)?.pool;
-    let graph = graph.get(py)?;
+    let graph = graph.get(py, threads)?;
     let (arch, machine) = arch.target(py)?;
     let k = arch.pe_count();
     let pes = ids(py, mapping, "mapping")?;

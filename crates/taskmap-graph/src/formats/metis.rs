@@ -37,14 +37,16 @@ use crate::graph::TaskGraph;
 ///   other end). Then the number of adjacency entries must be exactly `2m` (error:
 ///   `header says m edges (2m adjacency entries) but the vertex lines list k entries`).
 ///
-/// Runs in O(size of file + n); one pass over the bytes, then an O(n + m) structure check.
+/// Runs in O(size of file + n) for the bytes, then a structure check: O(m log Δ) binary
+/// searches when every row is sorted, else an O(n + m) transposed pass.
 pub fn read_metis(bytes: &[u8], name: &Path) -> Result<TaskGraph, GraphError> {
     read_metis_on(bytes, name, None)
 }
 
-/// [`read_metis`] on `pool`'s threads: the vertex lines are parsed in pieces at once, and
-/// the structure is checked at once when the rows are sorted. The graph, and the error on
-/// a bad file, are the same as [`read_metis`]'s.
+/// [`read_metis`] on `pool`'s threads when the text after the header line (decompressed)
+/// takes at least 1 MiB: the lines are parsed in pieces at once, and the structure is
+/// checked on the threads (on a sorted copy of the rows when they are not sorted). The
+/// graph, and the error on a bad file, are the same as [`read_metis`]'s.
 pub fn read_metis_on(
     bytes: &[u8],
     name: &Path,
@@ -80,7 +82,8 @@ fn parse(
     ))
 }
 
-/// Files with fewer bytes of vertex lines than this are read on one thread.
+/// Files with fewer bytes than this after the header line (comments and blank lines
+/// included, after decompression) are read on one thread.
 const PARALLEL_BYTES: usize = 1 << 20;
 
 /// `len` copies of `x`, written on `pool`'s threads when there is one.
@@ -379,7 +382,7 @@ impl MetisCsr {
                 Vec::new()
             },
             vw: if h.has_vw {
-                Vec::with_capacity(rows * h.ncon)
+                Vec::with_capacity(rows.saturating_mul(h.ncon).min(len / 2 + 1))
             } else {
                 Vec::new()
             },

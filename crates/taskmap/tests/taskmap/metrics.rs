@@ -601,6 +601,19 @@ fn evaluation_is_the_same_on_any_thread_count() {
             };
             let one = evaluate(&graph, arch.as_ref(), m, &opts).unwrap();
             assert!(one.cut_edges > 0 && one.part_diameters.max > 1, "{spec}");
+            // The blocks' sums against a naive recomputation (and against the one-block
+            // sums above, through the histogram).
+            let fc = taskmap::metrics::comm_cost(&graph, arch.as_ref(), m.as_slice());
+            let cut: Vec<u64> = graph
+                .edges()
+                .filter(|&(u, v, _)| m.pe(u) != m.pe(v))
+                .map(|e| e.2)
+                .collect();
+            assert_eq!(one.comm_cost, fc, "{spec}");
+            assert_eq!(one.edge_cut, cut.iter().sum::<u64>(), "{spec}");
+            assert_eq!(one.cut_edges, cut.len() as u64, "{spec}");
+            let weight: u64 = one.distance_histogram.iter().map(|b| b.weight).sum();
+            assert_eq!(weight, graph.total_edge_weight(), "{spec}");
             for pool in &pools {
                 let e = evaluate_on(&graph, arch.as_ref(), m, &opts, Some(pool)).unwrap();
                 assert_eq!(e, one, "{spec} on {} threads", pool.current_num_threads());
