@@ -56,7 +56,8 @@ pub fn read_metis_on(
     parse(&data, name, pool, PARALLEL_BYTES)
 }
 
-/// Parses `b`; the vertex lines in pieces on `pool` when they take `parallel_bytes` or more.
+/// Parses `b`; the lines in pieces on `pool` when the text after the header line takes
+/// `parallel_bytes` or more.
 fn parse(
     b: &[u8],
     path: &Path,

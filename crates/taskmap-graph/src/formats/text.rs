@@ -400,10 +400,12 @@ pub(crate) fn row_of(xadj: &[usize], e: usize) -> usize {
 }
 
 /// Checks rows for self-loops and repeated neighbours, and symmetry with equal weights, and
-/// reports the first defect in row order. Ids must already be in range. The check runs on
-/// `pool`'s threads when it has several ([`sorted_and_symmetric`]): on the rows as they
-/// are when every row is sorted (as generators and most tools write them), else on a
-/// sorted copy (4 bytes per entry, 4 more when the weights differ). A defect is then named by [`check_structure`].
+/// reports the first defect in row order. Ids must already be in range. When every row is
+/// sorted (as generators and most tools write them), binary searches in the rows check it
+/// with no scratch, on `pool`'s threads when it has several ([`sorted_and_symmetric`]).
+/// Otherwise the same check runs on a sorted copy with several threads (4 bytes per entry,
+/// 4 more when the weights differ), and [`check_structure`]'s transposed pass with one. A
+/// defect is always named by [`check_structure`].
 pub(crate) fn check_structure_on(
     xadj: &[usize],
     adjncy: &[u32],
