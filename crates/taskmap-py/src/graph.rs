@@ -1,7 +1,7 @@
 //! `taskmap.Graph`: a task graph from METIS's CSR arrays, from an edge list, from a
 //! scipy.sparse matrix or from a file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -323,12 +323,21 @@ pub(crate) fn read_graph(
         .map(|f| f.parse::<GraphFormat>().map_err(value_error))
         .transpose()?;
     let pool = crate::run::context(py, threads)?.pool;
-    let graph = py
-        .detach(|| taskmap_graph::read_graph_on(&path, format, pool.as_ref()))
-        .map_err(|e| to_py(py, e))?;
     Ok(Graph {
-        inner: Arc::new(graph),
+        inner: read_on(py, &path, format, pool.as_ref())?,
     })
+}
+
+/// The graph of the file at `path`, read without the GIL on `pool`.
+fn read_on(
+    py: Python<'_>,
+    path: &Path,
+    format: Option<GraphFormat>,
+    pool: Option<&rayon::ThreadPool>,
+) -> PyResult<Arc<TaskGraph>> {
+    py.detach(|| taskmap_graph::read_graph_on(path, format, pool))
+        .map(Arc::new)
+        .map_err(|e| to_py(py, e))
 }
 
 /// A graph argument: a `Graph`, or a path to read.
@@ -339,11 +348,15 @@ pub(crate) enum GraphArg<'py> {
 }
 
 impl GraphArg<'_> {
-    /// The graph, a path read on `threads` threads.
-    pub(crate) fn get(&self, py: Python<'_>, threads: usize) -> PyResult<Arc<TaskGraph>> {
+    /// The graph, a path read on `pool`'s threads.
+    pub(crate) fn get(
+        &self,
+        py: Python<'_>,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> PyResult<Arc<TaskGraph>> {
         match self {
             GraphArg::Graph(g) => Ok(g.inner.clone()),
-            GraphArg::Path(p) => Ok(read_graph(py, p.clone(), None, threads)?.inner),
+            GraphArg::Path(p) => read_on(py, p, None, pool),
         }
     }
 }

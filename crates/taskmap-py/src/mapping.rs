@@ -43,13 +43,14 @@ pub(crate) fn map<'py>(
     fixed: Option<&Bound<'_, PyAny>>,
     time_limit: Option<f64>,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-    let graph = graph.get(py, threads)?;
-    let arch = arch.get(py)?;
-    let spec = AlgorithmSpec::parse_with_preset(algorithm, preset).map_err(|e| to_py(py, e))?;
-    let problem = problem(py, graph, arch, epsilon, capacities, fixed)?;
+    // The run's pool reads the graph too.
     let mut ctx = RunContext::new(seed)
         .with_threads(threads)
         .map_err(|e| to_py(py, e))?;
+    let graph = graph.get(py, ctx.pool.as_ref())?;
+    let arch = arch.get(py)?;
+    let spec = AlgorithmSpec::parse_with_preset(algorithm, preset).map_err(|e| to_py(py, e))?;
+    let problem = problem(py, graph, arch, epsilon, capacities, fixed)?;
     if let Some(t) = time_limit {
         if !(t > 0.0 && t <= taskmap::mapper::MAX_TIME_LIMIT_SECONDS) {
             return Err(value_error(format!(
@@ -178,7 +179,7 @@ pub(crate) fn evaluate<'py>(
     threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     let pool = crate::run::context(py, threads)?.pool;
-    let graph = graph.get(py, threads)?;
+    let graph = graph.get(py, pool.as_ref())?;
     let (arch, machine) = arch.target(py)?;
     let k = arch.pe_count();
     let pes = ids(py, mapping, "mapping")?;
