@@ -16,6 +16,7 @@
 //! | [`ExplicitGraph`] | `graph:FILE` (METIS target graph) | none |
 //! | [`DistanceMatrix`] | `matrix:FILE` | none |
 //! | [`Subset`] | `sub:0-3,8-11:torus:8x8` (PE list, then the inner spec) | `sub 8 0 1 2 3 8 9 10 11` + inner target |
+//! | [`LabelledTree`] | its Scotch text | `ltleaf 2 2 10 4 1 4 3 2 1 0` (a `tleaf`, then a permutation of each block of leaves) |
 //!
 //! A file name (or `tgt:FILE`) holding a Scotch target, and a Scotch target written inline
 //! (`"torus2D 8 8"`), are accepted too. See [`parse_arch`] for the details of every syntax.
@@ -33,6 +34,7 @@ mod explicit;
 mod graymesh;
 mod hwloc;
 mod hypercube;
+mod ltleaf;
 mod machine;
 mod matrix;
 mod mesh;
@@ -54,6 +56,7 @@ pub use error::ArchError;
 pub use explicit::{ExplicitGraph, FULL_MATRIX_MAX_PES};
 pub use graymesh::GrayMesh;
 pub use hypercube::Hypercube;
+pub use ltleaf::LabelledTree;
 pub use machine::{expand_node_list, rank_reordering, LevelKind, Machine, Site, MAX_NODES};
 pub use matrix::DistanceMatrix;
 pub use mesh::Mesh;

@@ -301,7 +301,8 @@ impl TrafficRoutes for ShortestPaths<'_> {
 /// tree); the other targets keep every inner link (unused PEs of a mesh still route).
 pub(crate) struct SubsetRoutes<'a> {
     inner: Box<dyn TrafficRoutes + 'a>,
-    pes: &'a [PeId],
+    /// The inner PE of every PE of the subset.
+    pes: std::borrow::Cow<'a, [PeId]>,
     /// Which inner links exist, when not all do.
     mask: Option<Vec<bool>>,
     /// The subset id of every inner PE in the subset.
@@ -309,8 +310,12 @@ pub(crate) struct SubsetRoutes<'a> {
 }
 
 impl<'a> SubsetRoutes<'a> {
-    pub(crate) fn new(inner: Box<dyn TrafficRoutes + 'a>, pes: &'a [PeId]) -> Self {
-        let mask = inner.links_below(pes);
+    pub(crate) fn new(
+        inner: Box<dyn TrafficRoutes + 'a>,
+        pes: impl Into<std::borrow::Cow<'a, [PeId]>>,
+    ) -> Self {
+        let pes = pes.into();
+        let mask = inner.links_below(&pes);
         let local = pes
             .iter()
             .enumerate()

@@ -6,8 +6,8 @@ use crate::explicit::{lines, read_input, tokens};
 use crate::machine::{parse_level_list, LevelKind, Machine};
 use crate::tree::MAX_TREE_LEVELS;
 use crate::{
-    ArchError, Architecture, Complete, DistanceMatrix, ExplicitGraph, Hypercube, Mesh, PeId,
-    Subset, Torus, Tree, WeightedComplete,
+    ArchError, Architecture, Complete, DistanceMatrix, ExplicitGraph, Hypercube, LabelledTree,
+    Mesh, PeId, Subset, Torus, Tree, WeightedComplete,
 };
 
 /// Most dimensions accepted for a mesh or torus.
@@ -405,10 +405,10 @@ impl<'a> Toks<'a> {
         Ok((s, c))
     }
 
-    /// The permutation of an `ltleaf` (`permnbr perm0 ..`), as the inner leaf of each PE
-    /// (label) of a tree with `k` leaves: every block of `permnbr` consecutive labels is
-    /// permuted within itself, so `permnbr` must divide `k`.
-    fn ltleaf_labels(&mut self, k: u32) -> Result<Vec<PeId>, ArchError> {
+    /// The permutation of an `ltleaf` (`permnbr perm0 ..`) of a tree with `k` leaves:
+    /// every block of `permnbr` consecutive leaves is relabelled within itself, so
+    /// `permnbr` must divide `k`, and the list must be a permutation of `0..permnbr`.
+    fn ltleaf_perm(&mut self, k: u32) -> Result<Vec<u32>, ArchError> {
         let i = self.pos;
         let p: u32 = self.num("permutation size")?;
         if p == 0 || !k.is_multiple_of(p) {
@@ -417,21 +417,31 @@ impl<'a> Toks<'a> {
                 format!("permutation size {p} does not divide the {k} leaves of the tree"),
             ));
         }
-        let mut inv = vec![u32::MAX; p as usize];
-        for slot in 0..p {
+        // Every index is a token of its own: a size beyond the tokens left is cut short
+        // before anything of that size is allocated.
+        if p as usize > self.toks.len() - self.pos {
+            return Err(self.err_at(
+                i,
+                format!(
+                    "permutation size {p}, but only {} indices follow",
+                    self.toks.len() - self.pos
+                ),
+            ));
+        }
+        let mut seen = vec![false; p as usize];
+        let mut perm = Vec::with_capacity(p as usize);
+        for _ in 0..p {
             let j = self.pos;
             let v: u32 = self.num("permutation index")?;
             if v >= p {
                 return Err(self.err_at(j, format!("permutation index {v} is not below {p}")));
             }
-            if inv[v as usize] != u32::MAX {
+            if std::mem::replace(&mut seen[v as usize], true) {
                 return Err(self.err_at(j, format!("permutation index {v} is listed twice")));
             }
-            inv[v as usize] = slot;
+            perm.push(v);
         }
-        Ok((0..k)
-            .map(|l| PeId(l - l % p + inv[(l % p) as usize]))
-            .collect())
+        Ok(perm)
     }
 
     /// A signed integer (Scotch writes -1 for "none").
@@ -473,16 +483,19 @@ impl<'a> Toks<'a> {
             return Err(self.err_at(at, "subsets nested too deeply"));
         }
         let name = self.word("target name")?.to_ascii_lowercase();
+        // A constructor's error, placed at the target's name.
+        fn located<A>(t: &Toks<'_>, at: usize, r: Result<A, ArchError>) -> Result<A, ArchError> {
+            r.map_err(|e| match e {
+                ArchError::Invalid(m) => t.err_at(at, m),
+                e => e,
+            })
+        }
         fn boxed<A: Architecture + 'static>(
             t: &Toks<'_>,
             at: usize,
             r: Result<A, ArchError>,
         ) -> Result<Box<dyn Architecture>, ArchError> {
-            r.map(|a| Box::new(a) as Box<dyn Architecture>)
-                .map_err(|e| match e {
-                    ArchError::Invalid(m) => t.err_at(at, m),
-                    e => e,
-                })
+            located(t, at, r).map(|a| Box::new(a) as Box<dyn Architecture>)
         }
         match name.as_str() {
             "cmplt" => {
@@ -530,9 +543,9 @@ impl<'a> Toks<'a> {
             }
             "ltleaf" => {
                 let (sizes, costs) = self.tleaf_levels()?;
-                let tree = boxed(self, at, Tree::from_tleaf(sizes, costs))?;
-                let pes = self.ltleaf_labels(tree.pe_count())?;
-                boxed(self, at, Subset::new(tree, pes))
+                let tree = located(self, at, Tree::from_tleaf(sizes, costs))?;
+                let perm = self.ltleaf_perm(tree.pe_count())?;
+                boxed(self, at, LabelledTree::new(tree, perm))
             }
             "deco" => {
                 let i = self.pos;
