@@ -157,6 +157,15 @@ pub struct MultilevelMapper {
     /// two-dimensional mesh or torus of at most [`GRID2D_MAX_PES`] PEs (0: off) ...
     #[serde(rename = "per_pe2d")]
     pub grid2d_per_pe: usize,
+    /// On a graph of more than [`LP_DEEP_MIN_TASKS`] tasks, with DRB as the initial
+    /// mapping of the problem's own target (not a multisection step) and the matching's
+    /// hierarchy built too (a graph without hubs), label
+    /// propagation's hierarchy goes on to `lp_per_pe · k` tasks when that is fewer (0:
+    /// off), so that the two hierarchies differ in depth as well: the matching's maps a
+    /// large coarsest graph by DRB, as Scotch does, label propagation's a small one
+    /// refined k-way on every level, as KaMinPar does. The same when a probe keeps label
+    /// propagation alone.
+    pub lp_per_pe: usize,
     /// ... but not below this many tasks ...
     pub min_coarsest: usize,
     /// ... and not above `max(max_coarsest, f·k)` tasks, `f` = [`MIN_COARSEST_PER_PE`],
@@ -239,6 +248,14 @@ pub struct MultilevelMapper {
     /// (so the mapping carries over to every level unchanged), refine on every level, keep
     /// the result when it is no worse.
     pub vcycles: usize,
+    /// At most this many of them on a graph with hubs ([`TaskGraph::has_hubs`]): there
+    /// a cycle costs about a whole run (FM and the pairwise rounds around the hubs'
+    /// PEs), and the cycles after the first gained 0.3 % (R-MAT and Barabási-Albert
+    /// graphs of 65,536 tasks onto four targets: f_C 1.003 of four cycles' in 0.51 of
+    /// the time).
+    ///
+    /// [`TaskGraph::has_hubs`]: taskmap_graph::TaskGraph::has_hubs
+    pub hub_vcycles: usize,
     /// A V-cycle coarsens to about `vcycle_per_pe · k` tasks (at least `min_coarsest`).
     pub vcycle_per_pe: usize,
     /// On targets whose PEs fall into nested groups (the subtrees of a tree), when the
@@ -299,6 +316,7 @@ impl Default for MultilevelMapper {
             cluster_rounds: 3,
             coarsest_per_pe: 1000,
             grid2d_per_pe: 160,
+            lp_per_pe: 20,
             min_coarsest: 1024,
             max_coarsest: 32768,
             max_levels: 40,
@@ -324,6 +342,7 @@ impl Default for MultilevelMapper {
             pair_rounds: 1,
             pair_flow_alpha: PAIR_FLOW_ALPHA,
             vcycles: 4,
+            hub_vcycles: 1,
             vcycle_per_pe: 8,
             group_levels: true,
             uncoarsen_both: true,
@@ -448,6 +467,7 @@ impl MultilevelMapper {
         self.fm_stall = 1000;
         self.swap_rounds = 3;
         self.vcycles = 8;
+        self.hub_vcycles = 8;
         self.top_per_pe = 0;
         self.probe_tasks = 0;
     }
@@ -463,6 +483,16 @@ pub const MAX_TRIES: usize = 1024;
 
 /// The most initial runs (`runs`) a spec may ask for.
 pub const MAX_RUNS: usize = 1024;
+
+/// [`MultilevelMapper::lp_per_pe`] applies to graphs of more than this many tasks. On the
+/// random geometric graph of 250,000 tasks (20 tasks per PE, seeds 1-5) it gave f_C 0.920,
+/// 0.751 and 0.825 of before onto `complete:64`, `torus:16x16` and `mesh:8x8x8`, on the
+/// 500x500 grid 0.996, 1.040 and 1.014 (where f_C swings by a third from seed to seed),
+/// and on the million-task one 0.93 and 0.80 onto the first two; on the mid-size suite's
+/// graphs (at most 74,752 tasks, outside the million-task grids) it was even overall,
+/// 0.9997, from 0.92 (`rgg_n_2_15_s0` onto `torus:8x8`) to 1.106 (`finan512` onto
+/// `torus:8x8`), so it stays off there.
+pub const LP_DEEP_MIN_TASKS: usize = 100_000;
 
 /// The most V-cycles (`vcycles`) or pairwise rounds per level (`pairs`) a spec may ask for.
 pub const MAX_ROUNDS: usize = 64;
@@ -511,6 +541,7 @@ impl Params for MultilevelMapper {
         key("cluster_rounds", "label-propagation rounds per coarsening level"),
         key("per_pe", "coarsest graph size per PE (giving it sets per_pe2d to 0 unless that is given too)"),
         key("per_pe2d", "coarsest size per PE on 2-D meshes and tori of at most 128 PEs (0: off)"),
+        key("lp_per_pe", "graphs above 100,000 tasks, with DRB and both first hierarchies built: label propagation's coarsens on to this many tasks per PE (0: off)"),
         key("min_coarsest", "coarsest graph: at least this many tasks"),
         key("max_coarsest", "coarsest graph: at most this many tasks, raised to 32-64 per PE"),
         key("max_levels", "at most this many coarse levels"),
@@ -536,6 +567,7 @@ impl Params for MultilevelMapper {
         key("pairs", "pairwise FM+flow rounds per level, at most 64 (graphs above 100,000 tasks: off)"),
         key("pair_flow", "corridor factor of the pairwise rounds' flow refinement (below 1: off), at most 2^20"),
         key("vcycles", "V-cycles after the first uncoarsening, at most 64"),
+        key("hub_vcycles", "at most this many V-cycles on a graph with hubs, at most 64"),
         key("vcycle_per_pe", "a V-cycle coarsens to about this many tasks per PE"),
         key("groups", "with multisection=0: refine the tree levels' groups"),
         key("both", "uncoarsen both first hierarchies and keep the better mapping (0: only the better initial mapping's)"),
@@ -566,6 +598,7 @@ impl Params for MultilevelMapper {
         check_at_most("coarse_tries", self.coarse_tries, MAX_TRIES)?;
         check_at_most("top_coarse_tries", self.top_coarse_tries, MAX_TRIES)?;
         check_at_most("vcycles", self.vcycles, MAX_ROUNDS)?;
+        check_at_most("hub_vcycles", self.hub_vcycles, MAX_ROUNDS)?;
         check_at_most("pairs", self.pair_rounds, MAX_ROUNDS)?;
         check_count("population", self.population, evolve::MAX_POPULATION)?;
         check_at_most("anneal", self.anneal as usize, MAX_ANNEAL)?;

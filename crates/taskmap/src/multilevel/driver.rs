@@ -236,6 +236,19 @@ pub(crate) fn coarsen_and_map(
     }
 }
 
+/// The size label propagation's first hierarchy of `graph` stops at under DRB beside a
+/// matching's ([`MultilevelMapper::lp_per_pe`] tasks per PE; see [`coarsest_size`]), or
+/// `None` where that rule is off (`lp_per_pe = 0`, at most [`LP_DEEP_MIN_TASKS`] tasks).
+pub(crate) fn deep_target(
+    cfg: &MultilevelMapper,
+    graph: &TaskGraph,
+    arch: &dyn Architecture,
+    k: usize,
+) -> Option<usize> {
+    (cfg.lp_per_pe > 0 && graph.num_tasks() > LP_DEEP_MIN_TASKS)
+        .then(|| coarsest_size(cfg, cfg.lp_per_pe, min_coarsest_per_pe(arch, false), k))
+}
+
 /// The size the first coarsening stops at for `cfg` onto the problem's target (see
 /// [`coarsest_size`]).
 pub(crate) fn first_target(
@@ -293,16 +306,29 @@ pub(crate) fn coarsen_and_map_from(
     // tasks: 172,278 after four levels), which the check below finds only after
     // building the whole hierarchy.
     let matching = |c: Coarsening| c != Coarsening::LabelPropagation;
-    let schemes = std::iter::once(cfg.coarsening).chain(cfg.alt_coarsening.filter(|&c| {
+    let alt = cfg.alt_coarsening.filter(|&c| {
         c != cfg.coarsening && graph.num_tasks() > target && !(matching(c) && graph.has_hubs())
-    }));
-    for (i, scheme) in schemes.enumerate() {
+    });
+    // Beside a matching's hierarchy, under DRB on the problem's own target (not in a
+    // multisection step), label propagation's goes deeper (`lp_per_pe`), with its own
+    // cluster weight limits.
+    let deep = alt
+        .filter(|&c| matching(c) != matching(cfg.coarsening) && sections.is_empty() && inst.whole)
+        .and_then(|_| deep_target(cfg, graph, inst.arch, k))
+        .filter(|&d| d < target)
+        .map(|d| (d, max_cluster_weights(cfg, graph, bound, k, d)));
+    for (i, scheme) in std::iter::once(cfg.coarsening).chain(alt).enumerate() {
+        // Where this scheme stops, and its cluster weight limits.
+        let (stop, mcw) = match &deep {
+            Some((d, w)) if !matching(scheme) => (*d, w),
+            _ => (target, &mcw),
+        };
         let phases = if i == 0 {
             ("coarsen", "initial", "refine")
         } else {
             ("coarsen-2", "initial-2", "refine-2")
         };
-        let coarsener = Clustering::new(cfg, scheme, target, &mcw);
+        let coarsener = Clustering::new(cfg, scheme, stop, mcw);
         let levels = match prebuilt.take() {
             Some(levels) => levels,
             None => ctx.timed(phases.0, |ctx| {
@@ -337,6 +363,16 @@ pub(crate) fn coarsen_and_map_from(
             // Uncoarsening with refinement on every level.
             ctx.timed("refine", |ctx| unc(&levels, part, ctx))
         }
+    }
+}
+
+/// The V-cycles `cfg` asks for on `graph`: `vcycles`, at most `hub_vcycles` on a graph with
+/// hubs.
+pub(crate) fn vcycle_count(cfg: &MultilevelMapper, graph: &TaskGraph) -> usize {
+    if graph.has_hubs() {
+        cfg.vcycles.min(cfg.hub_vcycles)
+    } else {
+        cfg.vcycles
     }
 }
 
@@ -378,8 +414,9 @@ pub(crate) fn map_instance_with(
     // V-cycles: coarsen again inside the PEs, refine on every level, keep when no worse.
     // Not after a probe kept the matching's hierarchy: on the million-task grids the
     // cycle gained 0.1-0.3 % for 40 % more time (label propagation's, on the netlist, 2.3 %).
-    if cfg.vcycles > 0 && !matching_kept {
-        part = vcycles(cfg, inst, dist, part, cfg.vcycles, ctx);
+    let count = vcycle_count(cfg, graph);
+    if count > 0 && !matching_kept {
+        part = vcycles(cfg, inst, dist, part, count, ctx);
     }
     part
 }

@@ -7,7 +7,9 @@
 //!    same thread count) or heavy-edge matching
 //!    ([`heavy_edge_matching`](coarsen::heavy_edge_matching)) to `per_pe·k` tasks, within
 //!    floors per PE ([`MIN_COARSEST_PER_PE`](config::MIN_COARSEST_PER_PE) and its torus,
-//!    multisection and 2-D grid variants); two hierarchies, the better mapping kept, or from
+//!    multisection and 2-D grid variants); two hierarchies, the better mapping kept (above
+//!    [`LP_DEEP_MIN_TASKS`](config::LP_DEEP_MIN_TASKS) tasks, under DRB, label
+//!    propagation's deeper, to `lp_per_pe·k`), or from
 //!    [`PROBE_TASKS`](coarsen::probe::PROBE_TASKS) tasks on the one a probe picks.
 //! 2. **Initial mapping** by DRB ([`crate::mappers::drb`]) with multilevel bisections
 //!    ([`Bipartitioner`](bipart::Bipartitioner): FM, flow, island removal) in seeded runs on
@@ -18,12 +20,15 @@
 //!    pairs by FM and flow ([`refine::pairs`]).
 //! 4. **Group levels** (`multisection=0` only): a V-cycle per level of a tree's groups.
 //! 5. **V-cycles** (KaFFPa's iterated scheme) inside the PEs, at most
-//!    [`VCYCLE_WORK`](config::VCYCLE_WORK) / n, until one gains nothing.
+//!    [`VCYCLE_WORK`](config::VCYCLE_WORK) / n (`hub_vcycles` on a graph with hubs), until
+//!    one gains nothing.
 //! 6. **Memetic mode** (`population` ≥ 2, [`evolve`]): KaFFPaE's combine of whole runs.
 //! 7. **Annealing** (`anneal` > 0, [`anneal`]) of the final mapping.
 //!
-//! Why: DRB maps best on the finest graph it can afford and no k-way refiner recovers what
-//! a coarse initial mapping loses, so coarsening stops early; the two hierarchies' initial
+//! Why: on the mid-size graphs DRB maps best on the finest graph it can afford and no
+//! k-way refiner recovers what a coarse initial mapping loses, so coarsening stops early
+//! (on large graphs without hubs a deep hierarchy refined k-way wins often enough to be
+//! tried beside it); the two hierarchies' initial
 //! mappings do not predict the winner after refinement; multisection makes the top level,
 //! whose distances dominate f_C, a k-way partition with room to move; V-cycles and pairwise
 //! rounds move clusters and frontiers that single-task FM cannot.

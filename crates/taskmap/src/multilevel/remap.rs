@@ -26,7 +26,8 @@ impl MultilevelMapper {
     /// Improves a given mapping (ours; KaHIP and Mt-KaHyPar refine an input partition
     /// likewise): fixed tasks go to their PEs, a broken balance is repaired by single
     /// moves, the k-way refiner runs on the input graph, then V-cycles (the
-    /// configuration's `vcycles`, at least one, though none starts that is not expected to
+    /// configuration's `vcycles`, or `hub_vcycles` on a graph with hubs, at least one,
+    /// though none starts that is not expected to
     /// end by the context's deadline) coarsen inside the PEs and refine every level on the
     /// way down, each kept when no worse, and with `anneal` the annealing (never worse
     /// either). The result is never worse than the input after those two repairs, in
@@ -110,7 +111,14 @@ impl MultilevelMapper {
             cfg.refiner().refine(&mut st, &mut ctx.rng);
             st.part
         });
-        let part = vcycles(cfg, inst, &dist, part, cfg.vcycles.max(1), ctx);
+        let part = vcycles(
+            cfg,
+            inst,
+            &dist,
+            part,
+            vcycle_count(cfg, inst.graph).max(1),
+            ctx,
+        );
         let mut part = anneal_final(cfg, inst, &dist, part, ctx);
         // Single moves could not repair the balance: a new run too, the better kept.
         let (sc, p) = scored(inst.graph, &dist, &inst.bound, part);

@@ -49,7 +49,8 @@ pub const PROBE_SHARED_LEVELS: usize = 3;
 /// twice the initial runs, on a coarsest graph of half the usual size where no floor per
 /// PE binds (then about the same work; on grids the DRB runs' spread is what decides),
 /// and no V-cycle follows (see [`map_instance`]); label propagation, when kept, builds its
-/// hierarchy from the input graph as usual.
+/// hierarchy from the input graph, under DRB as deep as beside the matching
+/// ([`MultilevelMapper::lp_per_pe`]).
 pub(crate) fn probe_coarsenings(
     cfg: &MultilevelMapper,
     inst: &Instance<'_>,
@@ -149,6 +150,20 @@ pub(crate) fn probe_coarsenings(
             None => (probe(matching, top, &mut r0), probe(lp, shared, &mut r1)),
         };
         if lp_cost < matching_cost {
+            // Label propagation kept alone coarsens as deep as it would beside the
+            // matching (`lp_per_pe`).
+            let deep = (!nested && inst.whole)
+                .then(|| deep_target(cfg, graph, inst.arch, k))
+                .flatten()
+                .filter(|&d| d < first_target(&lp_only, inst, k, nested));
+            let lp_only = match deep {
+                Some(_) => MultilevelMapper {
+                    coarsest_per_pe: cfg.lp_per_pe,
+                    grid2d_per_pe: 0,
+                    ..lp_only
+                },
+                None => lp_only,
+            };
             Some((lp_only, None))
         } else {
             Some((kept, Some(levels)))

@@ -703,7 +703,7 @@ pub const FM_HUB_MIN_DEGREE: usize = 128;
 pub const FM_HUB_DEGREE_FACTOR: usize = 8;
 
 /// The degree above which [`fm_pass`] updates a neighbour's gain lazily.
-fn fm_hub_degree(g: &TaskGraph) -> usize {
+pub(crate) fn fm_hub_degree(g: &TaskGraph) -> usize {
     let n = g.num_tasks().max(1);
     FM_HUB_MIN_DEGREE.max(FM_HUB_DEGREE_FACTOR * g.csr().0[g.num_tasks()] / n)
 }

@@ -27,7 +27,7 @@ use std::sync::Mutex;
 
 use rustc_hash::FxHashMap;
 
-use super::kway::KwayState;
+use super::kway::{fm_hub_degree, KwayState};
 use crate::multilevel::bipart::fm::{fm_passes, fm_passes_measured};
 use crate::multilevel::bipart::{BipartScratch, SubProblem, FREE_SIDE};
 use crate::multilevel::flow::flow_refine_from;
@@ -122,6 +122,7 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
         !st.overloaded(p) && !st.overloaded(q)
     });
     let pool = st.pool;
+    let hub = fm_hub_degree(st.graph);
     let threads = pool.map_or(1, |p| p.current_num_threads()).max(1);
     while sc.workers.len() < threads {
         sc.workers.push(Mutex::default());
@@ -160,6 +161,7 @@ pub fn pair_pass(st: &mut KwayState<'_>, cfg: &PairPass, sc: &mut PairScratch) -
                     corridor(
                         seen,
                         cfg.depth,
+                        hub,
                         &mut w,
                         &fr[fr_start[i]..fr_start[i + 1]],
                         p,
@@ -242,10 +244,14 @@ fn cut_pairs(st: &KwayState<'_>, sc: &mut PairScratch) -> Vec<(u64, u32, u32)> {
 
 /// The corridor of PEs `p` and `q`, whose frontier tasks are `frontier`, into
 /// `sc.tasks`, marked with `sc.stamp` and numbered in `sc.loc`: breadth-first from the
-/// frontier, inside `p` and `q`, up to `depth` hops.
+/// frontier, inside `p` and `q`, up to `depth` hops, leaving out tasks of more than `hub`
+/// neighbours. A hub stays where it is, as a task outside the corridor: its PE is in
+/// many pairs, and reading its row for each of them dominated the rounds on power-law
+/// graphs.
 fn corridor(
     st: &KwayState<'_>,
     depth: usize,
+    hub: usize,
     sc: &mut PairWorker,
     frontier: &[u32],
     p: u32,
@@ -256,7 +262,7 @@ fn corridor(
     sc.tasks.clear();
     for &t in frontier {
         let r = st.part[t as usize];
-        if (r == p || r == q) && sc.mark[t as usize] != stamp {
+        if (r == p || r == q) && sc.mark[t as usize] != stamp && graph.degree(t) <= hub {
             sc.mark[t as usize] = stamp;
             sc.tasks.push(t);
         }
@@ -271,7 +277,7 @@ fn corridor(
             let t = sc.tasks[j];
             for &u in graph.neighbors(t) {
                 let r = st.part[u as usize];
-                if (r == p || r == q) && sc.mark[u as usize] != stamp {
+                if (r == p || r == q) && sc.mark[u as usize] != stamp && graph.degree(u) <= hub {
                     sc.mark[u as usize] = stamp;
                     sc.tasks.push(u);
                 }
@@ -377,4 +383,60 @@ fn split_pair(
         .map(|(&t, &s)| (t, if s == 0 { p } else { q }))
         .filter(|&(t, to)| st.part[t as usize] != to)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::multilevel::DistTable;
+
+    /// A corridor takes every task of the two PEs within `depth` hops of their frontier
+    /// except the hubs (more than `hub` neighbours), which stay outside it as fixed
+    /// tasks, and does not go on through them.
+    #[test]
+    fn corridors_leave_hubs_out() {
+        // A ring of tasks 1..400 cut into two halves (PE 0: 1..200, PE 1: 200..400),
+        // and task 0 joined to every task, on PE 0.
+        let n = 400u32;
+        let mut b = taskmap_graph::GraphBuilder::new(n as usize, 1);
+        for v in 1..n {
+            b.add_edge(v, if v + 1 == n { 1 } else { v + 1 }, 1);
+            b.add_edge(0, v, 1);
+        }
+        let g = b.build();
+        let arch = taskmap_arch::parse_arch("complete:2").unwrap();
+        let dist = DistTable::new(arch.as_ref());
+        let part: Vec<u32> = (0..n).map(|v| u32::from(v >= 200)).collect();
+        let bound = vec![u64::MAX; 2];
+        let st = KwayState::new(&g, &dist, &bound, part);
+        let hub = fm_hub_degree(&g);
+        assert!(g.degree(0) > hub && (1..n).all(|v| g.degree(v) <= hub));
+        // The frontier: the ends of the cut edges, hub edges included.
+        let frontier: Vec<u32> = (0..n)
+            .filter(|&v| {
+                g.neighbors(v)
+                    .iter()
+                    .any(|&u| st.part[u as usize] != st.part[v as usize])
+            })
+            .collect();
+        let mut w = PairWorker::default();
+        let run = |w: &mut PairWorker, hub: usize| {
+            w.next(n as usize);
+            corridor(&st, 2, hub, w, &frontier, 0, 1);
+            let mut t = w.tasks.clone();
+            t.sort_unstable();
+            t
+        };
+        // The frontier is every task of PE 1 (each is joined to the hub), the hub and
+        // the ring's ends on PE 0 (1 and 199). Without the hub, two hops along the ring
+        // add 2, 3, 197 and 198 and nothing else.
+        let with_rule = run(&mut w, hub);
+        let want: Vec<u32> = [1, 2, 3].into_iter().chain(197..n).collect();
+        assert_eq!(with_rule, want);
+        let local: Vec<u32> = with_rule.iter().map(|&t| w.loc[t as usize]).collect();
+        assert!(local.iter().all(|&l| (l as usize) < with_rule.len()));
+        // Without the rule the hub is in, and every task one hop from it.
+        let without = run(&mut w, usize::MAX);
+        assert_eq!(without, (0..n).collect::<Vec<_>>());
+    }
 }
