@@ -7,11 +7,11 @@ use crate::{ArchError, Architecture, Domain, PeId};
 /// A [`Tree`] whose leaves carry labels: every block of `perm.len()` consecutive leaves is
 /// relabelled by `perm`, leaf `i` getting label `i - i % P + perm[i % P]`, and PE `L` is
 /// the leaf labelled `L`. Distances, domains and capacities are the tree's, read through
-/// the labels, in O(1) memory per PE of the permutation (not of the tree), so a tree of
-/// tens of millions of leaves costs what the tree costs.
+/// the labels; the labelling takes memory for the permutation only, not per leaf, so a
+/// tree of tens of millions of leaves costs what the tree costs.
 ///
 /// Scotch syntax: `ltleaf L s0 c0 .. s(L-1) c(L-1) P perm0 .. perm(P-1)`, which is also its
-/// spec.
+/// spec (see [`Architecture::spec`] below for a tree of one leaf).
 #[derive(Debug)]
 pub struct LabelledTree {
     tree: Tree,

@@ -159,12 +159,11 @@ pub struct MultilevelMapper {
     pub grid2d_per_pe: usize,
     /// On a graph of more than [`LP_DEEP_MIN_TASKS`] tasks, with DRB as the initial
     /// mapping of the problem's own target (not a multisection step) and the matching's
-    /// hierarchy built too (a graph without hubs), label
-    /// propagation's hierarchy goes on to `lp_per_pe · k` tasks when that is fewer (0:
-    /// off), so that the two hierarchies differ in depth as well: the matching's maps a
-    /// large coarsest graph by DRB, as Scotch does, label propagation's a small one
-    /// refined k-way on every level, as KaMinPar does. The same when a probe keeps label
-    /// propagation alone.
+    /// hierarchy built too (a graph without hubs), label propagation's hierarchy goes on
+    /// to `lp_per_pe · k` tasks when that is fewer (0: off), so that the two hierarchies
+    /// differ in depth as well: the matching's maps a large coarsest graph by DRB, as
+    /// Scotch does, label propagation's a small one refined k-way on every level, as
+    /// KaMinPar does. The same when a probe keeps label propagation alone.
     pub lp_per_pe: usize,
     /// ... but not below this many tasks ...
     pub min_coarsest: usize,

@@ -28,8 +28,8 @@
 //! Why: on the mid-size graphs DRB maps best on the finest graph it can afford and no
 //! k-way refiner recovers what a coarse initial mapping loses, so coarsening stops early
 //! (on large graphs without hubs a deep hierarchy refined k-way wins often enough to be
-//! tried beside it); the two hierarchies' initial
-//! mappings do not predict the winner after refinement; multisection makes the top level,
+//! tried beside it); the two hierarchies' initial mappings do not predict the winner
+//! after refinement; multisection makes the top level,
 //! whose distances dominate f_C, a k-way partition with room to move; V-cycles and pairwise
 //! rounds move clusters and frontiers that single-task FM cannot.
 //!

@@ -2,7 +2,8 @@
 //! bipartitioner's FM and flow.
 //!
 //! For a pair of PEs `p`, `q` that share cut edges, the tasks of `p` and `q` within
-//! `depth` hops of their common frontier (a corridor) form a [`SubProblem`]: its internal
+//! `depth` hops of their common frontier (a corridor; hubs, tasks of more than
+//! max(128, 8 × the mean degree) neighbours, left out) form a [`SubProblem`]: its internal
 //! edges are the edges between corridor tasks, a task's external cost on side 0 (`p`) is
 //! the weight of its other edges times the distance from `p` to the PE at their other end
 //! (from `q` on side 1), and a cut edge costs `dist(p, q)`. Every other task stays where
